@@ -1,0 +1,36 @@
+"""Batched inference: class probabilities for many texts without one giant pass."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import torch
+from tqdm.auto import tqdm
+
+from xmd.core.modeling import LoadedModel
+
+
+@torch.no_grad()
+def predict_proba(
+    loaded: LoadedModel,
+    texts: Sequence[str],
+    *,
+    batch_size: int = 64,
+    max_length: int = 256,
+    progress: bool = False,
+) -> np.ndarray:
+    """Return ``[N, num_labels]`` softmax probabilities, computed in batches."""
+    model, tok = loaded.model, loaded.tokenizer
+    was_training = model.training
+    model.eval()
+    out = np.zeros((len(texts), loaded.num_labels), dtype=np.float32)
+    starts = range(0, len(texts), batch_size)
+    for start in tqdm(starts, desc="predict", disable=not progress, unit="batch"):
+        chunk = list(texts[start : start + batch_size])
+        enc = tok(chunk, padding=True, truncation=True, max_length=max_length, return_tensors="pt")
+        enc = {k: v.to(loaded.device) for k, v in enc.items()}
+        logits = model(**enc).logits.float()
+        out[start : start + len(chunk)] = torch.softmax(logits, dim=-1).cpu().numpy()
+    model.train(was_training)
+    return out

@@ -1,0 +1,33 @@
+"""Shared fixtures: a tiny random BERT on disk (session-scoped) and offline Hugging Face settings."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+sys.path.insert(0, str(Path(__file__).parent))
+
+from tinymodel import build_tiny_model  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def tiny_model_dir(tmp_path_factory) -> Path:
+    return build_tiny_model(tmp_path_factory.mktemp("tiny") / "model")
+
+
+@pytest.fixture(scope="session")
+def tiny_three_class_dir(tmp_path_factory) -> Path:
+    return build_tiny_model(tmp_path_factory.mktemp("tiny3") / "model", labels=("neg", "neu", "pos"))
+
+
+@pytest.fixture()
+def tiny(tiny_model_dir):
+    from xmd.core.modeling import load_model
+
+    return load_model(tiny_model_dir, device="cpu")
