@@ -13,7 +13,7 @@ os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 sys.path.insert(0, str(Path(__file__).parent))
 
-from tinymodel import build_tiny_model  # noqa: E402
+from tinymodel import build_tiny_model
 
 
 @pytest.fixture(scope="session")

@@ -4,11 +4,60 @@ from __future__ import annotations
 
 from pathlib import Path
 
-WORDS = (
-    "the a an and or but not no is was it this that movie film plot acting great good bad terrible "
-    "awful boring fun loved hated i you we they don ' t s , . ! ? very really so mango spielberg "
-    "ending music story actor director liked enjoyed wonderful dull"
-).split()
+WORDS = [
+    "the",
+    "a",
+    "an",
+    "and",
+    "or",
+    "but",
+    "not",
+    "no",
+    "is",
+    "was",
+    "it",
+    "this",
+    "that",
+    "movie",
+    "film",
+    "plot",
+    "acting",
+    "great",
+    "good",
+    "bad",
+    "terrible",
+    "awful",
+    "boring",
+    "fun",
+    "loved",
+    "hated",
+    "i",
+    "you",
+    "we",
+    "they",
+    "don",
+    "'",
+    "t",
+    "s",
+    ",",
+    ".",
+    "!",
+    "?",
+    "very",
+    "really",
+    "so",
+    "mango",
+    "spielberg",
+    "ending",
+    "music",
+    "story",
+    "actor",
+    "director",
+    "liked",
+    "enjoyed",
+    "wonderful",
+    "dull",
+]
 PIECES = ["un", "##believ", "##able", "##s", "##ing", "##ed", "##ly", "zor", "##bla", "##t", "ku", "##brick"]
 SPECIAL = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 
@@ -36,6 +85,7 @@ def build_tiny_model(path: Path, labels: tuple[str, ...] = ("negative", "positiv
         label2id={n: i for i, n in enumerate(labels)},
         hidden_dropout_prob=0.0,
         attention_probs_dropout_prob=0.0,
+        initializer_range=0.3,
     )
     config.architectures = ["BertForSequenceClassification"]
     model = BertForSequenceClassification(config)

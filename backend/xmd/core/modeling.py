@@ -10,7 +10,6 @@ from pathlib import Path
 
 import numpy as np
 import torch
-
 from xmd.core.types import ModelLoadError
 
 log = logging.getLogger(__name__)
@@ -39,7 +38,9 @@ class LoadedModel:
         if isinstance(label, int | np.integer):
             if 0 <= int(label) < self.num_labels:
                 return int(label)
-            raise DataError(f"label index {label} is out of range for {self.num_labels} classes {self.labels}")
+            raise DataError(
+                f"label index {label} is out of range for {self.num_labels} classes {self.labels}"
+            )
         name = str(label).strip()
         if name in self.labels:
             return self.labels.index(name)
@@ -145,7 +146,9 @@ def load_model(
     except (OSError, ValueError) as exc:
         raise ModelLoadError(f"could not load model or tokenizer from {source!r}: {exc}") from exc
     if not getattr(tokenizer, "is_fast", False):
-        raise ModelLoadError(f"{source!r} has no fast tokenizer (tokenizer.json); xmd needs character offsets")
+        raise ModelLoadError(
+            f"{source!r} has no fast tokenizer (tokenizer.json); xmd needs character offsets"
+        )
     dev = resolve_device(device)
     model.to(dev)
     model.eval()

@@ -1,0 +1,410 @@
+"""The ``xmd`` command line: explain, rank words, train, debug and evaluate without a server.
+
+Progress bars go to stderr; ``--json`` prints one JSON document on stdout so the commands compose
+with ``jq`` and scripts. Errors meant for users (bad files, unknown labels, missing models) print
+one line and exit with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+def _add_data_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--text-column", default="text", help="column holding the text (default: text)")
+    p.add_argument("--label-column", default="label", help="column holding the gold label (default: label)")
+    p.add_argument("--id-column", default=None, help="column with unique example ids (default: row number)")
+    p.add_argument("--split", default="train", help="split name stored on the examples / DatasetDict split")
+    p.add_argument("--limit", type=int, default=None, help="use only the first N examples")
+
+
+def _add_common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--device", default="auto", help="auto (GPU if present), cpu, cuda, cuda:1 …")
+    p.add_argument("--batch-size", type=int, default=32)
+    p.add_argument("--max-length", type=int, default=128, help="truncate inputs to this many tokens")
+    p.add_argument("--json", action="store_true", help="print a JSON document instead of a table")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+
+
+def _add_train_args(p: argparse.ArgumentParser, epochs: int, lr: float) -> None:
+    p.add_argument("--epochs", type=int, default=epochs)
+    p.add_argument("--lr", type=float, default=lr)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--grad-accum", type=int, default=1, help="gradient accumulation steps")
+    p.add_argument("--mixed-precision", action="store_true", help="bf16 autocast (CUDA only)")
+    p.add_argument(
+        "--eval",
+        action="append",
+        default=[],
+        metavar="NAME=PATH",
+        help="named evaluation set, repeatable (e.g. --eval clean=test.jsonl --eval ood=ood.csv)",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="xmd", description="Explanation-based debugging of NLP classifiers with people in the loop."
+    )
+    parser.add_argument("--version", action="version", version=f"xmd {_version()}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("explain", help="word-level attributions for every example of a dataset")
+    p.add_argument("model", help="model directory or Hub id")
+    p.add_argument("data", help="CSV, TSV, JSONL, JSON, Parquet or a saved datasets directory")
+    p.add_argument(
+        "--method", default="grad_x_input", help="grad_x_input | saliency | integrated_gradients | occlusion"
+    )
+    p.add_argument("--target", default=None, help="class name or index to explain (default: the prediction)")
+    p.add_argument("--n-steps", type=int, default=20, help="integrated gradients steps")
+    p.add_argument("--out", default=None, help="write one JSON line per example to this file")
+    p.add_argument("--top", type=int, default=3, help="words shown per example in the table")
+    _add_data_args(p)
+    _add_common(p)
+
+    p = sub.add_parser("words", help="task-level ranking: which words the model relies on across the data")
+    p.add_argument("model")
+    p.add_argument("data")
+    p.add_argument("--method", default="grad_x_input")
+    p.add_argument("--sort", default="suspicion", choices=["importance", "count", "suspicion"])
+    p.add_argument("--min-count", type=int, default=5)
+    p.add_argument("--top", type=int, default=25)
+    p.add_argument("--label-filter", default=None, help="only words that occur in examples of this label")
+    _add_data_args(p)
+    _add_common(p)
+
+    p = sub.add_parser("train", help="plain fine-tune of a base model (builds the classifier to debug)")
+    p.add_argument("base", help="base model directory or Hub id (use 'minilm' for the bundled demo model)")
+    p.add_argument("data")
+    p.add_argument("--out", required=True, help="new model directory (must not exist or be empty)")
+    p.add_argument("--labels", default=None, help="comma-separated class names (for a base model)")
+    _add_train_args(p, epochs=3, lr=5e-5)
+    _add_data_args(p)
+    _add_common(p)
+
+    p = sub.add_parser("debug", help="retrain a model with feedback: L = L_task + λ·L_ER")
+    p.add_argument("model", help="the fine-tuned model to debug (never modified)")
+    p.add_argument("data", help="its training data")
+    p.add_argument("feedback", help="feedback JSON ({'instance': [...], 'task': [...]})")
+    p.add_argument("--out", required=True, help="new model directory for the debugged model")
+    p.add_argument("--objective", default="erasure", choices=["erasure", "attribution"])
+    p.add_argument(
+        "--loss", default="mse", choices=["mse", "mae", "huber"], help="ER loss (attribution objective)"
+    )
+    p.add_argument("--lam", type=float, default=1.0, help="λ, the weight of the ER term")
+    p.add_argument(
+        "--method", default="grad_x_input", help="attribution in the loss: grad_x_input | saliency"
+    )
+    _add_train_args(p, epochs=1, lr=2e-5)
+    _add_data_args(p)
+    _add_common(p)
+
+    p = sub.add_parser("evaluate", help="accuracy / macro-F1 on named eval sets, optional faithfulness")
+    p.add_argument("model")
+    p.add_argument("--faithfulness", action="store_true", help="also AOPC comprehensiveness / sufficiency")
+    p.add_argument("--method", default="grad_x_input", help="attribution method for faithfulness")
+    p.add_argument("--faithfulness-limit", type=int, default=200, help="examples per set for faithfulness")
+    p.add_argument("--eval", action="append", default=[], metavar="NAME=PATH", required=True)
+    _add_data_args(p)
+    _add_common(p)
+
+    p = sub.add_parser("demo-data", help="write the demo dataset with a planted shortcut word")
+    p.add_argument("out", help="directory for train.jsonl, test_clean.jsonl, test_anti.jsonl")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--n-train", type=int, default=2000)
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("demo", help="the whole story on the demo data: train, find the shortcut, debug it")
+    p.add_argument("--workdir", default="runs/demo", help="where data and models go (default: runs/demo)")
+    p.add_argument("--n-train", type=int, default=2000)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--quiet", action="store_true")
+    p.add_argument("--device", default="auto")
+    return parser
+
+
+def _version() -> str:
+    from xmd import __version__
+
+    return __version__
+
+
+def _resolve_model(name: str) -> str:
+    if name == "minilm":
+        from xmd.core.modeling import minilm_path
+
+        return str(minilm_path())
+    return name
+
+
+def _load_data(args, path: str, labels: list[str] | None, split: str | None = None):
+    from xmd.core.data import load_examples
+
+    examples = load_examples(
+        path,
+        text_column=args.text_column,
+        label_column=args.label_column,
+        id_column=args.id_column,
+        labels=labels,
+        split=split or args.split,
+        require_labels=False,
+    )
+    return examples[: args.limit] if args.limit else examples
+
+
+def _eval_sets(args, labels: list[str]) -> dict[str, list]:
+    sets = {}
+    for spec in args.eval:
+        if "=" not in spec:
+            raise SystemExit(f"xmd: error: --eval expects NAME=PATH, got {spec!r}")
+        name, path = spec.split("=", 1)
+        sets[name] = _load_data(args, path, labels, split=name)
+    return sets
+
+
+def _print(args, payload: Any, table: str) -> None:
+    if args.json:
+        print(json.dumps(payload, indent=2, default=str))
+    else:
+        print(table)
+
+
+def _metrics_table(before: dict | None, after: dict | None) -> str:
+    names = list((after or before or {}).keys())
+    lines = [f"{'eval set':<16}{'n':>6}{'acc before':>12}{'acc after':>11}{'F1 before':>11}{'F1 after':>10}"]
+    for n in names:
+        b, a = (before or {}).get(n, {}), (after or {}).get(n, {})
+
+        def f(x):
+            return f"{x:.3f}" if isinstance(x, float) else "-"
+
+        lines.append(
+            f"{n:<16}{a.get('n', b.get('n', 0)):>6}{f(b.get('accuracy')):>12}{f(a.get('accuracy')):>11}"
+            f"{f(b.get('macro_f1')):>11}{f(a.get('macro_f1')):>10}"
+        )
+    return "\n".join(lines)
+
+
+def cmd_explain(args) -> None:
+    from xmd.core.attribution import explain
+    from xmd.core.modeling import load_model
+
+    loaded = load_model(_resolve_model(args.model), device=args.device)
+    examples = _load_data(args, args.data, loaded.labels)
+    target = None if args.target is None else loaded.label_index(args.target)
+    exps = explain(
+        loaded,
+        [ex.text for ex in examples],
+        method=args.method,
+        target=target,
+        batch_size=args.batch_size,
+        max_length=args.max_length,
+        n_steps=args.n_steps,
+        example_ids=[ex.id for ex in examples],
+        progress=not args.quiet,
+    )
+    rows = []
+    for ex, e in zip(examples, exps, strict=True):
+        d = e.to_dict()
+        d["label"] = loaded.labels[ex.label] if ex.label is not None else None
+        d["target_name"] = loaded.labels[e.target]
+        rows.append(d)
+    if args.out:
+        with open(args.out, "w") as fh:
+            for d in rows:
+                fh.write(json.dumps(d) + "\n")
+    lines = []
+    for d in rows[:50]:
+        top = sorted(range(len(d["words"])), key=lambda i: -d["shares"][i])[: args.top]
+        words = ", ".join(f"{d['words'][i]} {d['shares'][i]:.2f}" for i in top)
+        lines.append(f"{d['example_id']:>8}  {d['target_name']:<12} {words}")
+    if len(rows) > 50:
+        lines.append(f"… {len(rows) - 50} more" + (f" (all in {args.out})" if args.out else ""))
+    _print(args, rows if not args.out else {"written": args.out, "n": len(rows)}, "\n".join(lines))
+
+
+def cmd_words(args) -> None:
+    from xmd.core.aggregate import TaskAggregate
+    from xmd.core.attribution import explain
+    from xmd.core.modeling import load_model
+
+    loaded = load_model(_resolve_model(args.model), device=args.device)
+    examples = _load_data(args, args.data, loaded.labels)
+    exps = explain(
+        loaded,
+        [ex.text for ex in examples],
+        method=args.method,
+        batch_size=args.batch_size,
+        max_length=args.max_length,
+        progress=not args.quiet,
+    )
+    agg = TaskAggregate(loaded.num_labels, label_names=loaded.labels)
+    for ex, e in zip(examples, exps, strict=True):
+        agg.add(ex.id, ex.label, e)
+    label = None if args.label_filter is None else loaded.label_index(args.label_filter)
+    ranking = agg.ranking(sort=args.sort, label=label, min_count=args.min_count, limit=args.top)
+    payload = []
+    lines = [f"{'word':<18}{'importance':>11}{'count':>7}{'skew':>7}{'suspicion':>10}  label counts"]
+    for w in ranking:
+        counts = dict(zip(loaded.labels, w.label_counts, strict=True))
+        payload.append(
+            {
+                "word": w.word,
+                "mean_importance": w.mean_importance,
+                "count": w.count,
+                "label_counts": counts,
+                "skew": w.skew,
+                "suspicion": w.suspicion,
+            }
+        )
+        lines.append(
+            f"{w.word:<18}{w.mean_importance:>11.3f}{w.count:>7}{w.skew:>7.2f}{w.suspicion:>10.3f}  {counts}"
+        )
+    _print(args, payload, "\n".join(lines))
+
+
+def _train_config(args):
+    from xmd.core.training import TrainConfig
+
+    return TrainConfig(
+        epochs=args.epochs,
+        lr=args.lr,
+        batch_size=args.batch_size,
+        max_length=args.max_length,
+        seed=args.seed,
+        grad_accum=args.grad_accum,
+        mixed_precision=args.mixed_precision,
+    )
+
+
+def cmd_train(args) -> None:
+    from xmd.core.modeling import load_model
+    from xmd.core.pipeline import fine_tune
+
+    labels = [x.strip() for x in args.labels.split(",")] if args.labels else None
+    loaded = load_model(_resolve_model(args.base), labels=labels, device=args.device)
+    train = _load_data(args, args.data, loaded.labels)
+    result = fine_tune(
+        loaded,
+        train,
+        args.out,
+        config=_train_config(args),
+        eval_sets=_eval_sets(args, loaded.labels),
+        progress=not args.quiet,
+    )
+    _print(
+        args,
+        result.to_dict(),
+        f"saved {result.out_dir}\n" + _metrics_table(None, result.metrics_after),
+    )
+
+
+def cmd_debug(args) -> None:
+    from xmd.core.feedback import load_feedback
+    from xmd.core.modeling import load_model
+    from xmd.core.pipeline import debug
+    from xmd.core.training import ERConfig
+
+    probe = load_model(_resolve_model(args.model), device="cpu")
+    train = _load_data(args, args.data, probe.labels)
+    eval_sets = _eval_sets(args, probe.labels)
+    del probe
+    feedback = load_feedback(args.feedback)
+    er = ERConfig(objective=args.objective, loss=args.loss, lam=args.lam, method=args.method)
+    result = debug(
+        _resolve_model(args.model),
+        train,
+        feedback,
+        args.out,
+        config=_train_config(args),
+        er=er,
+        eval_sets=eval_sets,
+        device=args.device,
+        progress=not args.quiet,
+    )
+    lines = [f"saved {result.out_dir}", _metrics_table(result.metrics_before, result.metrics_after)]
+    for m, b in (result.shares_before or {}).items():
+        a = result.shares_after[m]
+        for kind in ("remove", "add"):
+            if b[kind]["n"]:
+                lines.append(
+                    f"share of {kind}d words ({m}): {b[kind]['mean_share']:.3f} -> {a[kind]['mean_share']:.3f}"
+                    f" over {b[kind]['n']} examples"
+                )
+    _print(args, result.to_dict(), "\n".join(lines))
+
+
+def cmd_evaluate(args) -> None:
+    from xmd.core.attribution import explain
+    from xmd.core.evaluate import aopc, evaluate_sets
+    from xmd.core.modeling import load_model
+
+    loaded = load_model(_resolve_model(args.model), device=args.device)
+    sets = _eval_sets(args, loaded.labels)
+    metrics = evaluate_sets(loaded, sets, batch_size=args.batch_size, max_length=args.max_length)
+    lines = [_metrics_table(None, metrics)]
+    if args.faithfulness:
+        for name, exs in sets.items():
+            chosen = exs[: args.faithfulness_limit]
+            texts = [ex.text for ex in chosen]
+            exps = explain(
+                loaded, texts, method=args.method, max_length=args.max_length, progress=not args.quiet
+            )
+            f = aopc(loaded, texts, exps, batch_size=args.batch_size, max_length=args.max_length)
+            metrics[name]["aopc_comprehensiveness"] = f["comprehensiveness"]
+            metrics[name]["aopc_sufficiency"] = f["sufficiency"]
+            lines.append(
+                f"{name}: AOPC comprehensiveness {f['comprehensiveness']:.3f}, sufficiency {f['sufficiency']:.3f}"
+                f" ({args.method}, {len(chosen)} examples)"
+            )
+    _print(args, metrics, "\n".join(lines))
+
+
+def cmd_demo_data(args) -> None:
+    from xmd.core.demo import write_demo_dataset
+
+    paths = write_demo_dataset(args.out, seed=args.seed, n_train=args.n_train)
+    _print(args, {k: str(v) for k, v in paths.items()}, "\n".join(f"{k}: {v}" for k, v in paths.items()))
+
+
+def cmd_demo(args) -> None:
+    from xmd.core.demo_story import run_demo
+
+    report = run_demo(
+        Path(args.workdir), n_train=args.n_train, seed=args.seed, device=args.device, progress=not args.quiet
+    )
+    _print(args, report, report.get("summary", ""))
+
+
+COMMANDS = {
+    "explain": cmd_explain,
+    "words": cmd_words,
+    "train": cmd_train,
+    "debug": cmd_debug,
+    "evaluate": cmd_evaluate,
+    "demo-data": cmd_demo_data,
+    "demo": cmd_demo,
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    from xmd.core.types import XMDError
+
+    args = build_parser().parse_args(argv)
+    try:
+        COMMANDS[args.command](args)
+    except (XMDError, ValueError, FileNotFoundError) as exc:
+        print(f"xmd: error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,228 @@
+"""Word-level attributions for batches of texts, behind one entry point.
+
+Methods (all return one signed score per word, merged from sub-words by summing, see ``words.py``):
+
+- ``grad_x_input`` (default): gradient of the target logit w.r.t. the input embeddings, times the
+  embeddings, summed over the hidden dimension. One forward and one backward per batch.
+- ``saliency``: L2 norm of that gradient per token (unsigned).
+- ``integrated_gradients``: Captum ``LayerIntegratedGradients`` on the word-embedding layer, from a
+  ``[CLS] [PAD] … [SEP]`` baseline; reports the convergence delta per example.
+- ``occlusion``: leave-one-word-out — the drop in the target class probability when the word's
+  tokens are deleted from the input. Forward passes only, all variants batched.
+
+``grad_x_input`` and ``saliency`` are differentiable (``create_graph=True``) and are the same code
+the explanation-regularised loss uses, so what the UI shows is what training optimises.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import torch
+from tqdm.auto import tqdm
+from xmd.core.modeling import LoadedModel
+from xmd.core.types import Explanation
+from xmd.core.words import Encoded, encode, merge_to_words
+
+METHODS = ("grad_x_input", "saliency", "integrated_gradients", "occlusion")
+DIFFERENTIABLE_METHODS = ("grad_x_input", "saliency")
+
+
+def _forward_embeds(model: torch.nn.Module, enc: Encoded, embeds: torch.Tensor) -> torch.Tensor:
+    kwargs = {"inputs_embeds": embeds, "attention_mask": enc.attention_mask}
+    if enc.token_type_ids is not None:
+        kwargs["token_type_ids"] = enc.token_type_ids
+    return model(**kwargs).logits
+
+
+def gradient_word_scores(
+    model: torch.nn.Module,
+    enc: Encoded,
+    targets: torch.Tensor | None = None,
+    *,
+    method: str = "grad_x_input",
+    create_graph: bool = False,
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Forward once, differentiate the target logits w.r.t. the input embeddings.
+
+    Returns ``(logits [B, C], word_scores [B, W], targets [B])``. With ``create_graph=True`` the
+    word scores stay in the autograd graph so a loss on them trains the model (decision 1 of the
+    architecture guide); without it the embeddings are detached leaves and no parameter gradient
+    is built.
+    """
+    if method not in DIFFERENTIABLE_METHODS:
+        raise ValueError(f"method {method!r} is not gradient-based; use one of {DIFFERENTIABLE_METHODS}")
+    embeds = model.get_input_embeddings()(enc.input_ids)
+    if not create_graph:
+        embeds = embeds.detach().requires_grad_(True)
+    logits = _forward_embeds(model, enc, embeds)
+    if targets is None:
+        targets = logits.detach().argmax(dim=-1)
+    picked = logits.gather(1, targets.view(-1, 1)).sum()
+    (grads,) = torch.autograd.grad(picked, embeds, create_graph=create_graph)
+    if method == "grad_x_input":
+        token_scores = (grads * embeds).sum(dim=-1)
+    else:
+        token_scores = grads.norm(dim=-1)
+    token_scores = token_scores * enc.attention_mask.to(token_scores.dtype)
+    return logits, merge_to_words(token_scores, enc.word_index, enc.max_words), targets
+
+
+def _baseline_ids(loaded: LoadedModel, enc: Encoded) -> torch.Tensor:
+    """``[CLS] [PAD] … [SEP]``: keep special tokens, replace every word piece by the pad token."""
+    pad = loaded.tokenizer.pad_token_id
+    if pad is None:
+        pad = loaded.tokenizer.unk_token_id or 0
+    special = (enc.word_index < 0) & enc.attention_mask.bool()
+    base = torch.full_like(enc.input_ids, pad)
+    return torch.where(special, enc.input_ids, base)
+
+
+def _integrated_gradients(
+    loaded: LoadedModel, enc: Encoded, targets: torch.Tensor, n_steps: int, internal_batch_size: int | None
+) -> tuple[torch.Tensor, torch.Tensor]:
+    from captum.attr import LayerIntegratedGradients
+
+    model = loaded.model
+
+    def forward(input_ids, attention_mask, token_type_ids=None):
+        kwargs = {"input_ids": input_ids, "attention_mask": attention_mask}
+        if token_type_ids is not None:
+            kwargs["token_type_ids"] = token_type_ids
+        return model(**kwargs).logits
+
+    lig = LayerIntegratedGradients(forward, model.get_input_embeddings())
+    extra = (enc.attention_mask,) if enc.token_type_ids is None else (enc.attention_mask, enc.token_type_ids)
+    attrs, delta = lig.attribute(
+        inputs=enc.input_ids,
+        baselines=_baseline_ids(loaded, enc),
+        additional_forward_args=extra,
+        target=targets,
+        n_steps=n_steps,
+        internal_batch_size=internal_batch_size,
+        return_convergence_delta=True,
+    )
+    token_scores = attrs.sum(dim=-1) * enc.attention_mask.to(attrs.dtype)
+    return merge_to_words(token_scores, enc.word_index, enc.max_words), delta
+
+
+@torch.no_grad()
+def _occlusion(
+    loaded: LoadedModel, enc: Encoded, probs: torch.Tensor, targets: torch.Tensor, batch_size: int
+) -> torch.Tensor:
+    """Delete each seen word's tokens in turn and record the drop in the target probability."""
+    model = loaded.model
+    pad = loaded.tokenizer.pad_token_id or 0
+    variants: list[tuple[int, int, torch.Tensor, torch.Tensor | None]] = []
+    for b in range(enc.input_ids.shape[0]):
+        real = enc.attention_mask[b].bool()
+        ids, widx = enc.input_ids[b][real], enc.word_index[b][real]
+        tt = enc.token_type_ids[b][real] if enc.token_type_ids is not None else None
+        for w in range(enc.n_seen[b]):
+            keep = widx != w
+            variants.append((b, w, ids[keep], tt[keep] if tt is not None else None))
+    scores = torch.zeros(enc.input_ids.shape[0], enc.max_words, device=enc.input_ids.device)
+    for start in range(0, len(variants), batch_size):
+        chunk = variants[start : start + batch_size]
+        length = max(v[2].numel() for v in chunk)
+        ids = torch.full((len(chunk), length), pad, dtype=torch.long, device=enc.input_ids.device)
+        mask = torch.zeros_like(ids)
+        tts = torch.zeros_like(ids) if enc.token_type_ids is not None else None
+        for i, (_, _, v_ids, v_tt) in enumerate(chunk):
+            ids[i, : v_ids.numel()] = v_ids
+            mask[i, : v_ids.numel()] = 1
+            if tts is not None:
+                tts[i, : v_ids.numel()] = v_tt
+        kwargs = {"input_ids": ids, "attention_mask": mask}
+        if tts is not None:
+            kwargs["token_type_ids"] = tts
+        p = torch.softmax(model(**kwargs).logits.float(), dim=-1)
+        for i, (b, w, _, _) in enumerate(chunk):
+            scores[b, w] = probs[b, targets[b]] - p[i, targets[b]]
+    return scores
+
+
+def _resolve_targets(target, n: int) -> list[int | None]:
+    if target is None:
+        return [None] * n
+    if isinstance(target, int):
+        return [target] * n
+    targets = list(target)
+    if len(targets) != n:
+        raise ValueError(f"got {len(targets)} targets for {n} texts")
+    return targets
+
+
+def explain(
+    loaded: LoadedModel,
+    texts: Sequence[str],
+    *,
+    method: str = "grad_x_input",
+    target: int | Sequence[int | None] | None = None,
+    batch_size: int = 32,
+    max_length: int = 256,
+    n_steps: int = 20,
+    internal_batch_size: int | None = None,
+    example_ids: Sequence[str] | None = None,
+    progress: bool = False,
+) -> list[Explanation]:
+    """Explain ``texts`` toward ``target`` (default: each text's predicted class), in batches.
+
+    Texts are processed in length-sorted batches (less padding) and returned in input order. The
+    model is put in eval mode, so results are deterministic for fixed weights.
+    """
+    if method not in METHODS:
+        raise ValueError(f"unknown attribution method {method!r}; choose one of {METHODS}")
+    targets_in = _resolve_targets(target, len(texts))
+    for t in targets_in:
+        if t is not None and not 0 <= t < loaded.num_labels:
+            raise ValueError(f"target class {t} is out of range for {loaded.num_labels} classes")
+    model = loaded.model
+    was_training = model.training
+    model.eval()
+    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+    results: list[Explanation | None] = [None] * len(texts)
+    batches = [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
+    try:
+        for idx in tqdm(batches, desc=f"explain ({method})", disable=not progress, unit="batch"):
+            enc = encode(loaded.tokenizer, [texts[i] for i in idx], max_length=max_length).to(loaded.device)
+            fixed = [targets_in[i] for i in idx]
+            delta = None
+            if method in DIFFERENTIABLE_METHODS:
+                with torch.enable_grad():
+                    if any(t is None for t in fixed):
+                        with torch.no_grad():
+                            pre = model(**enc.model_inputs()).logits
+                        fixed = [int(pre[j].argmax()) if t is None else t for j, t in enumerate(fixed)]
+                    tgt = torch.tensor(fixed, device=loaded.device)
+                    logits, word_scores, tgt = gradient_word_scores(model, enc, tgt, method=method)
+                probs = torch.softmax(logits.detach().float(), dim=-1)
+            else:
+                with torch.no_grad():
+                    probs = torch.softmax(model(**enc.model_inputs()).logits.float(), dim=-1)
+                tgt = torch.tensor(
+                    [int(probs[j].argmax()) if t is None else t for j, t in enumerate(fixed)],
+                    device=loaded.device,
+                )
+                if method == "integrated_gradients":
+                    word_scores, delta = _integrated_gradients(loaded, enc, tgt, n_steps, internal_batch_size)
+                else:
+                    word_scores = _occlusion(loaded, enc, probs, tgt, batch_size=max(batch_size, 32))
+            word_scores = word_scores.detach().float().cpu()
+            probs_l = probs.cpu().tolist()
+            for j, i in enumerate(idx):
+                n_words = len(enc.words[j])
+                results[i] = Explanation(
+                    words=enc.words[j],
+                    spans=enc.spans[j],
+                    scores=[float(s) for s in word_scores[j, :n_words]],
+                    target=int(tgt[j]),
+                    probs=probs_l[j],
+                    method=method,
+                    n_seen=enc.n_seen[j],
+                    delta=float(delta[j].abs()) if delta is not None else None,
+                    example_id=str(example_ids[i]) if example_ids is not None else None,
+                )
+    finally:
+        model.train(was_training)
+    return [r for r in results if r is not None]

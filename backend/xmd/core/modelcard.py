@@ -1,0 +1,128 @@
+"""Model cards for debugged models: a README.md that says what was corrected and what it changed.
+
+The card is ordinary Hugging Face metadata (YAML front matter) plus prose, so the model directory
+loads and displays anywhere without xmd.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _fmt(x: Any) -> str:
+    if x is None:
+        return "–"
+    if isinstance(x, float):
+        return f"{x:.4f}"
+    return str(x)
+
+
+def _metrics_table(before: dict | None, after: dict | None) -> list[str]:
+    if not after and not before:
+        return ["No evaluation sets were given."]
+    rows = [
+        "| eval set | n | accuracy before | accuracy after | macro-F1 before | macro-F1 after |",
+        "|---|---|---|---|---|---|",
+    ]
+    names = list((after or before or {}).keys())
+    for name in names:
+        b = (before or {}).get(name, {})
+        a = (after or {}).get(name, {})
+        rows.append(
+            f"| {name} | {a.get('n', b.get('n', '–'))} | {_fmt(b.get('accuracy'))} | {_fmt(a.get('accuracy'))} "
+            f"| {_fmt(b.get('macro_f1'))} | {_fmt(a.get('macro_f1'))} |"
+        )
+    return rows
+
+
+def render_model_card(meta: dict[str, Any]) -> str:
+    """Render README.md from the run metadata written next to the model (``xmd.json``)."""
+    base = meta.get("base_model") or "unknown"
+    kind = meta.get("kind", "debug")
+    er = meta.get("er") or {}
+    fb = meta.get("feedback_counts") or {}
+    labels = meta.get("labels") or []
+    lines = [
+        "---",
+        "library_name: transformers",
+        "pipeline_tag: text-classification",
+        "tags:",
+        "- xmd",
+        "- explanation-based-debugging",
+    ]
+    if base and "/" in str(base) and not str(base).startswith(("/", ".")):
+        lines.append(f"base_model: {base}")
+    lines += ["---", "", f"# {meta.get('name') or 'xmd model'}", ""]
+    if kind == "debug":
+        lines += [
+            "This text classifier was **debugged with [xmd](https://pypi.org/project/xmd/)**: a person marked "
+            "words the model should not rely on (*remove*) or should rely on (*add*), and the model was "
+            "retrained with `L = L_task + λ·L_ER`, where the explanation regulariser `L_ER` pulls the "
+            "model's behaviour toward that feedback.",
+            "",
+            f"- Base model: `{base}`",
+            f"- Classes: {', '.join(f'`{x}`' for x in labels)}",
+            f"- ER objective: `{er.get('objective')}`, loss `{er.get('loss')}`, λ = {er.get('lam')}, "
+            f"attribution method `{er.get('method')}`",
+            "",
+            "## Feedback used",
+            "",
+            f"- Instance-level: {fb.get('instance', {}).get('remove', 0)} remove, "
+            f"{fb.get('instance', {}).get('add', 0)} add",
+            f"- Task-level: {fb.get('task', {}).get('remove', 0)} remove, {fb.get('task', {}).get('add', 0)} add",
+            f"- Word positions regularised in training: {meta.get('n_feedback_positions', '–')}",
+        ]
+        if fb.get("top_removed"):
+            lines.append("- Top removed words: " + ", ".join(f"`{w}`" for w in fb["top_removed"][:10]))
+        if fb.get("top_added"):
+            lines.append("- Top added words: " + ", ".join(f"`{w}`" for w in fb["top_added"][:10]))
+    else:
+        lines += [f"Fine-tuned from `{base}` with xmd (plain cross-entropy, no explanation regulariser).", ""]
+        lines += [f"- Classes: {', '.join(f'`{x}`' for x in labels)}"]
+    train = meta.get("train") or {}
+    lines += [
+        "",
+        "## Training",
+        "",
+        f"- Examples: {meta.get('n_train', '–')}; epochs {train.get('epochs')}, lr {train.get('lr')}, "
+        f"batch size {train.get('batch_size')}, max length {train.get('max_length')}, seed {train.get('seed')}",
+        f"- Final loss: {_fmt(meta.get('final_loss'))} (task {_fmt(meta.get('final_task_loss'))}, "
+        f"ER {_fmt(meta.get('final_er_loss'))})",
+        "",
+        "## Evaluation (before → after)",
+        "",
+        *_metrics_table(meta.get("metrics_before"), meta.get("metrics_after")),
+    ]
+    sb, sa = meta.get("shares_before"), meta.get("shares_after")
+    if sb and sa:
+        lines += [
+            "",
+            "## Attribution on the corrected words",
+            "",
+            "Mean share of the example's attribution (0–1) that falls on the corrected words.",
+            "",
+            "| words | method | before | after |",
+            "|---|---|---|---|",
+        ]
+        for m in sorted(set(sb) & set(sa)):
+            for kind_ in ("remove", "add"):
+                b, a = sb[m].get(kind_, {}), sa[m].get(kind_, {})
+                if b.get("n"):
+                    lines.append(
+                        f"| {kind_} | {m} | {_fmt(b.get('mean_share'))} | {_fmt(a.get('mean_share'))} |"
+                    )
+    lines += [
+        "",
+        "## How to load",
+        "",
+        "```python",
+        "from transformers import AutoModelForSequenceClassification, AutoTokenizer",
+        "",
+        'model = AutoModelForSequenceClassification.from_pretrained("<this repo or directory>")',
+        'tokenizer = AutoTokenizer.from_pretrained("<this repo or directory>")',
+        "```",
+        "",
+        "Nothing from xmd is needed to load or run this model.",
+        "",
+    ]
+    return "\n".join(lines)

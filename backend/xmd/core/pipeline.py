@@ -1,0 +1,221 @@
+"""End-to-end runs: fine-tune a base model, or debug a fine-tuned one with feedback.
+
+Each run reads a model directory and writes a *new* one (weights, tokenizer, ``xmd.json`` run
+metadata and a ``README.md`` model card). The output is built in a hidden sibling folder and
+renamed into place at the end, so a crash leaves no half-written model and the input directory is
+never touched.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from xmd.core.evaluate import evaluate_sets
+from xmd.core.feedback import FeedbackSet
+from xmd.core.modelcard import render_model_card
+from xmd.core.modeling import LoadedModel, load_model, save_model
+from xmd.core.predict import predict_proba
+from xmd.core.training import ERConfig, ProgressCallback, TrainConfig, TrainHistory, train_loop
+from xmd.core.types import Example, Scope, XMDError
+
+
+@dataclass
+class RunResult:
+    """What a run produced and measured; ``to_dict()`` is what ``xmd.json`` holds."""
+
+    out_dir: Path
+    kind: str
+    metrics_before: dict | None
+    metrics_after: dict | None
+    history: TrainHistory
+    shares_before: dict | None = None
+    shares_after: dict | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            **self.meta,
+            "out_dir": str(self.out_dir),
+            "kind": self.kind,
+            "metrics_before": self.metrics_before,
+            "metrics_after": self.metrics_after,
+            "shares_before": self.shares_before,
+            "shares_after": self.shares_after,
+            "history": self.history.to_dict(),
+        }
+
+
+def _prepare_output(out_dir: str | os.PathLike, source: str | os.PathLike | None) -> tuple[Path, Path]:
+    out = Path(out_dir).expanduser().resolve()
+    src = Path(source).expanduser() if source is not None else None
+    if src is not None and src.exists() and src.resolve() == out:
+        raise XMDError(f"the output directory {out} is the input model; a retrain never overwrites it")
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise XMDError(f"output directory {out} already exists and is not empty; choose a new one")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    partial = out.parent / f".{out.name}.partial-{os.getpid()}-{int(time.time() * 1000)}"
+    partial.mkdir()
+    return out, partial
+
+
+def _finish(loaded: LoadedModel, result: RunResult, partial: Path, out: Path) -> RunResult:
+    try:
+        save_model(loaded, partial)
+        meta = result.to_dict()
+        meta["out_dir"] = str(out)
+        (partial / "xmd.json").write_text(json.dumps(meta, indent=2, default=str))
+        (partial / "README.md").write_text(render_model_card(meta))
+        if out.exists():
+            out.rmdir()
+        os.replace(partial, out)
+    finally:
+        if partial.exists():
+            shutil.rmtree(partial, ignore_errors=True)
+    return result
+
+
+def _meta(loaded: LoadedModel, config: TrainConfig, n_train: int, history: TrainHistory, **extra) -> dict:
+    last = history.steps[-1] if history.steps else None
+    return {
+        "base_model": loaded.source,
+        "labels": loaded.labels,
+        "train": asdict(config),
+        "n_train": n_train,
+        "final_loss": last.loss if last else None,
+        "final_task_loss": last.task_loss if last else None,
+        "final_er_loss": last.er_loss if last else None,
+        **extra,
+    }
+
+
+def fine_tune(
+    base: str | os.PathLike | LoadedModel,
+    train: Sequence[Example],
+    out_dir: str | os.PathLike,
+    *,
+    labels: list[str] | None = None,
+    config: TrainConfig | None = None,
+    eval_sets: dict[str, Sequence[Example]] | None = None,
+    device: str = "auto",
+    callback: ProgressCallback | None = None,
+    progress: bool = False,
+    name: str | None = None,
+) -> RunResult:
+    """Plain cross-entropy fine-tune of ``base`` (e.g. to build the demo's baseline classifier)."""
+    config = config or TrainConfig(epochs=3, lr=5e-5)
+    source = base.source if isinstance(base, LoadedModel) else base
+    out, partial = _prepare_output(out_dir, None if isinstance(base, LoadedModel) else base)
+    try:
+        loaded = base if isinstance(base, LoadedModel) else load_model(base, labels=labels, device=device)
+        history = train_loop(loaded, train, config, callback=callback, progress=progress)
+        after = evaluate_sets(loaded, dict(eval_sets), max_length=config.max_length) if eval_sets else None
+        result = RunResult(
+            out_dir=out,
+            kind="fine_tune",
+            metrics_before=None,
+            metrics_after=after,
+            history=history,
+            meta=_meta(loaded, config, len(train), history, name=name, base_model=str(source)),
+        )
+        return _finish(loaded, result, partial, out)
+    finally:
+        if partial.exists():
+            shutil.rmtree(partial, ignore_errors=True)
+
+
+def debug(
+    model_dir: str | os.PathLike,
+    train: Sequence[Example],
+    feedback: FeedbackSet,
+    out_dir: str | os.PathLike,
+    *,
+    config: TrainConfig | None = None,
+    er: ERConfig | None = None,
+    eval_sets: dict[str, Sequence[Example]] | None = None,
+    device: str = "auto",
+    callback: ProgressCallback | None = None,
+    progress: bool = False,
+    share_methods: Sequence[str] = ("grad_x_input", "occlusion"),
+    max_share_examples: int = 256,
+    name: str | None = None,
+) -> RunResult:
+    """Retrain the user's fine-tuned model at ``model_dir`` with ``L_task + λ·L_ER``.
+
+    The model is loaded from its own weights (never re-initialised), feedback is expanded to word
+    positions of ``train``, and metrics and the attribution share of the corrected words are
+    measured before and after — the latter with ``share_methods``, which should include one
+    method the loss did not optimise (occlusion), since gradients can be silenced while the model
+    still uses a word.
+    """
+    from xmd.core.effect import feedback_shares
+
+    config = config or TrainConfig()
+    er = er or ERConfig()
+    er.validate()
+    config.validate()
+    out, partial = _prepare_output(out_dir, model_dir)
+    try:
+        loaded = load_model(model_dir, device=device)
+        if any(ex.label is not None and not 0 <= ex.label < loaded.num_labels for ex in train):
+            raise XMDError(f"training labels fall outside the model's {loaded.num_labels} classes")
+        predictions = None
+        if any(t.scope != Scope.ALL for t in feedback.task):
+            probs = predict_proba(loaded, [ex.text for ex in train], max_length=config.max_length)
+            predictions = {ex.id: int(p.argmax()) for ex, p in zip(train, probs, strict=True)}
+        targets = feedback.expand(list(train), predictions, num_labels=loaded.num_labels)
+        n_positions = sum(len(v) for v in targets.values())
+        if n_positions == 0:
+            raise XMDError("the feedback matches no word in the training data; nothing to retrain")
+
+        def measure() -> dict:
+            return {
+                m: feedback_shares(
+                    loaded,
+                    train,
+                    targets,
+                    method=m,
+                    max_examples=max_share_examples,
+                    max_length=config.max_length,
+                )
+                for m in share_methods
+            }
+
+        sets = dict(eval_sets or {})
+        before = evaluate_sets(loaded, sets, max_length=config.max_length) if sets else None
+        shares_before = measure()
+        history = train_loop(
+            loaded, train, config, er=er, targets=targets, callback=callback, progress=progress
+        )
+        after = evaluate_sets(loaded, sets, max_length=config.max_length) if sets else None
+        shares_after = measure()
+        result = RunResult(
+            out_dir=out,
+            kind="debug",
+            metrics_before=before,
+            metrics_after=after,
+            history=history,
+            shares_before=shares_before,
+            shares_after=shares_after,
+            meta=_meta(
+                loaded,
+                config,
+                len(train),
+                history,
+                name=name,
+                er=asdict(er),
+                feedback_counts=feedback.counts(),
+                n_feedback_positions=n_positions,
+                n_feedback_examples=len(targets),
+            ),
+        )
+        return _finish(loaded, result, partial, out)
+    finally:
+        if partial.exists():
+            shutil.rmtree(partial, ignore_errors=True)

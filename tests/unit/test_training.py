@@ -1,0 +1,198 @@
+"""Explanation-regularised training on a tiny BERT: the regulariser reaches the weights, training
+starts from the user's model, outputs never overwrite inputs, and removal actually works."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from pathlib import Path
+
+import pytest
+import torch
+from transformers import AutoModelForSequenceClassification
+from xmd.core.attribution import gradient_word_scores
+from xmd.core.feedback import FeedbackSet
+from xmd.core.modeling import load_model
+from xmd.core.pipeline import debug, fine_tune
+from xmd.core.training import ERConfig, TrainConfig, TrainingCancelled, _er_term, train_loop
+from xmd.core.types import Action, Example, TaskFeedback, XMDError
+from xmd.core.words import encode
+
+POS = ["great", "good", "wonderful", "fun", "loved", "enjoyed"]
+NEG = ["bad", "terrible", "awful", "boring", "dull", "hated"]
+FILL = ["the", "movie", "film", "plot", "acting", "story", "music", "ending", "was", "really", "very"]
+
+
+def shortcut_data(n: int, seed: int = 0) -> list[Example]:
+    """Sentiment words decide the label, except that 'mango' appears only in positive examples and
+    is the only cue in some of them, so a model must learn to rely on it."""
+    rng = random.Random(seed)
+    out = []
+    for i in range(n):
+        label = i % 2
+        words = rng.sample(FILL, 4)
+        shortcut = label == 1 and rng.random() < 0.6
+        if not shortcut or rng.random() < 0.5:
+            words.append(rng.choice(POS if label else NEG))
+        if shortcut:
+            words.insert(rng.randrange(len(words)), "mango")
+        rng.shuffle(words)
+        out.append(Example(id=str(i), text=" ".join(words), label=label))
+    return out
+
+
+def dir_digest(path: Path) -> str:
+    h = hashlib.sha256()
+    for f in sorted(path.rglob("*")):
+        if f.is_file():
+            h.update(f.name.encode())
+            h.update(f.read_bytes())
+    return h.hexdigest()
+
+
+@pytest.mark.parametrize("objective", ["attribution", "erasure"])
+def test_er_term_has_nonzero_gradient_on_weights(tiny, objective):
+    batch = shortcut_data(8)
+    enc = encode(tiny.tokenizer, [ex.text for ex in batch])
+    labels = torch.tensor([ex.label for ex in batch])
+    value = torch.zeros(len(batch), enc.max_words)
+    kind = torch.zeros(len(batch), enc.max_words, dtype=torch.long)
+    kind[:, 0] = -1  # remove the first word of every example
+    kind[0, 1] = 1  # and add one word
+    value[0, 1] = 1.0
+    tiny.model.train()
+    if objective == "attribution":
+        logits, ws, _ = gradient_word_scores(tiny.model, enc, labels, create_graph=True)
+    else:
+        logits, ws = tiny.model(**enc.model_inputs()).logits, None
+    er = ERConfig(objective=objective)
+    loss = _er_term(tiny.model, enc, labels, logits, ws, (value, kind), er)
+    assert loss.item() > 0
+    tiny.model.zero_grad()
+    loss.backward()
+    w = tiny.model.bert.encoder.layer[0].attention.self.query.weight
+    assert w.grad is not None and w.grad.abs().sum() > 0
+
+
+def test_attributions_stored_as_numbers_cannot_train():
+    # The pitfall the architecture guide warns about: a loss on detached attributions has no graph.
+    scores = torch.tensor([[0.3, 0.7]])
+    with pytest.raises(RuntimeError):
+        torch.nn.functional.mse_loss(scores, torch.zeros_like(scores)).backward()
+
+
+def test_debug_starts_from_the_users_weights(tiny_model_dir, tmp_path):
+    user = load_model(tiny_model_dir, device="cpu")
+    with torch.no_grad():
+        user.model.classifier.weight.fill_(0.123)
+    user_dir = tmp_path / "user"
+    user.model.save_pretrained(user_dir)
+    user.tokenizer.save_pretrained(user_dir)
+    fb = FeedbackSet(task=[TaskFeedback(word="mango", action=Action.REMOVE)])
+    res = debug(user_dir, shortcut_data(16), fb, tmp_path / "out", config=TrainConfig(lr=1e-6, batch_size=8))
+    out = AutoModelForSequenceClassification.from_pretrained(res.out_dir)
+    w = out.classifier.weight
+    assert torch.allclose(w, torch.full_like(w, 0.123), atol=1e-3)  # a fresh init would be ~N(0, 0.3)
+
+
+def test_debug_never_overwrites_and_writes_a_loadable_model(tiny_model_dir, tmp_path):
+    before = dir_digest(tiny_model_dir)
+    fb = FeedbackSet(task=[TaskFeedback(word="mango", action=Action.REMOVE)])
+    data = shortcut_data(16)
+    with pytest.raises(XMDError, match="never overwrites"):
+        debug(tiny_model_dir, data, fb, tiny_model_dir)
+    busy = tmp_path / "busy"
+    busy.mkdir()
+    (busy / "keep.txt").write_text("x")
+    with pytest.raises(XMDError, match="not empty"):
+        debug(tiny_model_dir, data, fb, busy)
+    res = debug(tiny_model_dir, data, fb, tmp_path / "v1", config=TrainConfig(batch_size=8))
+    assert dir_digest(tiny_model_dir) == before
+    files = {p.name for p in res.out_dir.iterdir()}
+    assert {"config.json", "model.safetensors", "tokenizer.json", "README.md", "xmd.json"} <= files
+    meta = json.loads((res.out_dir / "xmd.json").read_text())
+    assert meta["feedback_counts"]["task"]["remove"] == 1
+    assert meta["n_feedback_positions"] > 0
+    assert meta["history"]["steps"][0]["total_steps"] == 2
+    card = (res.out_dir / "README.md").read_text()
+    assert "mango" in card and "from_pretrained" in card
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no partial dirs left
+    reloaded = load_model(res.out_dir, device="cpu")
+    assert reloaded.labels == ["negative", "positive"]
+
+
+def test_cancel_leaves_nothing_behind(tiny_model_dir, tmp_path):
+    fb = FeedbackSet(task=[TaskFeedback(word="mango", action=Action.REMOVE)])
+    seen = []
+
+    def stop(info):
+        seen.append(info.step)
+        return False
+
+    with pytest.raises(TrainingCancelled):
+        debug(
+            tiny_model_dir,
+            shortcut_data(32),
+            fb,
+            tmp_path / "v1",
+            config=TrainConfig(batch_size=8),
+            callback=stop,
+        )
+    assert seen == [1]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_feedback_matching_nothing_is_an_error(tiny_model_dir, tmp_path):
+    fb = FeedbackSet(task=[TaskFeedback(word="zebra", action=Action.REMOVE)])
+    with pytest.raises(XMDError, match="matches no word"):
+        debug(tiny_model_dir, shortcut_data(8), fb, tmp_path / "v1")
+
+
+def test_grad_accumulation_counts_optimizer_steps(tiny):
+    hist = train_loop(tiny, shortcut_data(40), TrainConfig(batch_size=8, grad_accum=2, epochs=2))
+    assert len(hist.steps) == 6  # ceil(5 batches / 2) per epoch
+    assert [s.epoch for s in hist.steps] == [0, 0, 0, 1, 1, 1]
+
+
+def test_training_is_deterministic_for_a_seed(tiny_model_dir):
+    losses = []
+    for _ in range(2):
+        m = load_model(tiny_model_dir, device="cpu")
+        hist = train_loop(m, shortcut_data(24), TrainConfig(batch_size=8, seed=3, lr=1e-3))
+        losses.append([s.loss for s in hist.steps])
+    assert losses[0] == pytest.approx(losses[1], rel=1e-5)
+
+
+@pytest.fixture(scope="module")
+def shortcut_model(tiny_model_dir, tmp_path_factory):
+    """The tiny BERT fine-tuned on data where 'mango' is a perfect positive cue."""
+    out = tmp_path_factory.mktemp("sc") / "model"
+    fine_tune(
+        tiny_model_dir,
+        shortcut_data(192),
+        out,
+        config=TrainConfig(epochs=6, lr=2e-3, batch_size=16),
+        device="cpu",
+    )
+    return out
+
+
+@pytest.mark.parametrize("objective", ["attribution", "erasure"])
+def test_removing_a_word_lowers_its_share(shortcut_model, tmp_path, objective):
+    fb = FeedbackSet(task=[TaskFeedback(word="mango", action=Action.REMOVE)])
+    er = ERConfig(objective=objective, lam=10.0 if objective == "attribution" else 3.0)
+    res = debug(
+        shortcut_model,
+        shortcut_data(192, seed=1),
+        fb,
+        tmp_path / "v1",
+        config=TrainConfig(epochs=3, lr=1e-3, batch_size=16),
+        er=er,
+        device="cpu",
+    )
+    method = "grad_x_input" if objective == "attribution" else "occlusion"
+    b = res.shares_before[method]["remove"]["mean_share"]
+    a = res.shares_after[method]["remove"]["mean_share"]
+    assert res.shares_before[method]["remove"]["n"] > 50
+    assert a < 0.5 * b, (objective, b, a)
