@@ -93,7 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("data", help="its training data")
     p.add_argument("feedback", help="feedback JSON ({'instance': [...], 'task': [...]})")
     p.add_argument("--out", required=True, help="new model directory for the debugged model")
-    p.add_argument("--objective", default="erasure", choices=["erasure", "attribution"])
+    p.add_argument("--objective", default="erasure", choices=["erasure", "attribution", "both"])
     p.add_argument(
         "--loss", default="mse", choices=["mse", "mae", "huber"], help="ER loss (attribution objective)"
     )
@@ -394,10 +394,19 @@ COMMANDS = {
 }
 
 
+def _quiet_libraries() -> None:
+    """Keep stderr for xmd's own progress bars and errors: silence library load bars and notices."""
+    import transformers
+
+    transformers.utils.logging.set_verbosity_error()
+    transformers.utils.logging.disable_progress_bar()
+
+
 def main(argv: list[str] | None = None) -> int:
     from xmd.core.types import XMDError
 
     args = build_parser().parse_args(argv)
+    _quiet_libraries()
     try:
         COMMANDS[args.command](args)
     except (XMDError, ValueError, FileNotFoundError) as exc:

@@ -45,7 +45,8 @@ def gradient_word_scores(
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Forward once, differentiate the target logits w.r.t. the input embeddings.
 
-    Returns ``(logits [B, C], word_scores [B, W], targets [B])``. With ``create_graph=True`` the
+    ``targets`` of ``None`` or ``-1`` in a row mean "the predicted class", taken from the same
+    forward pass. Returns ``(logits [B, C], word_scores [B, W], targets [B])``. With ``create_graph=True`` the
     word scores stay in the autograd graph so a loss on them trains the model (decision 1 of the
     architecture guide); without it the embeddings are detached leaves and no parameter gradient
     is built.
@@ -56,8 +57,8 @@ def gradient_word_scores(
     if not create_graph:
         embeds = embeds.detach().requires_grad_(True)
     logits = _forward_embeds(model, enc, embeds)
-    if targets is None:
-        targets = logits.detach().argmax(dim=-1)
+    predicted = logits.detach().argmax(dim=-1)
+    targets = predicted if targets is None else torch.where(targets < 0, predicted, targets)
     picked = logits.gather(1, targets.view(-1, 1)).sum()
     (grads,) = torch.autograd.grad(picked, embeds, create_graph=create_graph)
     if method == "grad_x_input":
@@ -190,11 +191,7 @@ def explain(
             delta = None
             if method in DIFFERENTIABLE_METHODS:
                 with torch.enable_grad():
-                    if any(t is None for t in fixed):
-                        with torch.no_grad():
-                            pre = model(**enc.model_inputs()).logits
-                        fixed = [int(pre[j].argmax()) if t is None else t for j, t in enumerate(fixed)]
-                    tgt = torch.tensor(fixed, device=loaded.device)
+                    tgt = torch.tensor([-1 if t is None else t for t in fixed], device=loaded.device)
                     logits, word_scores, tgt = gradient_word_scores(model, enc, tgt, method=method)
                 probs = torch.softmax(logits.detach().float(), dim=-1)
             else:

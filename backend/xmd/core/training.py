@@ -6,6 +6,8 @@ Two families of ``L_ER`` are offered, because measurement showed they behave ver
   training graph (``create_graph=True``), normalised to shares (``normalize.shares``) and pulled
   toward the feedback targets — 0 for *remove*, 1 for *add* — with MSE, MAE or Huber. It needs a
   second derivative, so the model must use eager attention.
+- ``both``: the sum of the two, for when the explanations people look at (gradients) must agree
+  with the behaviour (erasure).
 - ``erasure`` (default): for *remove*, the prediction must not change when the word is erased
   (KL from the erased prediction, held fixed, to the full prediction); for *add*, erasing the word
   must lower the gold-class log-probability by at least a margin. Gradient attributions can be
@@ -33,7 +35,7 @@ from xmd.core.normalize import shares
 from xmd.core.types import Action, DataError, Example, XMDError
 from xmd.core.words import encode, word_mask
 
-OBJECTIVES = ("erasure", "attribution")
+OBJECTIVES = ("erasure", "attribution", "both")
 LOSSES = ("mse", "mae", "huber")
 
 FeedbackTargets = dict[str, dict[int, Action]]
@@ -153,22 +155,18 @@ def _erase(enc, word_kind: torch.Tensor, which: int) -> tuple[dict[str, torch.Te
     return inputs, rows
 
 
-def _er_term(
-    model: torch.nn.Module,
-    enc,
-    labels: torch.Tensor,
-    logits: torch.Tensor,
-    word_scores: torch.Tensor | None,
-    fb: tuple[torch.Tensor, torch.Tensor],
-    er: ERConfig,
-) -> torch.Tensor:
+def _attribution_term(enc, word_scores: torch.Tensor, fb: tuple[torch.Tensor, torch.Tensor], er: ERConfig):
+    """Shares of the in-graph attributions pulled to 1 (add) / 0 (remove) on feedback positions."""
     value, kind = fb
-    if er.objective == "attribution":
-        assert word_scores is not None
-        mask = word_mask(enc.word_index, word_scores.shape[1])
-        s = shares(word_scores, mask)
-        sel = kind != 0
-        return _er_loss_fn(er.loss)(s[sel], value[sel])
+    mask = word_mask(enc.word_index, word_scores.shape[1])
+    s = shares(word_scores, mask)
+    sel = kind != 0
+    return _er_loss_fn(er.loss)(s[sel], value[sel])
+
+
+def _erasure_term(model, enc, labels, logits, fb: tuple[torch.Tensor, torch.Tensor], er: ERConfig):
+    """Remove: KL(erased ‖ full), erased held fixed. Add: erasing must cost ``add_margin`` nats."""
+    _, kind = fb
     terms = []
     logp_full = F.log_softmax(logits.float(), dim=-1)
     inputs, rows = _erase(enc, kind, -1)
@@ -185,6 +183,25 @@ def _er_term(
         drop = logp_full[rows].gather(1, y) - logp_erased.gather(1, y)
         terms.append(F.relu(er.add_margin - drop).mean())
     return torch.stack(terms).sum() if terms else logits.new_zeros(())
+
+
+def _er_term(
+    model: torch.nn.Module,
+    enc,
+    labels: torch.Tensor,
+    logits: torch.Tensor,
+    word_scores: torch.Tensor | None,
+    fb: tuple[torch.Tensor, torch.Tensor],
+    er: ERConfig,
+) -> torch.Tensor:
+    """``L_ER`` for one batch under the configured objective (``both`` adds the two terms)."""
+    total = logits.new_zeros(())
+    if er.objective in ("attribution", "both"):
+        assert word_scores is not None, "attribution objectives need in-graph word scores"
+        total = total + _attribution_term(enc, word_scores, fb, er)
+    if er.objective in ("erasure", "both"):
+        total = total + _erasure_term(model, enc, labels, logits, fb, er)
+    return total
 
 
 def train_loop(
@@ -211,7 +228,7 @@ def train_loop(
         raise DataError("no training examples")
     use_er = er is not None and er.lam > 0 and bool(targets)
     model, device = loaded.model, loaded.device
-    if use_er and er.objective == "attribution":
+    if use_er and er.objective != "erasure":
         impl = getattr(model.config, "_attn_implementation", "eager")
         if impl not in ("eager", None):
             if hasattr(model, "set_attn_implementation"):
@@ -265,7 +282,7 @@ def train_loop(
                 fb = _feedback_tensors(batch, targets or {}, enc.max_words, device) if use_er else None
                 with amp:
                     word_scores = None
-                    if fb is not None and er.objective == "attribution":
+                    if fb is not None and er.objective != "erasure":
                         logits, word_scores, _ = gradient_word_scores(
                             model, enc, labels, method=er.method, create_graph=True
                         )

