@@ -94,13 +94,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("feedback", help="feedback JSON ({'instance': [...], 'task': [...]})")
     p.add_argument("--out", required=True, help="new model directory for the debugged model")
     p.add_argument("--objective", default="erasure", choices=["erasure", "attribution", "both"])
-    p.add_argument(
-        "--loss", default="mse", choices=["mse", "mae", "huber"], help="ER loss (attribution objective)"
-    )
+    p.add_argument("--loss", default="mse", choices=["mse", "mae", "huber"], help="ER loss (attribution objective)")
     p.add_argument("--lam", type=float, default=1.0, help="λ, the weight of the ER term")
-    p.add_argument(
-        "--method", default="grad_x_input", help="attribution in the loss: grad_x_input | saliency"
-    )
+    p.add_argument("--method", default="grad_x_input", help="attribution in the loss: grad_x_input | saliency")
     _add_train_args(p, epochs=1, lr=2e-5)
     _add_data_args(p)
     _add_common(p)
@@ -264,9 +260,7 @@ def cmd_words(args) -> None:
                 "suspicion": w.suspicion,
             }
         )
-        lines.append(
-            f"{w.word:<18}{w.mean_importance:>11.3f}{w.count:>7}{w.skew:>7.2f}{w.suspicion:>10.3f}  {counts}"
-        )
+        lines.append(f"{w.word:<18}{w.mean_importance:>11.3f}{w.count:>7}{w.skew:>7.2f}{w.suspicion:>10.3f}  {counts}")
     _print(args, payload, "\n".join(lines))
 
 
@@ -354,9 +348,7 @@ def cmd_evaluate(args) -> None:
         for name, exs in sets.items():
             chosen = exs[: args.faithfulness_limit]
             texts = [ex.text for ex in chosen]
-            exps = explain(
-                loaded, texts, method=args.method, max_length=args.max_length, progress=not args.quiet
-            )
+            exps = explain(loaded, texts, method=args.method, max_length=args.max_length, progress=not args.quiet)
             f = aopc(loaded, texts, exps, batch_size=args.batch_size, max_length=args.max_length)
             metrics[name]["aopc_comprehensiveness"] = f["comprehensiveness"]
             metrics[name]["aopc_sufficiency"] = f["sufficiency"]

@@ -10,7 +10,6 @@ Takes a few minutes on two CPU cores (fine-tuning the baseline dominates).
 from __future__ import annotations
 
 import pytest
-
 from xmd.core.demo import SHORTCUT_WORD
 from xmd.core.demo_story import prepare_baseline, run_demo
 

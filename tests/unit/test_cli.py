@@ -7,7 +7,6 @@ import subprocess
 import sys
 
 import pytest
-
 from xmd.cli import main
 from xmd.core.data import save_examples
 from xmd.core.types import Example
@@ -59,7 +58,9 @@ def test_explain_writes_jsonl(capsys, tiny_model_dir, data, tmp_path):
 
 
 def test_words_ranking(capsys, tiny_model_dir, data):
-    code, out, _ = run(capsys, "words", tiny_model_dir, data, "--json", "--quiet", "--min-count", "1", "--sort", "count")
+    code, out, _ = run(
+        capsys, "words", tiny_model_dir, data, "--json", "--quiet", "--min-count", "1", "--sort", "count"
+    )
     assert code == 0
     ranking = json.loads(out)
     assert ranking[0]["word"] == "the" and ranking[0]["count"] == 3
@@ -67,23 +68,61 @@ def test_words_ranking(capsys, tiny_model_dir, data):
 
 
 def test_train_debug_evaluate(capsys, tiny_model_dir, data, tmp_path):
-    code, out, _ = run(capsys, "train", tiny_model_dir, data, "--out", tmp_path / "base", "--epochs", "1",
-                       "--batch-size", "4", "--eval", f"dev={data}", "--json", "--quiet")
+    code, out, _ = run(
+        capsys,
+        "train",
+        tiny_model_dir,
+        data,
+        "--out",
+        tmp_path / "base",
+        "--epochs",
+        "1",
+        "--batch-size",
+        "4",
+        "--eval",
+        f"dev={data}",
+        "--json",
+        "--quiet",
+    )
     assert code == 0
     trained = json.loads(out)
     assert trained["metrics_after"]["dev"]["n"] == len(TEXTS)
     fb = tmp_path / "fb.json"
-    fb.write_text(json.dumps({"task": [{"word": "mango", "action": "remove"}],
-                              "instance": [{"example_id": "0", "word_index": 3, "action": "add"}]}))
-    code, out, _ = run(capsys, "debug", tmp_path / "base", data, fb, "--out", tmp_path / "v1", "--json", "--quiet",
-                       "--objective", "attribution", "--loss", "mae", "--lam", "2", "--eval", f"dev={data}")
+    fb.write_text(
+        json.dumps(
+            {
+                "task": [{"word": "mango", "action": "remove"}],
+                "instance": [{"example_id": "0", "word_index": 3, "action": "add"}],
+            }
+        )
+    )
+    code, out, _ = run(
+        capsys,
+        "debug",
+        tmp_path / "base",
+        data,
+        fb,
+        "--out",
+        tmp_path / "v1",
+        "--json",
+        "--quiet",
+        "--objective",
+        "attribution",
+        "--loss",
+        "mae",
+        "--lam",
+        "2",
+        "--eval",
+        f"dev={data}",
+    )
     assert code == 0
     result = json.loads(out)
     assert result["er"]["loss"] == "mae" and result["er"]["objective"] == "attribution"
     assert result["n_feedback_positions"] == 2
     assert set(result["metrics_before"]) == {"dev"}
-    code, out, _ = run(capsys, "evaluate", tmp_path / "v1", "--eval", f"dev={data}", "--faithfulness", "--json",
-                       "--quiet")
+    code, out, _ = run(
+        capsys, "evaluate", tmp_path / "v1", "--eval", f"dev={data}", "--faithfulness", "--json", "--quiet"
+    )
     assert code == 0
     metrics = json.loads(out)["dev"]
     assert 0 <= metrics["accuracy"] <= 1 and "aopc_comprehensiveness" in metrics

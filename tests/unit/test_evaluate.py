@@ -123,9 +123,7 @@ def test_evaluate_sets_consistent_with_predict_proba(tiny3):
     assert dev["accuracy"] == pytest.approx(0.5)
     assert dev["macro_f1"] == pytest.approx(macro_f1(gold, pred, 3))
     assert list(dev["per_class_f1"]) == ["neg", "neu", "pos"]
-    assert [dev["per_class_f1"][n] for n in ("neg", "neu", "pos")] == pytest.approx(
-        per_class_f1(gold, pred, 3)
-    )
+    assert [dev["per_class_f1"][n] for n in ("neg", "neu", "pos")] == pytest.approx(per_class_f1(gold, pred, 3))
     assert out["small"]["accuracy"] == 1.0
     assert out["small"]["macro_f1"] == 1.0
     try:
@@ -250,9 +248,7 @@ def test_aopc_on_tiny_model(tiny, monkeypatch):
     assert fourth["no_positive"] and fourth["k"] == []
     assert (fourth["comprehensiveness"], fourth["sufficiency"]) == (0.0, 1.0)
     assert out["n"] == 4 and out["n_no_positive"] == 1
-    assert out["comprehensiveness"] == pytest.approx(
-        np.mean([r["comprehensiveness"] for r in out["per_example"]])
-    )
+    assert out["comprehensiveness"] == pytest.approx(np.mean([r["comprehensiveness"] for r in out["per_example"]]))
     assert out["sufficiency"] == pytest.approx(np.mean([r["sufficiency"] for r in out["per_example"]]))
 
 

@@ -238,9 +238,7 @@ class TaskAggregate:
             # worth a person's look; shortcut ("Spielberg") or real signal ("great") is theirs to say.
             suspicion=mean_importance * skew,
             skew_label_name=(
-                self.label_names[skew_label]
-                if self.label_names is not None and skew_label is not None
-                else None
+                self.label_names[skew_label] if self.label_names is not None and skew_label is not None else None
             ),
         )
 
@@ -346,8 +344,7 @@ class TaskAggregate:
             "include_punctuation": self.include_punctuation,
             "stopwords": sorted(self.stopwords),
             "examples": [
-                [eid, label, [[k, s, g] for k, s, g in contrib]]
-                for eid, (label, contrib) in self._examples.items()
+                [eid, label, [[k, s, g] for k, s, g in contrib]] for eid, (label, contrib) in self._examples.items()
             ],
         }
 

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 
 import torch
 from tqdm.auto import tqdm
+
 from xmd.core.modeling import LoadedModel
 from xmd.core.types import Explanation
 from xmd.core.words import Encoded, encode, merge_to_words

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+
 from xmd.core.attribution import explain
 from xmd.core.modeling import LoadedModel
 from xmd.core.normalize import normalize_scores

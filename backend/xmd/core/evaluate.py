@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 import numpy as np
+
 from xmd.core.modeling import LoadedModel
 from xmd.core.predict import predict_proba
 from xmd.core.types import DataError, Example, Explanation
@@ -49,9 +50,7 @@ def accuracy(y_true: Sequence[int], y_pred: Sequence[int]) -> float:
     return float(np.mean(t == p))
 
 
-def confusion_matrix(
-    y_true: Sequence[int], y_pred: Sequence[int], num_labels: int | None = None
-) -> np.ndarray:
+def confusion_matrix(y_true: Sequence[int], y_pred: Sequence[int], num_labels: int | None = None) -> np.ndarray:
     """``[num_labels, num_labels]`` counts; rows are gold classes, columns predicted (sklearn's layout).
 
     ``num_labels`` defaults to the largest index seen + 1; pass it so absent classes keep their row.
@@ -96,9 +95,7 @@ def _check_set(name: str, examples: Sequence[Example], num_labels: int) -> None:
         )
     bad = [ex.id for ex in examples if isinstance(ex.label, bool) or not 0 <= int(ex.label) < num_labels]
     if bad:
-        raise DataError(
-            f"evaluation set {name!r} has label indices outside 0..{num_labels - 1} (e.g. {bad[:3]})"
-        )
+        raise DataError(f"evaluation set {name!r} has label indices outside 0..{num_labels - 1} (e.g. {bad[:3]})")
 
 
 def evaluate_sets(
@@ -194,16 +191,12 @@ def removal_steps(scores: Sequence[float]) -> list[list[int]]:
     return steps
 
 
-def _check_words(
-    words: Sequence[str], spans: Sequence[tuple[int, int]], scores: Sequence[float], text: str
-) -> None:
+def _check_words(words: Sequence[str], spans: Sequence[tuple[int, int]], scores: Sequence[float], text: str) -> None:
     if not len(words) == len(spans) == len(scores):
         raise DataError(f"explanation has {len(words)} words, {len(spans)} spans and {len(scores)} scores")
     for j, (w, (s, e)) in enumerate(zip(words, spans, strict=True)):
         if text[s:e] != w:
-            raise DataError(
-                f"word {j} {w!r} does not match the text at {s}:{e}; explanation is for another text"
-            )
+            raise DataError(f"word {j} {w!r} does not match the text at {s}:{e}; explanation is for another text")
     if not all(math.isfinite(float(x)) for x in scores):
         raise DataError("explanation scores must be finite numbers")
 
@@ -263,9 +256,7 @@ def aopc(
         comp, suff = perturbations(ex.words, ex.spans, ex.scores, text)
         ks = [len(top) for top in removal_steps(ex.scores)]
         plans.append((slot(text), [slot(t) for t in comp], [slot(t) for t in suff], ks))
-    probs = predict_proba(loaded, list(index), batch_size=batch_size, max_length=max_length).astype(
-        np.float64
-    )
+    probs = predict_proba(loaded, list(index), batch_size=batch_size, max_length=max_length).astype(np.float64)
 
     per_example = []
     for ex, (full, comp_ids, suff_ids, ks) in zip(explanations, plans, strict=True):
@@ -314,9 +305,7 @@ def _rationale_and_scores(rationale: Sequence[int], scores: Sequence[float]) -> 
     return r.astype(np.int64), np.maximum(s, 0.0)
 
 
-def auprc(
-    rationale: Sequence[int], scores: Sequence[float], *, method: Literal["ap", "trapezoid"] = "ap"
-) -> float:
+def auprc(rationale: Sequence[int], scores: Sequence[float], *, method: Literal["ap", "trapezoid"] = "ap") -> float:
     """Area under the precision-recall curve of the (positive-part) scores against a human rationale.
 
     The curve has one point per *distinct* score (all words tied at a score enter together), so the
@@ -383,9 +372,7 @@ def plausibility(
     for ex, rat in zip(explanations, rationales, strict=True):
         if rat is None or sum(int(v) for v in rat) == 0:
             if rat is not None and len(rat) != len(ex.words):
-                raise DataError(
-                    f"rationale has {len(rat)} entries but the explanation has {len(ex.words)} words"
-                )
+                raise DataError(f"rationale has {len(rat)} entries but the explanation has {len(ex.words)} words")
             skipped += 1
             continue
         aps.append(auprc(rat, ex.scores))

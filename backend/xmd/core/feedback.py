@@ -54,9 +54,7 @@ def task_key(word: str) -> str:
         raise FeedbackError("task feedback needs a non-empty word")
     parts, _ = split_words(word)
     if len(parts) != 1:
-        raise FeedbackError(
-            f"task feedback is given on single words, but {word!r} splits into {len(parts)}: {parts}"
-        )
+        raise FeedbackError(f"task feedback is given on single words, but {word!r} splits into {len(parts)}: {parts}")
     return word_key(parts[0])
 
 
@@ -145,9 +143,7 @@ def expand_feedback(
         scoped = [k for k in tasks if k[2] is not Scope.ALL]
         if scoped:
             word, _, scope = scoped[0]
-            raise FeedbackError(
-                f"task feedback on {word!r} with scope {scope.value!r} needs the model's predictions"
-            )
+            raise FeedbackError(f"task feedback on {word!r} with scope {scope.value!r} needs the model's predictions")
 
     out: dict[str, dict[int, Action]] = {}
     if tasks:

@@ -108,9 +108,7 @@ def render_model_card(meta: dict[str, Any]) -> str:
             for kind_ in ("remove", "add"):
                 b, a = sb[m].get(kind_, {}), sa[m].get(kind_, {})
                 if b.get("n"):
-                    lines.append(
-                        f"| {kind_} | {m} | {_fmt(b.get('mean_share'))} | {_fmt(a.get('mean_share'))} |"
-                    )
+                    lines.append(f"| {kind_} | {m} | {_fmt(b.get('mean_share'))} | {_fmt(a.get('mean_share'))} |")
     lines += [
         "",
         "## How to load",

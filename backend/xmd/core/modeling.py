@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+
 from xmd.core.types import ModelLoadError
 
 log = logging.getLogger(__name__)
@@ -38,9 +39,7 @@ class LoadedModel:
         if isinstance(label, int | np.integer):
             if 0 <= int(label) < self.num_labels:
                 return int(label)
-            raise DataError(
-                f"label index {label} is out of range for {self.num_labels} classes {self.labels}"
-            )
+            raise DataError(f"label index {label} is out of range for {self.num_labels} classes {self.labels}")
         name = str(label).strip()
         if name in self.labels:
             return self.labels.index(name)
@@ -137,18 +136,14 @@ def load_model(
             label2id={n: i for i, n in enumerate(labels)},
         )
     elif not _is_classifier(config):
-        raise ModelLoadError(
-            f"{source!r} has no classification head; pass the label names (labels=[...]) to add one"
-        )
+        raise ModelLoadError(f"{source!r} has no classification head; pass the label names (labels=[...]) to add one")
     try:
         tokenizer = AutoTokenizer.from_pretrained(target)
         model = AutoModelForSequenceClassification.from_pretrained(target, **kwargs)
     except (OSError, ValueError) as exc:
         raise ModelLoadError(f"could not load model or tokenizer from {source!r}: {exc}") from exc
     if not getattr(tokenizer, "is_fast", False):
-        raise ModelLoadError(
-            f"{source!r} has no fast tokenizer (tokenizer.json); xmd needs character offsets"
-        )
+        raise ModelLoadError(f"{source!r} has no fast tokenizer (tokenizer.json); xmd needs character offsets")
     dev = resolve_device(device)
     model.to(dev)
     model.eval()

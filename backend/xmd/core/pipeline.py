@@ -190,9 +190,7 @@ def debug(
         sets = dict(eval_sets or {})
         before = evaluate_sets(loaded, sets, max_length=config.max_length) if sets else None
         shares_before = measure()
-        history = train_loop(
-            loaded, train, config, er=er, targets=targets, callback=callback, progress=progress
-        )
+        history = train_loop(loaded, train, config, er=er, targets=targets, callback=callback, progress=progress)
         after = evaluate_sets(loaded, sets, max_length=config.max_length) if sets else None
         shares_after = measure()
         result = RunResult(

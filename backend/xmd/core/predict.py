@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 from tqdm.auto import tqdm
+
 from xmd.core.modeling import LoadedModel
 
 

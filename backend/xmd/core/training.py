@@ -29,6 +29,7 @@ from dataclasses import asdict, dataclass, field
 import torch
 import torch.nn.functional as F
 from tqdm.auto import tqdm
+
 from xmd.core.attribution import DIFFERENTIABLE_METHODS, gradient_word_scores
 from xmd.core.modeling import LoadedModel, seed_everything
 from xmd.core.normalize import shares
@@ -234,9 +235,7 @@ def train_loop(
             if hasattr(model, "set_attn_implementation"):
                 model.set_attn_implementation("eager")
             else:  # pragma: no cover - older transformers
-                raise XMDError(
-                    f"attribution-matching needs attn_implementation='eager' (the model uses {impl!r})"
-                )
+                raise XMDError(f"attribution-matching needs attn_implementation='eager' (the model uses {impl!r})")
     seed_everything(config.seed)
     gen = torch.Generator().manual_seed(config.seed)
     no_decay = ("bias", "LayerNorm.weight", "layer_norm.weight", "norm.weight")
@@ -267,9 +266,7 @@ def train_loop(
     t0 = time.perf_counter()
     step = 0
     model.train()
-    bar = tqdm(
-        total=total_steps, desc="train" + (" (ER)" if use_er else ""), disable=not progress, unit="step"
-    )
+    bar = tqdm(total=total_steps, desc="train" + (" (ER)" if use_er else ""), disable=not progress, unit="step")
     acc = {"loss": 0.0, "task": 0.0, "er": 0.0, "n_fb": 0}
     try:
         for epoch in range(config.epochs):
