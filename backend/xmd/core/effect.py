@@ -9,12 +9,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+import torch
 
 from xmd.core.attribution import explain
 from xmd.core.modeling import LoadedModel
 from xmd.core.normalize import normalize_scores
 from xmd.core.types import Action, Example
-from xmd.core.words import split_words, word_key
+from xmd.core.words import encode, split_words, word_key
 
 
 def _summary(values: list[float]) -> dict[str, float | int | None]:
@@ -88,3 +89,42 @@ def word_share(
         s = normalize_scores(e.scores)
         values.append(sum(s[i] for i, w in enumerate(e.words[: e.n_seen]) if word_key(w) == key))
     return {"word": key, **_summary(values), "method": method}
+
+
+@torch.no_grad()
+def erasure_effect(
+    loaded: LoadedModel,
+    examples: Sequence[Example],
+    targets: dict[str, dict[int, Action]],
+    *,
+    max_examples: int = 256,
+    batch_size: int = 32,
+    max_length: int = 256,
+) -> dict[str, float | int | None]:
+    """Mean total-variation distance between the prediction with and without the *removed* words
+    (hidden from attention, as the erasure objective hides them): 0 means the words do not matter."""
+    chosen = [ex for ex in examples if any(a == Action.REMOVE for a in targets.get(ex.id, {}).values())]
+    chosen = chosen[:max_examples]
+    if not chosen:
+        return {"mean_tv": None, "n": 0}
+    model = loaded.model
+    was_training = model.training
+    model.eval()
+    values: list[float] = []
+    try:
+        for start in range(0, len(chosen), batch_size):
+            batch = chosen[start : start + batch_size]
+            enc = encode(loaded.tokenizer, [ex.text for ex in batch], max_length=max_length).to(loaded.device)
+            hidden = torch.zeros_like(enc.word_index, dtype=torch.bool)
+            for b, ex in enumerate(batch):
+                for w, a in targets[ex.id].items():
+                    if a == Action.REMOVE:
+                        hidden[b] |= enc.word_index[b] == w
+            p_full = torch.softmax(model(**enc.model_inputs()).logits.float(), dim=-1)
+            inputs = enc.model_inputs()
+            inputs["attention_mask"] = enc.attention_mask * (~hidden).long()
+            p_erased = torch.softmax(model(**inputs).logits.float(), dim=-1)
+            values.extend((0.5 * (p_full - p_erased).abs().sum(-1)).tolist())
+    finally:
+        model.train(was_training)
+    return {"mean_tv": float(np.mean(values)), "n": len(values)}

@@ -1,0 +1,147 @@
+"""Effect of explanation-regularised retraining on the demo shortcut, across ER settings.
+
+For each setting (objective:lam:loss[:epochs[:attribution_weight]]) and seed, retrain the demo baseline
+(all-MiniLM-L6-v2 fine-tuned on the demo data) with one task-level *remove* on the planted word, then record
+clean and anti-shortcut accuracy before/after, and the attribution share of the removed word on the corrected
+training examples with grad x input (what the UI shows) and occlusion (which no loss optimises).
+This is the measurement behind the default ER objective. Prints one JSON document.
+
+    python bench/effect_sweep.py --settings erasure:1:mse both:3:mse attribution:10:mse --seeds 0 1 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+from benchlib import environment, resolve_device
+from xmd.core.demo import SHORTCUT_WORD
+from xmd.core.demo_story import DEBUG_CONFIG, prepare_baseline
+from xmd.core.effect import word_share
+from xmd.core.feedback import FeedbackSet
+from xmd.core.modeling import load_model
+from xmd.core.pipeline import debug
+from xmd.core.training import ERConfig, TrainConfig
+from xmd.core.types import Action, TaskFeedback
+
+
+def parse_setting(spec: str) -> tuple[ERConfig, int]:
+    parts = spec.split(":")
+    if len(parts) not in (3, 4, 5):
+        raise SystemExit(f"setting {spec!r}: expected objective:lam:loss[:epochs[:attribution_weight]]")
+    er = ERConfig(objective=parts[0], lam=float(parts[1]), loss=parts[2])
+    if len(parts) == 5:
+        er.attribution_weight = float(parts[4])
+    er.validate()
+    return er, int(parts[3]) if len(parts) >= 4 else DEBUG_CONFIG.epochs
+
+
+def run_one(workdir: Path, spec: str, seed: int, device: str) -> dict:
+    er, epochs = parse_setting(spec)
+    baseline, sets = prepare_baseline(workdir, device=device, progress=False)
+    out = workdir / "sweep" / f"{spec.replace(':', '_')}_seed{seed}"
+    shutil.rmtree(out, ignore_errors=True)
+    config = TrainConfig(**{**DEBUG_CONFIG.__dict__, "epochs": epochs, "seed": seed})
+    fb = FeedbackSet(task=[TaskFeedback(word=SHORTCUT_WORD, action=Action.REMOVE)])
+    t0 = time.perf_counter()
+    res = debug(
+        baseline,
+        sets["train"],
+        fb,
+        out,
+        config=config,
+        er=er,
+        eval_sets={"clean": sets["test_clean"], "anti": sets["test_anti"]},
+        device=device,
+    )
+    seconds = time.perf_counter() - t0
+    debugged = load_model(out, device=device)
+    anti_share = word_share(debugged, sets["test_anti"], SHORTCUT_WORD, max_length=config.max_length)
+    shutil.rmtree(out, ignore_errors=True)  # keep the disk small; the numbers are what matter
+    b, a = res.metrics_before, res.metrics_after
+    sb, sa = res.shares_before, res.shares_after
+    return {
+        "setting": spec,
+        "seed": seed,
+        "seconds": seconds,
+        "clean_before": b["clean"]["accuracy"],
+        "clean_after": a["clean"]["accuracy"],
+        "anti_before": b["anti"]["accuracy"],
+        "anti_after": a["anti"]["accuracy"],
+        "share_gxi_before": sb["grad_x_input"]["remove"]["mean_share"],
+        "share_gxi_after": sa["grad_x_input"]["remove"]["mean_share"],
+        "share_occlusion_before": sb["occlusion"]["remove"]["mean_share"],
+        "share_occlusion_after": sa["occlusion"]["remove"]["mean_share"],
+        "anti_share_gxi_after": anti_share["mean_share"],
+    }
+
+
+def summarise(runs: list[dict]) -> dict[str, dict]:
+    """Mean and standard deviation per setting of the quantities the acceptance test checks."""
+    out: dict[str, dict] = {}
+    for spec in dict.fromkeys(r["setting"] for r in runs):
+        rs = [r for r in runs if r["setting"] == spec]
+        derived = {
+            "clean_drop_points": [100 * (r["clean_before"] - r["clean_after"]) for r in rs],
+            "anti_gain_points": [100 * (r["anti_after"] - r["anti_before"]) for r in rs],
+            "share_gxi_drop_pct": [100 * (1 - r["share_gxi_after"] / r["share_gxi_before"]) for r in rs],
+            "share_occlusion_drop_pct": [
+                100 * (1 - r["share_occlusion_after"] / r["share_occlusion_before"]) for r in rs
+            ],
+        }
+        out[spec] = {
+            k: {"mean": statistics.fmean(v), "std": statistics.pstdev(v) if len(v) > 1 else 0.0, "n": len(v)}
+            for k, v in derived.items()
+        }
+        out[spec]["meets_acceptance"] = all(
+            c <= 2 and g >= 25 and s >= 80
+            for c, g, s in zip(
+                derived["clean_drop_points"], derived["anti_gain_points"], derived["share_gxi_drop_pct"], strict=True
+            )
+        )
+    return out
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--settings", nargs="+", default=["erasure:1:mse", "attribution:10:mse", "both:3:mse"])
+    p.add_argument("--seeds", nargs="+", type=int, default=[0])
+    p.add_argument("--workdir", default="runs/bench-demo", help="demo data and baseline are cached here")
+    p.add_argument("--device", default="auto")
+    args = p.parse_args()
+    runs = []
+    for spec in args.settings:
+        for seed in args.seeds:
+            r = run_one(Path(args.workdir), spec, seed, args.device)
+            print(json.dumps(r), file=sys.stderr, flush=True)
+            runs.append(r)
+    print(
+        json.dumps(
+            {
+                "benchmark": "effect_sweep",
+                "environment": environment(resolve_device(args.device)),
+                "params": {
+                    "settings": args.settings,
+                    "seeds": args.seeds,
+                    "train": DEBUG_CONFIG.__dict__,
+                    "feedback": f"task-level remove '{SHORTCUT_WORD}'",
+                },
+                "runs": runs,
+                "summary": summarise(runs),
+            },
+            indent=2,
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()
