@@ -93,14 +93,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("data", help="its training data")
     p.add_argument("feedback", help="feedback JSON ({'instance': [...], 'task': [...]})")
     p.add_argument("--out", required=True, help="new model directory for the debugged model")
-    p.add_argument("--objective", default="erasure", choices=["erasure", "attribution", "both"])
+    p.add_argument(
+        "--objective",
+        default="both",
+        choices=["erasure", "attribution", "both"],
+        help="both (default, chosen by measurement), erasure consistency, or the paper's attribution matching",
+    )
     p.add_argument("--loss", default="mse", choices=["mse", "mae", "huber"], help="ER loss (attribution objective)")
     p.add_argument("--lam", type=float, default=1.0, help="λ, the weight of the ER term")
     p.add_argument("--method", default="grad_x_input", help="attribution in the loss: grad_x_input | saliency")
     p.add_argument(
-        "--attribution-weight", type=float, default=None, help="weight μ of the attribution term in --objective both"
+        "--attribution-weight", type=float, default=5.0, help="weight μ of the attribution term in --objective both"
     )
-    _add_train_args(p, epochs=1, lr=2e-5)
+    _add_train_args(p, epochs=2, lr=3e-5)
     _add_data_args(p)
     _add_common(p)
 
@@ -315,8 +320,7 @@ def cmd_debug(args) -> None:
     del probe
     feedback = load_feedback(args.feedback)
     er = ERConfig(objective=args.objective, loss=args.loss, lam=args.lam, method=args.method)
-    if args.attribution_weight is not None:
-        er.attribution_weight = args.attribution_weight
+    er.attribution_weight = args.attribution_weight
     result = debug(
         _resolve_model(args.model),
         train,

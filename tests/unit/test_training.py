@@ -218,3 +218,31 @@ def test_erasure_objective_makes_the_prediction_ignore_the_word(shortcut_model, 
     after = erasure_effect(load_model(res.out_dir, device="cpu"), train, targets)
     assert before["n"] > 50 and before["mean_tv"] > 0.1
     assert after["mean_tv"] < 0.5 * before["mean_tv"], (before, after)
+
+
+def test_attribution_term_on_feedback_rows_only_equals_full_batch(tiny):
+    """The sub-batch shortcut must give the same loss and gradients as differentiating the whole batch."""
+    batch = shortcut_data(8)
+    enc = encode(tiny.tokenizer, [ex.text for ex in batch])
+    labels = torch.tensor([ex.label for ex in batch])
+    value = torch.zeros(len(batch), enc.max_words)
+    kind = torch.zeros(len(batch), enc.max_words, dtype=torch.long)
+    kind[2, 1] = -1
+    kind[5, 0] = 1
+    value[5, 0] = 1.0
+    er = ERConfig(objective="attribution", loss="mse")
+    grads = []
+    for sub in (False, True):
+        tiny.model.zero_grad()
+        if sub:
+            rows = (kind != 0).any(dim=1)
+            logits = tiny.model(**enc.model_inputs()).logits
+            _, ws, _ = gradient_word_scores(tiny.model, enc.select(rows), labels[rows], create_graph=True)
+            loss = _er_term(tiny.model, enc, labels, logits, ws, (value, kind), er, rows)
+        else:
+            logits, ws, _ = gradient_word_scores(tiny.model, enc, labels, create_graph=True)
+            loss = _er_term(tiny.model, enc, labels, logits, ws, (value, kind), er)
+        loss.backward()
+        grads.append((loss.item(), tiny.model.bert.encoder.layer[1].output.dense.weight.grad.clone()))
+    assert grads[0][0] == pytest.approx(grads[1][0], rel=1e-5)
+    assert torch.allclose(grads[0][1], grads[1][1], atol=1e-6)

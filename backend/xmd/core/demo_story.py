@@ -31,8 +31,8 @@ from xmd.core.types import Action, TaskFeedback
 log = logging.getLogger(__name__)
 
 BASELINE_CONFIG = TrainConfig(epochs=2, lr=5e-5, batch_size=32, max_length=64, seed=0)
-DEBUG_CONFIG = TrainConfig(epochs=1, lr=3e-5, batch_size=32, max_length=64, seed=0)
-DEBUG_ER = ERConfig(objective="erasure", lam=1.0)
+DEBUG_CONFIG = TrainConfig(epochs=2, lr=3e-5, batch_size=32, max_length=64, seed=0)
+DEBUG_ER = ERConfig()  # the measured default: objective "both", λ = 1, attribution weight 5 (bench/effect_sweep.py)
 
 
 def prepare_baseline(

@@ -77,12 +77,12 @@ class ERConfig:
     attribution term needs ≈10 to silence gradients), so one λ cannot serve both.
     """
 
-    objective: str = "erasure"
+    objective: str = "both"
     loss: str = "mse"
     lam: float = 1.0
     method: str = "grad_x_input"
     add_margin: float = 0.5
-    attribution_weight: float = 1.0
+    attribution_weight: float = 5.0
 
     def validate(self) -> None:
         if self.objective not in OBJECTIVES:
@@ -200,13 +200,22 @@ def _er_term(
     word_scores: torch.Tensor | None,
     fb: tuple[torch.Tensor, torch.Tensor],
     er: ERConfig,
+    attr_rows: torch.Tensor | None = None,
 ) -> torch.Tensor:
-    """``L_ER`` for one batch under the configured objective (``both`` adds the two terms)."""
+    """``L_ER`` for one batch under the configured objective (``both`` adds the two terms).
+
+    ``word_scores`` may cover only the rows in ``attr_rows`` (the rows with feedback), which is
+    how :func:`train_loop` avoids a second derivative through rows that have none.
+    """
     total = logits.new_zeros(())
     if er.objective in ("attribution", "both"):
         assert word_scores is not None, "attribution objectives need in-graph word scores"
+        sub_enc, sub_fb = enc, fb
+        if attr_rows is not None:
+            sub_enc = enc.select(attr_rows)
+            sub_fb = tuple(t[attr_rows][:, : word_scores.shape[1]] for t in fb)
         weight = er.attribution_weight if er.objective == "both" else 1.0
-        total = total + weight * _attribution_term(enc, word_scores, fb, er)
+        total = total + weight * _attribution_term(sub_enc, word_scores, sub_fb, er)
     if er.objective in ("erasure", "both"):
         total = total + _erasure_term(model, enc, labels, logits, fb, er)
     return total
@@ -285,16 +294,26 @@ def train_loop(
                 labels = torch.tensor([ex.label for ex in batch], device=device)
                 fb = _feedback_tensors(batch, targets or {}, enc.max_words, device) if use_er else None
                 with amp:
-                    word_scores = None
+                    word_scores, attr_rows = None, None
                     if fb is not None and er.objective != "erasure":
-                        logits, word_scores, _ = gradient_word_scores(
-                            model, enc, labels, method=er.method, create_graph=True
-                        )
+                        rows = (fb[1] != 0).any(dim=1)
+                        if rows.float().mean() > 0.5:
+                            # Most rows have feedback: one forward serves both losses.
+                            logits, word_scores, _ = gradient_word_scores(
+                                model, enc, labels, method=er.method, create_graph=True
+                            )
+                        else:
+                            # Few rows have feedback: differentiate twice through those rows only.
+                            logits = model(**enc.model_inputs()).logits
+                            attr_rows = rows
+                            _, word_scores, _ = gradient_word_scores(
+                                model, enc.select(rows), labels[rows], method=er.method, create_graph=True
+                            )
                     else:
                         logits = model(**enc.model_inputs()).logits
                     task_loss = F.cross_entropy(logits.float(), labels)
                     er_loss = (
-                        _er_term(model, enc, labels, logits, word_scores, fb, er)
+                        _er_term(model, enc, labels, logits, word_scores, fb, er, attr_rows)
                         if fb is not None
                         else task_loss.new_zeros(())
                     )

@@ -72,6 +72,20 @@ class Encoded:
             self.token_type_ids = self.token_type_ids.to(device)
         return self
 
+    def select(self, rows: torch.Tensor) -> Encoded:
+        """The sub-batch of the rows where ``rows`` (bool ``[B]``) is True, trimmed to its widest row."""
+        keep = rows.nonzero().flatten().tolist()
+        width = int(self.attention_mask[rows].sum(dim=1).max()) if keep else 0
+        return Encoded(
+            input_ids=self.input_ids[rows][:, :width],
+            attention_mask=self.attention_mask[rows][:, :width],
+            token_type_ids=self.token_type_ids[rows][:, :width] if self.token_type_ids is not None else None,
+            word_index=self.word_index[rows][:, :width],
+            words=[self.words[i] for i in keep],
+            spans=[self.spans[i] for i in keep],
+            n_seen=[self.n_seen[i] for i in keep],
+        )
+
     @property
     def max_words(self) -> int:
         return max((len(w) for w in self.words), default=0)
