@@ -114,6 +114,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--faithfulness", action="store_true", help="also AOPC comprehensiveness / sufficiency")
     p.add_argument("--method", default="grad_x_input", help="attribution method for faithfulness")
     p.add_argument("--faithfulness-limit", type=int, default=200, help="examples per set for faithfulness")
+    p.add_argument(
+        "--rationale-column",
+        default=None,
+        help="column with human rationales (0/1 per word, word positions or words): adds AUPRC and token-F1",
+    )
     p.add_argument("--eval", action="append", default=[], metavar="NAME=PATH", required=True)
     _add_data_args(p)
     _add_common(p)
@@ -346,25 +351,37 @@ def cmd_debug(args) -> None:
 
 def cmd_evaluate(args) -> None:
     from xmd.core.attribution import explain
-    from xmd.core.evaluate import aopc, evaluate_sets
+    from xmd.core.evaluate import aopc, evaluate_sets, plausibility, rationale_mask
     from xmd.core.modeling import load_model
+    from xmd.core.types import DataError
 
     loaded = load_model(_resolve_model(args.model), device=args.device)
     sets = _eval_sets(args, loaded.labels)
     metrics = evaluate_sets(loaded, sets, batch_size=args.batch_size, max_length=args.max_length)
     lines = [_metrics_table(None, metrics)]
-    if args.faithfulness:
+    if args.faithfulness or args.rationale_column:
         for name, exs in sets.items():
             chosen = exs[: args.faithfulness_limit]
             texts = [ex.text for ex in chosen]
             exps = explain(loaded, texts, method=args.method, max_length=args.max_length, progress=not args.quiet)
-            f = aopc(loaded, texts, exps, batch_size=args.batch_size, max_length=args.max_length)
-            metrics[name]["aopc_comprehensiveness"] = f["comprehensiveness"]
-            metrics[name]["aopc_sufficiency"] = f["sufficiency"]
-            lines.append(
-                f"{name}: AOPC comprehensiveness {f['comprehensiveness']:.3f}, sufficiency {f['sufficiency']:.3f}"
-                f" ({args.method}, {len(chosen)} examples)"
-            )
+            if args.faithfulness:
+                f = aopc(loaded, texts, exps, batch_size=args.batch_size, max_length=args.max_length)
+                metrics[name]["aopc_comprehensiveness"] = f["comprehensiveness"]
+                metrics[name]["aopc_sufficiency"] = f["sufficiency"]
+                lines.append(
+                    f"{name}: AOPC comprehensiveness {f['comprehensiveness']:.3f}, "
+                    f"sufficiency {f['sufficiency']:.3f} ({args.method}, {len(chosen)} examples)"
+                )
+            if args.rationale_column:
+                col = args.rationale_column
+                if not any(col in ex.meta for ex in chosen):
+                    raise DataError(f"eval set {name!r} has no column {col!r} with rationales")
+                masks = [rationale_mask(ex.text, ex.meta.get(col)) for ex in chosen]
+                pl = plausibility(exps, masks)
+                metrics[name]["plausibility"] = pl
+                auprc_s = "-" if pl["auprc"] is None else f"{pl['auprc']:.3f}"
+                f1_s = "-" if pl["token_f1"] is None else f"{pl['token_f1']:.3f}"
+                lines.append(f"{name}: plausibility AUPRC {auprc_s}, token-F1 {f1_s} over {pl['n']} rationales")
     _print(args, metrics, "\n".join(lines))
 
 

@@ -120,12 +120,29 @@ def test_train_debug_evaluate(capsys, tiny_model_dir, data, tmp_path):
     assert result["er"]["loss"] == "mae" and result["er"]["objective"] == "attribution"
     assert result["n_feedback_positions"] == 2
     assert set(result["metrics_before"]) == {"dev"}
+    assert result["parent"]["kind"] == "fine_tune"  # lineage: debugged from a model xmd fine-tuned
+    assert "originally fine-tuned from" in (tmp_path / "v1" / "README.md").read_text()
+    cues = ("great", "awful", "terrible", "wonderful", "hated", "loved")
+    rat = tmp_path / "rationales.jsonl"
+    rat.write_text(
+        "\n".join(json.dumps({"text": t, "label": lab, "why": [w for w in t.split() if w in cues]}) for t, lab in TEXTS)
+    )
     code, out, _ = run(
-        capsys, "evaluate", tmp_path / "v1", "--eval", f"dev={data}", "--faithfulness", "--json", "--quiet"
+        capsys,
+        "evaluate",
+        tmp_path / "v1",
+        "--eval",
+        f"dev={rat}",
+        "--faithfulness",
+        "--json",
+        "--quiet",
+        "--rationale-column",
+        "why",
     )
     assert code == 0
     metrics = json.loads(out)["dev"]
     assert 0 <= metrics["accuracy"] <= 1 and "aopc_comprehensiveness" in metrics
+    assert metrics["plausibility"]["n"] == 6 and 0 <= metrics["plausibility"]["auprc"] <= 1
 
 
 @pytest.mark.parametrize(

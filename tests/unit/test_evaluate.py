@@ -326,3 +326,16 @@ def test_plausibility_skips_empty_rationales():
         plausibility(exps[:1], [[1, 0]])
     with pytest.raises(DataError):
         plausibility(exps, rationales[:2])
+
+
+def test_rationale_mask_accepts_the_usual_formats():
+    from xmd.core.evaluate import rationale_mask
+
+    text = "The plot was dull , the acting dull too"
+    assert rationale_mask(text, ["DULL"]) == [0, 0, 0, 1, 0, 0, 0, 1, 0]
+    assert rationale_mask(text, "plot acting") == [0, 1, 0, 0, 0, 0, 1, 0, 0]
+    assert rationale_mask(text, [1, 3]) == [0, 1, 0, 1, 0, 0, 0, 0, 0]
+    assert rationale_mask(text, [0, 0, 0, 1, 0, 0, 0, 0, 1]) == [0, 0, 0, 1, 0, 0, 0, 0, 1]
+    assert rationale_mask(text, None) is None and rationale_mask(text, []) is None
+    with pytest.raises(DataError, match="cannot read rationale"):
+        rationale_mask(text, [42])

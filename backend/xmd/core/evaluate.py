@@ -383,3 +383,34 @@ def plausibility(
         "n": len(aps),
         "n_skipped": skipped,
     }
+
+
+def rationale_mask(text: str, rationale: Any) -> list[int] | None:
+    """Turn a rationale as people store it into one 0/1 flag per word of ``text``.
+
+    Accepted: a list of 0/1 flags (one per word), a list of word positions, a list of words (every
+    occurrence is marked, case-insensitively), or a space-separated string of words. None/empty → None.
+    """
+    from xmd.core.words import split_words, word_key
+
+    words = split_words(text)[0]
+    if rationale is None or (isinstance(rationale, str) and not rationale.strip()):
+        return None
+    if isinstance(rationale, str):
+        rationale = rationale.split()
+    items = list(rationale)
+    if not items:
+        return None
+    if all(isinstance(v, str) for v in items):
+        keys = {word_key(w) for w in items}
+        return [1 if word_key(w) in keys else 0 for w in words]
+    if all(isinstance(v, bool | int | np.integer) for v in items):
+        if len(items) == len(words) and set(int(v) for v in items) <= {0, 1}:
+            return [int(v) for v in items]
+        if all(0 <= int(v) < len(words) for v in items):
+            marked = {int(v) for v in items}
+            return [1 if i in marked else 0 for i in range(len(words))]
+    raise DataError(
+        f"cannot read rationale {rationale!r} for a text of {len(words)} words: give 0/1 flags per word, "
+        "word positions, or the rationale words"
+    )

@@ -60,7 +60,8 @@ def render_model_card(meta: dict[str, Any]) -> str:
             "retrained with `L = L_task + λ·L_ER`, where the explanation regulariser `L_ER` pulls the "
             "model's behaviour toward that feedback.",
             "",
-            f"- Base model: `{base}`",
+            f"- Debugged from: `{base}`"
+            + (f" (originally fine-tuned from `{meta['parent']['root_model']}`)" if meta.get("parent") else ""),
             f"- Classes: {', '.join(f'`{x}`' for x in labels)}",
             f"- ER objective: `{er.get('objective')}`, loss `{er.get('loss')}`, λ = {er.get('lam')}, "
             f"attribution method `{er.get('method')}`",

@@ -95,6 +95,23 @@ def _meta(loaded: LoadedModel, config: TrainConfig, n_train: int, history: Train
     }
 
 
+def _parent_meta(model_dir: str | os.PathLike) -> dict[str, Any] | None:
+    """Lineage: what the model being debugged was itself made from, when xmd made it."""
+    meta_file = Path(model_dir) / "xmd.json"
+    if not meta_file.exists():
+        return None
+    try:
+        meta = json.loads(meta_file.read_text())
+    except (OSError, ValueError):
+        return None
+    return {
+        "path": str(model_dir),
+        "kind": meta.get("kind"),
+        "base_model": meta.get("base_model"),
+        "root_model": (meta.get("parent") or {}).get("root_model") or meta.get("base_model"),
+    }
+
+
 def fine_tune(
     base: str | os.PathLike | LoadedModel,
     train: Sequence[Example],
@@ -209,6 +226,7 @@ def debug(
                 name=name,
                 er=asdict(er),
                 feedback_counts=feedback.counts(),
+                parent=_parent_meta(model_dir),
                 n_feedback_positions=n_positions,
                 n_feedback_examples=len(targets),
             ),

@@ -1,18 +1,18 @@
 """Fine-tuning and explanation-regularised retraining: ``L = L_task + λ·L_ER``.
 
-Two families of ``L_ER`` are offered, because measurement showed they behave very differently:
+Two families of ``L_ER`` are offered, and their combination, because measurement showed they behave
+very differently (README, "Why both is the default"; ``bench/effect_sweep.py``):
 
 - ``attribution`` (the XMD paper's): the model's own word attributions, computed *inside* the
   training graph (``create_graph=True``), normalised to shares (``normalize.shares``) and pulled
   toward the feedback targets — 0 for *remove*, 1 for *add* — with MSE, MAE or Huber. It needs a
-  second derivative, so the model must use eager attention.
-- ``both``: the sum of the two, for when the explanations people look at (gradients) must agree
-  with the behaviour (erasure).
-- ``erasure`` (default): for *remove*, the prediction must not change when the word is erased
-  (KL from the erased prediction, held fixed, to the full prediction); for *add*, erasing the word
-  must lower the gold-class log-probability by at least a margin. Gradient attributions can be
-  driven to zero while the model still uses a word; erasure consistency targets the behaviour
-  itself and costs one extra forward pass without a second derivative.
+  second derivative, so the model must use eager attention. On its own it can silence the
+  gradients while the model keeps using the word.
+- ``erasure``: for *remove*, the prediction must not change when the word is hidden from attention
+  (KL from the erased prediction, held fixed, to the full prediction); for *add*, hiding the word
+  must lower the gold-class log-probability by at least a margin. It fixes the behaviour, but the
+  gradient explanations people look at may still light the word up.
+- ``both`` (default): ``erasure + attribution_weight · attribution`` — behaviour and display agree.
 
 Training always starts from the weights it is given (the user's fine-tuned model), and the
 functions here never write to the model's source directory.
