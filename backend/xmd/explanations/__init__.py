@@ -1,0 +1,1 @@
+"""Instance explanations and the per-word task aggregates built from them."""

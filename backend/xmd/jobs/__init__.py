@@ -1,0 +1,1 @@
+"""Jobs: the rows that long work (explain, retrain, evaluate, push) reports through."""

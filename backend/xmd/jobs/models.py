@@ -1,0 +1,78 @@
+"""Job rows and their metric points (the live loss curve).
+
+A worker owns a running job: it reports progress (which is also its heartbeat) and finishes or fails
+it. Anything else (the API) only reads, or asks for cancellation through ``cancel_requested``.
+"""
+
+from __future__ import annotations
+
+import enum
+import uuid
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import JSON, Double, ForeignKey, Index, String, Text
+from sqlalchemy.orm import Mapped, mapped_column
+
+from xmd.db.base import Base, enum_column, utcnow
+
+
+class JobKind(str, enum.Enum):
+    EXPLAIN = "explain"
+    RETRAIN = "retrain"
+    EVALUATE = "evaluate"
+    PUSH = "push"
+
+
+class JobStatus(str, enum.Enum):
+    QUEUED = "queued"
+    RUNNING = "running"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+
+    @property
+    def finished(self) -> bool:
+        return self in (JobStatus.SUCCEEDED, JobStatus.FAILED, JobStatus.CANCELLED)
+
+
+def new_job_id() -> str:
+    return str(uuid.uuid4())
+
+
+class Job(Base):
+    __tablename__ = "jobs"
+    __table_args__ = (Index(None, "project_id", "created_at"), Index(None, "status", "heartbeat_at"))
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_job_id)
+    project_id: Mapped[int | None] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"))
+    kind: Mapped[JobKind] = mapped_column(enum_column(JobKind, "job_kind"))
+    status: Mapped[JobStatus] = mapped_column(enum_column(JobStatus, "job_status"), default=JobStatus.QUEUED)
+    progress: Mapped[float] = mapped_column(Double, default=0.0)
+    step: Mapped[int | None]
+    total_steps: Mapped[int | None]
+    epoch: Mapped[float | None] = mapped_column(Double)
+    params: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    result: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True))
+    error: Mapped[str | None] = mapped_column(Text)
+    worker_host: Mapped[str | None] = mapped_column(String(255))
+    cancel_requested: Mapped[bool] = mapped_column(default=False)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    started_at: Mapped[datetime | None]
+    finished_at: Mapped[datetime | None]
+    heartbeat_at: Mapped[datetime | None]
+
+
+class JobMetric(Base):
+    __tablename__ = "job_metrics"
+    __table_args__ = (Index(None, "job_id", "id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    job_id: Mapped[str] = mapped_column(ForeignKey("jobs.id", ondelete="CASCADE"))
+    step: Mapped[int]
+    epoch: Mapped[float | None] = mapped_column(Double)
+    task_loss: Mapped[float | None] = mapped_column(Double)
+    er_loss: Mapped[float | None] = mapped_column(Double)
+    loss: Mapped[float | None] = mapped_column(Double)
+    lr: Mapped[float | None] = mapped_column(Double)
+    at: Mapped[datetime] = mapped_column(default=utcnow)

@@ -1,0 +1,221 @@
+"""Jobs: created by the API (queued), driven by one worker (running → succeeded | failed | cancelled).
+
+State changes are single guarded UPDATEs (``WHERE status = …``) committed at once, so the API, a
+worker and the stale-job sweeper never overwrite each other's transitions, and a worker's progress
+is visible to the UI the moment it is reported. A job whose worker died is failed by
+:func:`mark_stale_as_failed` ("nothing is lost": the row says what happened).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import func, insert, select, update
+from sqlalchemy.orm import Session
+
+from xmd.db.base import utcnow
+from xmd.db.errors import ConflictError, NotFoundError
+from xmd.jobs.models import Job, JobKind, JobMetric, JobStatus
+
+ACTIVE = (JobStatus.QUEUED, JobStatus.RUNNING)
+
+
+def get(*, db_session: Session, job_id: str) -> Job | None:
+    """Job by id, freshly read (another process may have changed it), or None."""
+    return db_session.get(Job, job_id, populate_existing=True)
+
+
+def get_or_raise(*, db_session: Session, job_id: str) -> Job:
+    """Job by id; NotFoundError if there is none."""
+    job = get(db_session=db_session, job_id=job_id)
+    if job is None:
+        raise NotFoundError(f"job {job_id} not found")
+    return job
+
+
+def list_jobs(
+    *,
+    db_session: Session,
+    project_id: int | None = None,
+    status: JobStatus | str | None = None,
+    kind: JobKind | str | None = None,
+    limit: int = 50,
+) -> list[Job]:
+    """Jobs, newest first, optionally of one project, status or kind."""
+    stmt = select(Job)
+    if project_id is not None:
+        stmt = stmt.where(Job.project_id == project_id)
+    if status is not None:
+        stmt = stmt.where(Job.status == JobStatus(status))
+    if kind is not None:
+        stmt = stmt.where(Job.kind == JobKind(kind))
+    stmt = stmt.order_by(Job.created_at.desc(), Job.id).limit(limit)
+    return list(db_session.scalars(stmt.execution_options(populate_existing=True)))
+
+
+def create(
+    *, db_session: Session, kind: JobKind | str, project_id: int | None = None, params: dict[str, Any] | None = None
+) -> Job:
+    """A queued job; commit before enqueueing it, so the worker finds the row."""
+    job = Job(kind=JobKind(kind), project_id=project_id, params=dict(params or {}), status=JobStatus.QUEUED)
+    db_session.add(job)
+    db_session.commit()
+    return job
+
+
+def _transition(db_session: Session, job_id: str, allowed: tuple[JobStatus, ...], **values: Any) -> bool:
+    res = db_session.execute(
+        update(Job).where(Job.id == job_id, Job.status.in_(allowed)).values(**values),
+        execution_options={"synchronize_session": False},
+    )
+    db_session.commit()
+    return bool(res.rowcount)
+
+
+def mark_running(*, db_session: Session, job_id: str, worker_host: str | None = None) -> bool:
+    """queued → running; False if the job is no longer queued (e.g. cancelled before it started)."""
+    now = utcnow()
+    return _transition(
+        db_session,
+        job_id,
+        (JobStatus.QUEUED,),
+        status=JobStatus.RUNNING,
+        started_at=now,
+        heartbeat_at=now,
+        worker_host=worker_host,
+    )
+
+
+def report_progress(
+    *,
+    db_session: Session,
+    job_id: str,
+    progress: float,
+    step: int | None = None,
+    total_steps: int | None = None,
+    epoch: float | None = None,
+    task_loss: float | None = None,
+    er_loss: float | None = None,
+    loss: float | None = None,
+    lr: float | None = None,
+) -> bool:
+    """Update a running job's progress (0–100; also its heartbeat) and, when losses are given, append a
+    point to its loss curve; committed at once. Returns True if cancellation was requested, so the
+    training loop can stop at this step."""
+    now = utcnow()
+    values: dict[str, Any] = {"progress": min(100.0, max(0.0, float(progress))), "heartbeat_at": now}
+    if step is not None:
+        values["step"] = step
+    if total_steps is not None:
+        values["total_steps"] = total_steps
+    if epoch is not None:
+        values["epoch"] = epoch
+    res = db_session.execute(
+        update(Job).where(Job.id == job_id, Job.status == JobStatus.RUNNING).values(**values),
+        execution_options={"synchronize_session": False},
+    )
+    if res.rowcount and any(v is not None for v in (task_loss, er_loss, loss, lr)):
+        db_session.execute(
+            insert(JobMetric).values(
+                job_id=job_id,
+                step=step or 0,
+                epoch=epoch,
+                task_loss=task_loss,
+                er_loss=er_loss,
+                loss=loss,
+                lr=lr,
+                at=now,
+            )
+        )
+    db_session.commit()
+    return is_cancel_requested(db_session=db_session, job_id=job_id)
+
+
+def heartbeat(*, db_session: Session, job_id: str) -> bool:
+    """Tell the sweeper the worker is alive without changing progress; returns is-cancel-requested."""
+    db_session.execute(
+        update(Job).where(Job.id == job_id, Job.status == JobStatus.RUNNING).values(heartbeat_at=utcnow()),
+        execution_options={"synchronize_session": False},
+    )
+    db_session.commit()
+    return is_cancel_requested(db_session=db_session, job_id=job_id)
+
+
+def finish(*, db_session: Session, job_id: str, result: dict[str, Any] | None = None) -> bool:
+    """running → succeeded with ``result``; False if the job was not running (e.g. already failed)."""
+    now = utcnow()
+    return _transition(
+        db_session,
+        job_id,
+        (JobStatus.RUNNING,),
+        status=JobStatus.SUCCEEDED,
+        result=result,
+        progress=100.0,
+        finished_at=now,
+        heartbeat_at=now,
+    )
+
+
+def fail(*, db_session: Session, job_id: str, error: str) -> bool:
+    """queued/running → failed with an error message meant for the user; False if already finished."""
+    now = utcnow()
+    return _transition(db_session, job_id, ACTIVE, status=JobStatus.FAILED, error=error, finished_at=now)
+
+
+def mark_cancelled(*, db_session: Session, job_id: str) -> bool:
+    """queued/running → cancelled (the worker acknowledging a cancel request); False if already finished."""
+    now = utcnow()
+    return _transition(db_session, job_id, ACTIVE, status=JobStatus.CANCELLED, finished_at=now)
+
+
+def request_cancel(*, db_session: Session, job_id: str) -> Job:
+    """Ask a job to stop: a queued job is cancelled at once (no worker has it); a running one gets
+    ``cancel_requested`` and its worker stops at its next progress report. ConflictError if finished."""
+    job = get_or_raise(db_session=db_session, job_id=job_id)
+    if job.status.finished:
+        raise ConflictError(f"job {job_id} is already {job.status.value}")
+    if not _transition(
+        db_session,
+        job_id,
+        (JobStatus.QUEUED,),
+        status=JobStatus.CANCELLED,
+        cancel_requested=True,
+        finished_at=utcnow(),
+    ):
+        _transition(db_session, job_id, (JobStatus.RUNNING,), cancel_requested=True)
+    return get_or_raise(db_session=db_session, job_id=job_id)
+
+
+def is_cancel_requested(*, db_session: Session, job_id: str) -> bool:
+    """Whether someone asked this job to stop (read from the database, not the session cache)."""
+    return bool(db_session.scalar(select(Job.cancel_requested).where(Job.id == job_id)))
+
+
+def mark_stale_as_failed(*, db_session: Session, older_than: timedelta, now: datetime | None = None) -> list[str]:
+    """Fail running jobs whose last heartbeat (or start) is older than ``older_than``: their worker
+    died without saying so. Returns the ids of the jobs failed."""
+    now = now or utcnow()
+    cutoff = now - older_than
+    last_seen = func.coalesce(Job.heartbeat_at, Job.started_at, Job.created_at)
+    stmt = (
+        update(Job)
+        .where(Job.status == JobStatus.RUNNING, last_seen < cutoff)
+        .values(
+            status=JobStatus.FAILED,
+            finished_at=now,
+            error=f"the worker stopped reporting (no heartbeat for more than {older_than}); the job was abandoned",
+        )
+        .returning(Job.id)
+    )
+    ids = list(db_session.execute(stmt, execution_options={"synchronize_session": False}).scalars())
+    db_session.commit()
+    return ids
+
+
+def metrics(*, db_session: Session, job_id: str, after_id: int | None = None, limit: int = 10000) -> list[JobMetric]:
+    """Loss-curve points of a job in order; ``after_id`` fetches only the points since the last poll."""
+    stmt = select(JobMetric).where(JobMetric.job_id == job_id)
+    if after_id is not None:
+        stmt = stmt.where(JobMetric.id > after_id)
+    return list(db_session.scalars(stmt.order_by(JobMetric.id).limit(limit)))

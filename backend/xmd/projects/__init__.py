@@ -1,0 +1,1 @@
+"""Projects: one model being debugged, its label space and settings."""

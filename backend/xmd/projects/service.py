@@ -1,0 +1,81 @@
+"""Projects: create, look up, delete (deleting cascades to everything the project owns)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from xmd.db.errors import ConflictError, NotFoundError
+from xmd.projects.models import Project
+
+
+def get(*, db_session: Session, project_id: int) -> Project | None:
+    """Project by id, or None."""
+    return db_session.get(Project, project_id)
+
+
+def get_or_raise(*, db_session: Session, project_id: int) -> Project:
+    """Project by id; NotFoundError if there is none."""
+    project = get(db_session=db_session, project_id=project_id)
+    if project is None:
+        raise NotFoundError(f"project {project_id} not found")
+    return project
+
+
+def get_by_name(*, db_session: Session, name: str) -> Project | None:
+    """Project by unique name, or None."""
+    return db_session.scalars(select(Project).where(Project.name == name)).one_or_none()
+
+
+def list_projects(*, db_session: Session) -> list[Project]:
+    """All projects, newest first."""
+    return list(db_session.scalars(select(Project).order_by(Project.id.desc())))
+
+
+def create(
+    *,
+    db_session: Session,
+    name: str,
+    labels: list[str],
+    model_source: str,
+    description: str = "",
+    created_by: int | None = None,
+    settings: dict[str, Any] | None = None,
+) -> Project:
+    """Create a project; ValueError for an empty or duplicated label list, ConflictError for a taken name."""
+    name = name.strip()
+    if not name:
+        raise ValueError("a project needs a non-empty name")
+    labels = [str(label) for label in labels]
+    if not labels:
+        raise ValueError("a project needs at least one label")
+    if len(set(labels)) != len(labels):
+        raise ValueError(f"labels must be distinct, got {labels}")
+    if get_by_name(db_session=db_session, name=name) is not None:
+        raise ConflictError(f"project {name!r} already exists")
+    project = Project(
+        name=name,
+        labels=labels,
+        model_source=model_source,
+        description=description,
+        created_by=created_by,
+        settings=dict(settings or {}),
+    )
+    db_session.add(project)
+    db_session.commit()
+    return project
+
+
+def update_settings(*, db_session: Session, project: Project, settings: dict[str, Any]) -> Project:
+    """Merge ``settings`` into the project's settings (a new dict, so the JSON change is tracked)."""
+    project.settings = {**project.settings, **settings}
+    db_session.commit()
+    return project
+
+
+def delete(*, db_session: Session, project: Project) -> None:
+    """Delete a project and, through ON DELETE CASCADE, its datasets, versions, feedback and jobs."""
+    db_session.delete(project)
+    db_session.commit()
