@@ -129,6 +129,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--n-train", type=int, default=2000)
     p.add_argument("--json", action="store_true")
 
+    p = sub.add_parser("db", help="database schema: upgrade (create/migrate), downgrade, current")
+    p.add_argument("action", choices=["upgrade", "downgrade", "current"])
+    p.add_argument("revision", nargs="?", default=None, help="target revision (default: head / one step down)")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("users", help="manage users and API tokens (the first admin is created here)")
+    p.add_argument("action", choices=["create", "token", "list"])
+    p.add_argument("name", nargs="?", default=None)
+    p.add_argument("--role", default="viewer", choices=["admin", "annotator", "viewer"])
+    p.add_argument("--json", action="store_true")
+
     p = sub.add_parser("demo", help="the whole story on the demo data: train, find the shortcut, debug it")
     p.add_argument("--workdir", default="runs/demo", help="where data and models go (default: runs/demo)")
     p.add_argument("--n-train", type=int, default=2000)
@@ -137,6 +148,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true")
     p.add_argument("--device", default="auto")
     return parser
+
+
+class XMDUsageError(ValueError):
+    """A command-line argument is missing or refers to nothing."""
 
 
 def _version() -> str:
@@ -401,6 +416,55 @@ def cmd_demo(args) -> None:
     _print(args, report, report.get("summary", ""))
 
 
+def cmd_db(args) -> None:
+    from xmd.config import Settings
+    from xmd.db.engine import make_engine
+    from xmd.db.migrate import current_revisions, downgrade, upgrade
+
+    settings = Settings.from_env()
+    engine = make_engine(settings.database_url, data_dir_path=settings.data_dir)
+    url = engine.url
+    if args.action == "upgrade":
+        upgrade(url, args.revision or "head")
+    elif args.action == "downgrade":
+        downgrade(url, args.revision or "-1")
+    revs = sorted(current_revisions(engine))
+    where = url.render_as_string(hide_password=True)
+    _print(args, {"database": where, "revisions": revs}, f"{where}: at {', '.join(revs) or 'no revision (empty)'}")
+
+
+def cmd_users(args) -> None:
+    from xmd.config import Settings
+    from xmd.db.engine import make_engine, make_session_factory
+    from xmd.db.migrate import check_migrated
+    from xmd.users import service
+
+    settings = Settings.from_env()
+    engine = make_engine(settings.database_url, data_dir_path=settings.data_dir)
+    check_migrated(engine)
+    with make_session_factory(engine)() as db:
+        if args.action == "list":
+            users = service.list_users(db_session=db)
+            rows = [{"id": u.id, "name": u.name, "role": u.role.value} for u in users]
+            _print(args, rows, "\n".join(f"{r['id']:>4}  {r['name']:<20} {r['role']}" for r in rows))
+            return
+        if not args.name:
+            raise XMDUsageError("a user name is required")
+        if args.action == "create":
+            user = service.create_user(db_session=db, name=args.name, role=args.role)
+        else:
+            user = service.get_by_name(db_session=db, name=args.name)
+            if user is None:
+                raise XMDUsageError(f"no user named {args.name!r}")
+        _, secret = service.create_token(db_session=db, user=user, name="cli")
+        db.commit()
+        _print(
+            args,
+            {"id": user.id, "name": user.name, "role": user.role.value, "token": secret},
+            f"user {user.name} ({user.role.value}); API token (shown once, store it now):\n{secret}",
+        )
+
+
 COMMANDS = {
     "explain": cmd_explain,
     "words": cmd_words,
@@ -409,6 +473,8 @@ COMMANDS = {
     "evaluate": cmd_evaluate,
     "demo-data": cmd_demo_data,
     "demo": cmd_demo,
+    "db": cmd_db,
+    "users": cmd_users,
 }
 
 

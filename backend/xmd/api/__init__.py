@@ -1,0 +1,1 @@
+"""The REST API: FastAPI app factory, authentication, role policy and error mapping."""

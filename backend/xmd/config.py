@@ -1,0 +1,76 @@
+"""Service settings, read once from the environment (``XMD_*``) so API, workers and CLI agree.
+
+Defaults give the demo set-up: SQLite and an embedded broker under one data directory, no servers.
+Production sets ``XMD_DATABASE_URL`` (PostgreSQL) and ``XMD_BROKER_URL`` (Redis).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+def _int(name: str, default: int) -> int:
+    raw = os.environ.get(name)
+    if raw in (None, ""):
+        return default
+    try:
+        return int(raw)
+    except ValueError as exc:
+        raise ValueError(f"{name} must be an integer, got {raw!r}") from exc
+
+
+def _bool(name: str, default: bool) -> bool:
+    raw = os.environ.get(name)
+    if raw in (None, ""):
+        return default
+    return raw.strip().lower() in ("1", "true", "yes", "on")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything the service is configured by; ``Settings.from_env()`` is the only reader of env."""
+
+    data_dir: Path = field(default_factory=lambda: Path("xmd-data").resolve())
+    database_url: str | None = None
+    broker_url: str | None = None
+    result_backend: str | None = None
+    max_upload_mb: int = 200
+    max_text_chars: int = 20_000
+    allow_local_model_paths: bool = True
+    device: str = "auto"
+    hf_endpoint: str | None = None
+
+    @classmethod
+    def from_env(cls) -> Settings:
+        data_dir = Path(os.environ.get("XMD_DATA_DIR") or "xmd-data").expanduser().resolve()
+        return cls(
+            data_dir=data_dir,
+            database_url=os.environ.get("XMD_DATABASE_URL") or None,
+            broker_url=os.environ.get("XMD_BROKER_URL") or None,
+            result_backend=os.environ.get("XMD_RESULT_BACKEND") or None,
+            max_upload_mb=_int("XMD_MAX_UPLOAD_MB", 200),
+            max_text_chars=_int("XMD_MAX_TEXT_CHARS", 20_000),
+            allow_local_model_paths=_bool("XMD_ALLOW_LOCAL_MODEL_PATHS", True),
+            device=os.environ.get("XMD_DEVICE") or "auto",
+            hf_endpoint=os.environ.get("HF_ENDPOINT") or None,
+        )
+
+    @property
+    def models_dir(self) -> Path:
+        """Where model versions live: one directory per version, never overwritten."""
+        return self.data_dir / "models"
+
+    @property
+    def uploads_dir(self) -> Path:
+        return self.data_dir / "uploads"
+
+    @property
+    def effective_broker_url(self) -> str:
+        """Redis when configured; else an embedded SQLite-backed kombu transport in the data dir."""
+        return self.broker_url or f"sqla+sqlite:///{self.data_dir / 'broker.db'}"
+
+    @property
+    def effective_result_backend(self) -> str:
+        return self.result_backend or f"db+sqlite:///{self.data_dir / 'results.db'}"
