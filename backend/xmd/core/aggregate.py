@@ -85,6 +85,27 @@ def _shares(scores: Sequence[float]) -> list[float]:
     return [m / total for m in mags]
 
 
+def label_skew(label_counts: Sequence[int], prior: Sequence[float]) -> tuple[float, int | None]:
+    """(skew, skew label) of a word with these label counts (definition in the module docs).
+
+    Public so that the service's SQL-backed ranking computes exactly the same number.
+    """
+    n = sum(label_counts)
+    if n == 0:
+        return 0.0, None
+    best, best_p = 0, -1.0
+    for lab, (n_l, p_l) in enumerate(zip(label_counts, prior, strict=True)):
+        p = (n_l + ALPHA * p_l) / (n + ALPHA)
+        if p > best_p:
+            best, best_p = lab, p
+    p_l = prior[best]
+    if p_l >= 1.0:
+        # Only one label in the data: nothing can be skewed toward it.
+        return 0.0, best
+    skew = (best_p - p_l) / (1.0 - p_l)
+    return min(1.0, max(0.0, skew)), best
+
+
 class TaskAggregate:
     """Incrementally updatable per-word aggregate of word-level explanations over a dataset.
 
@@ -204,26 +225,9 @@ class TaskAggregate:
         n = sum(self._label_totals)
         return [t / n if n else 0.0 for t in self._label_totals]
 
-    def _skew(self, label_counts: list[int], prior: list[float]) -> tuple[float, int | None]:
-        """(skew, skew label) of a word with these label counts (definition in the module docs)."""
-        n = sum(label_counts)
-        if n == 0:
-            return 0.0, None
-        best, best_p = 0, -1.0
-        for lab, (n_l, p_l) in enumerate(zip(label_counts, prior, strict=True)):
-            p = (n_l + ALPHA * p_l) / (n + ALPHA)
-            if p > best_p:
-                best, best_p = lab, p
-        p_l = prior[best]
-        if p_l >= 1.0:
-            # Only one label in the data: nothing can be skewed toward it.
-            return 0.0, best
-        skew = (best_p - p_l) / (1.0 - p_l)
-        return min(1.0, max(0.0, skew)), best
-
     def _make(self, key: str, acc: _Acc, prior: list[float]) -> WordStats:
         mean_importance = max(0.0, acc.sum_share / acc.count)
-        skew, skew_label = self._skew(acc.label_counts, prior)
+        skew, skew_label = label_skew(acc.label_counts, prior)
         return WordStats(
             word=key,
             count=acc.count,
@@ -278,7 +282,7 @@ class TaskAggregate:
             elif sort == "count":
                 keys[k] = (-acc.count, -imp, k)
             else:
-                skew = self._skew(acc.label_counts, prior)[0]
+                skew = label_skew(acc.label_counts, prior)[0]
                 keys[k] = (-round(imp * skew, _SORT_DIGITS), -imp, k)
         order = sorted(keys, key=keys.__getitem__)
         self._order[sort] = order

@@ -39,7 +39,7 @@ import numpy as np
 from sqlalchemy import bindparam, delete, func, select
 from sqlalchemy.orm import Session
 
-from xmd.core.aggregate import ALPHA, SORTS, TaskAggregate, WordStats
+from xmd.core.aggregate import ALPHA, SORTS, TaskAggregate, WordStats, label_skew
 from xmd.core.types import DataError
 from xmd.core.types import Explanation as CoreExplanation
 from xmd.core.words import split_words, word_key
@@ -574,27 +574,11 @@ def _prior(state: AggregateState | None, num_labels: int) -> list[float]:
     return [t / n if n else 0.0 for t in totals]
 
 
-def _skew(label_counts: Sequence[int], prior: Sequence[float]) -> tuple[float, int | None]:
-    """Skew of a word, as :meth:`TaskAggregate._skew` defines it (module docs of xmd.core.aggregate)."""
-    n = sum(label_counts)
-    if n == 0:
-        return 0.0, None
-    best, best_p = 0, -1.0
-    for lab, (n_l, p_l) in enumerate(zip(label_counts, prior, strict=True)):
-        p = (n_l + ALPHA * p_l) / (n + ALPHA)
-        if p > best_p:
-            best, best_p = lab, p
-    p_l = prior[best]
-    if p_l >= 1.0:
-        return 0.0, best
-    return min(1.0, max(0.0, (best_p - p_l) / (1.0 - p_l))), best
-
-
 def _stats(row: Any, prior: Sequence[float], labels: Sequence[str], num_labels: int) -> WordStats:
     word, count, sum_share, sum_signed, _, label_counts = row[:6]
     lc = list(label_counts) + [0] * (num_labels - len(label_counts))
     mean_importance = max(0.0, sum_share / count)
-    skew, skew_label = _skew(lc, prior)
+    skew, skew_label = label_skew(lc, prior)
     return WordStats(
         word=word,
         count=count,
@@ -674,7 +658,7 @@ def ranking(
             imp = row[4]
             if len(heap) == k and row[6] < heap[0][0] - BOUND_MARGIN:
                 break  # suspicion <= bound: neither this word nor any later one can enter the page
-            skew = _skew(list(row[5]) + [0] * (num_labels - len(row[5])), prior)[0]
+            skew = label_skew(list(row[5]) + [0] * (num_labels - len(row[5])), prior)[0]
             entry = (round(imp * skew, SORT_DIGITS), imp, _Neg(row[0]), row)
             if len(heap) < k:
                 heapq.heappush(heap, entry)
