@@ -27,6 +27,8 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
 
+from xmd.db.errors import StoreError
+
 DATABASE_URL_ENV = "XMD_DATABASE_URL"
 DATA_DIR_ENV = "XMD_DATA_DIR"
 DEFAULT_DATA_DIR = "xmd-data"
@@ -127,7 +129,7 @@ def dialect_insert(db_session: Session, table: Any) -> Any:
         return postgresql.insert(table)
     if name == "sqlite":
         return sqlite.insert(table)
-    raise NotImplementedError(f"upserts are not implemented for {name!r}")
+    raise StoreError(f"xmd's store supports SQLite and PostgreSQL; {name!r} is not one of them")
 
 
 def is_sqlite(db_session: Session) -> bool:
