@@ -3,9 +3,8 @@
 PostgreSQL isolation: each module gets a fresh schema in the ``test`` database (selected through the
 connection's ``search_path``) that is dropped afterwards, so nothing is left behind in ``test``.
 Each module migrates its database once with Alembic; after each test every table is emptied.
-Set ``XMD_TEST_PG_URL`` to use another server. An unreachable server is a test *failure* (``.ci/run``
-starts PostgreSQL when it is down); only an explicit ``XMD_TEST_SKIP_PG=1`` turns that into a skip,
-for a laptop without PostgreSQL.
+Set ``XMD_TEST_PG_URL`` to use another server. An unreachable server is a test *failure*, never a skip
+(``.ci/run`` starts PostgreSQL when it is down); without PostgreSQL, run ``pytest tests/unit`` instead.
 """
 
 from __future__ import annotations
@@ -50,9 +49,7 @@ def db_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
         return
     err = pg_error()
     if err is not None:
-        if os.environ.get("XMD_TEST_SKIP_PG") == "1":
-            pytest.skip(f"PostgreSQL at {PG_URL} not reachable and XMD_TEST_SKIP_PG=1: {err}")
-        pytest.fail(f"PostgreSQL at {PG_URL} is required but not reachable: {err} (set XMD_TEST_SKIP_PG=1 to skip)")
+        pytest.fail(f"PostgreSQL at {PG_URL} is required but not reachable: {err} (.ci/run starts it)")
     schema = f"xmd_test_{uuid.uuid4().hex[:12]}"
     admin = create_engine(PG_URL, isolation_level="AUTOCOMMIT")
     with admin.connect() as conn:
