@@ -41,6 +41,8 @@ class Settings:
     allow_local_model_paths: bool = True
     device: str = "auto"
     hf_endpoint: str | None = None
+    default_queue: str = "celery"
+    retrain_queue: str = "celery"
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -55,6 +57,8 @@ class Settings:
             allow_local_model_paths=_bool("XMD_ALLOW_LOCAL_MODEL_PATHS", True),
             device=os.environ.get("XMD_DEVICE") or "auto",
             hf_endpoint=os.environ.get("HF_ENDPOINT") or None,
+            default_queue=os.environ.get("XMD_DEFAULT_QUEUE") or "celery",
+            retrain_queue=os.environ.get("XMD_RETRAIN_QUEUE") or os.environ.get("XMD_DEFAULT_QUEUE") or "celery",
         )
 
     @property
