@@ -21,6 +21,16 @@ def _int(name: str, default: int) -> int:
         raise ValueError(f"{name} must be an integer, got {raw!r}") from exc
 
 
+def _float(name: str, default: float) -> float:
+    raw = os.environ.get(name)
+    if raw in (None, ""):
+        return default
+    try:
+        return float(raw)
+    except ValueError as exc:
+        raise ValueError(f"{name} must be a number, got {raw!r}") from exc
+
+
 def _bool(name: str, default: bool) -> bool:
     raw = os.environ.get(name)
     if raw in (None, ""):
@@ -43,6 +53,17 @@ class Settings:
     hf_endpoint: str | None = None
     default_queue: str = "celery"
     retrain_queue: str = "celery"
+    heartbeat_s: float = 10.0
+    stale_after_s: float = 180.0
+    visibility_timeout_s: int = 6 * 3600
+    explain_fanout: int = 4
+
+    def __post_init__(self) -> None:
+        if not 0 < self.heartbeat_s < self.stale_after_s:
+            raise ValueError(
+                f"XMD_HEARTBEAT_S ({self.heartbeat_s}) must be positive and below XMD_STALE_AFTER_S "
+                f"({self.stale_after_s}), or live jobs would be failed as stale"
+            )
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -59,7 +80,36 @@ class Settings:
             hf_endpoint=os.environ.get("HF_ENDPOINT") or None,
             default_queue=os.environ.get("XMD_DEFAULT_QUEUE") or "celery",
             retrain_queue=os.environ.get("XMD_RETRAIN_QUEUE") or os.environ.get("XMD_DEFAULT_QUEUE") or "celery",
+            heartbeat_s=_float("XMD_HEARTBEAT_S", 10.0),
+            stale_after_s=_float("XMD_STALE_AFTER_S", 180.0),
+            visibility_timeout_s=_int("XMD_VISIBILITY_TIMEOUT_S", 6 * 3600),
+            explain_fanout=_int("XMD_EXPLAIN_FANOUT", 4),
         )
+
+    def to_env(self) -> dict[str, str]:
+        """The ``XMD_*`` variables that make :meth:`from_env` rebuild these settings in another process
+        (how ``workers.launch`` hands them to a worker it starts)."""
+        env = {
+            "XMD_DATA_DIR": str(self.data_dir),
+            "XMD_MAX_UPLOAD_MB": str(self.max_upload_mb),
+            "XMD_MAX_TEXT_CHARS": str(self.max_text_chars),
+            "XMD_ALLOW_LOCAL_MODEL_PATHS": "1" if self.allow_local_model_paths else "0",
+            "XMD_DEVICE": self.device,
+            "XMD_DEFAULT_QUEUE": self.default_queue,
+            "XMD_RETRAIN_QUEUE": self.retrain_queue,
+            "XMD_HEARTBEAT_S": repr(self.heartbeat_s),
+            "XMD_STALE_AFTER_S": repr(self.stale_after_s),
+            "XMD_VISIBILITY_TIMEOUT_S": str(self.visibility_timeout_s),
+            "XMD_EXPLAIN_FANOUT": str(self.explain_fanout),
+        }
+        optional = {
+            "XMD_DATABASE_URL": self.database_url,
+            "XMD_BROKER_URL": self.broker_url,
+            "XMD_RESULT_BACKEND": self.result_backend,
+            "HF_ENDPOINT": self.hf_endpoint,
+        }
+        env.update({k: v for k, v in optional.items() if v})
+        return env
 
     @property
     def models_dir(self) -> Path:

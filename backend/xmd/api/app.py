@@ -1,29 +1,68 @@
 """The FastAPI application factory.
 
 The app refuses to start on a database that is not at the migration head, with the command that
-fixes it, instead of failing on the first request.
+fixes it, instead of failing on the first request. It serves the built web UI (``frontend/dist``) at
+``/`` when it exists, so the demo is one process and one URL.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import os
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Annotated
 
-from fastapi import Depends, FastAPI
+from fastapi import Depends, FastAPI, Request, Response
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
 from sqlalchemy import Engine
 
 from xmd import __version__
 from xmd.api import errors
 from xmd.api.deps import current_user
+from xmd.api.runtime import Enqueue, ModelCache, default_enqueue
+from xmd.api.uploads import max_bytes
 from xmd.config import Settings
+from xmd.datasets.views import router as datasets_router
 from xmd.db.engine import make_engine, make_session_factory
 from xmd.db.migrate import check_migrated
+from xmd.explanations.views import router as explanations_router
+from xmd.feedback_store.views import router as feedback_router
+from xmd.jobs.views import router as jobs_router
+from xmd.models.views import router as models_router
+from xmd.projects.views import router as projects_router
 from xmd.users.models import User
+from xmd.users.views import router as users_router
+
+ROUTERS = (
+    users_router,
+    projects_router,
+    datasets_router,
+    explanations_router,
+    feedback_router,
+    jobs_router,
+    models_router,
+)
 
 
-def create_app(settings: Settings | None = None, *, engine: Engine | None = None) -> FastAPI:
-    """Build the app; ``engine`` lets tests share one database with their fixtures."""
+def frontend_dist() -> Path | None:
+    """The built UI: ``XMD_FRONTEND_DIST`` or ``frontend/dist`` next to the package's source tree."""
+    env = os.environ.get("XMD_FRONTEND_DIST")
+    candidates = [Path(env)] if env else []
+    candidates.append(Path(__file__).resolve().parents[3] / "frontend" / "dist")
+    return next((c for c in candidates if (c / "index.html").is_file()), None)
+
+
+def create_app(
+    settings: Settings | None = None,
+    *,
+    engine: Engine | None = None,
+    enqueue: Enqueue | None = None,
+    serve_ui: bool = True,
+) -> FastAPI:
+    """Build the app; ``engine`` lets tests share one database with their fixtures, ``enqueue`` lets
+    them observe what would be sent to the workers."""
     settings = settings or Settings.from_env()
 
     @asynccontextmanager
@@ -33,6 +72,8 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
         app.state.engine = eng
         app.state.session_factory = make_session_factory(eng)
         app.state.settings = settings
+        app.state.models = ModelCache(size=2, device="cpu")
+        app.state.enqueue = enqueue or default_enqueue(settings)
         yield
         if engine is None:
             eng.dispose()
@@ -45,6 +86,18 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
     )
     errors.install(app)
 
+    @app.middleware("http")
+    async def limit_body(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
+        """Refuse a body announced larger than the upload limit before reading any of it."""
+        length = request.headers.get("content-length")
+        if length is not None:
+            if not length.isdigit():
+                return JSONResponse({"detail": "invalid Content-Length header"}, status_code=400)
+            if int(length) > max_bytes(settings) + (1 << 20):  # + room for multipart framing
+                limit = f"{settings.max_upload_mb} MB (XMD_MAX_UPLOAD_MB)"
+                return JSONResponse({"detail": f"the request is larger than the limit of {limit}"}, status_code=413)
+        return await call_next(request)
+
     @app.get("/api/health", tags=["meta"])
     def health() -> dict[str, str]:
         """Liveness: answers without authentication."""
@@ -54,5 +107,23 @@ def create_app(settings: Settings | None = None, *, engine: Engine | None = None
     def me(user: Annotated[User, Depends(current_user)]) -> dict[str, str | int]:
         """Who the token belongs to, and their role."""
         return {"id": user.id, "name": user.name, "role": user.role.value}
+
+    for router in ROUTERS:
+        app.include_router(router)
+
+    dist = frontend_dist() if serve_ui else None
+    if dist is not None:
+        if (dist / "assets").is_dir():
+            app.mount("/assets", StaticFiles(directory=dist / "assets"), name="assets")
+
+        @app.get("/{path:path}", include_in_schema=False)
+        def spa(path: str) -> Response:
+            """Files of the built UI, and index.html for every client-side route."""
+            if path.startswith("api/"):
+                return JSONResponse({"detail": f"no API route /{path}"}, status_code=404)
+            candidate = (dist / path).resolve()
+            if path and candidate.is_file() and dist.resolve() in candidate.parents:
+                return FileResponse(candidate)
+            return FileResponse(dist / "index.html")
 
     return app

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Annotated
 
-from fastapi import Depends, HTTPException, Request
+from fastapi import Depends, HTTPException, Query, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.orm import Session
 
@@ -43,6 +43,17 @@ def current_user(credentials: Annotated[HTTPAuthorizationCredentials | None, Dep
     if user is None:
         raise HTTPException(401, "invalid or revoked token", headers={"WWW-Authenticate": "Bearer"})
     return user
+
+
+def user_from_token(
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
+    db: DB,
+    token: Annotated[str | None, Query(description="for EventSource, which cannot send headers")] = None,
+) -> User:
+    """Like :func:`current_user`, also accepting ``?token=`` (only the server-sent events route uses it)."""
+    if credentials is None and token:
+        credentials = HTTPAuthorizationCredentials(scheme="Bearer", credentials=token)
+    return current_user(credentials, db)
 
 
 def require(role: Role) -> Callable[[User], User]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
+from sqlalchemy.exc import IntegrityError
 
 from xmd.core.types import DataError, FeedbackError, ModelLoadError, XMDError
 from xmd.db.errors import ConflictError, NotFoundError, SchemaNotMigratedError
@@ -27,8 +28,26 @@ def status_for(exc: Exception) -> int:
 
 
 def install(app: FastAPI) -> None:
-    """Answer every XMDError with ``{"detail": message}`` and the status of its kind."""
+    """Answer xmd's errors with ``{"detail": message}`` and the status of their kind.
+
+    Services raise ``ValueError`` for arguments outside their domain (a bad regex, an unknown sort)
+    — user input by the time it reaches them — so it maps to 422, as FastAPI's own validation does.
+    """
 
     @app.exception_handler(XMDError)
     async def _xmd_error(_request: Request, exc: XMDError) -> JSONResponse:
         return JSONResponse({"detail": str(exc), "error": type(exc).__name__}, status_code=status_for(exc))
+
+    @app.exception_handler(ValueError)
+    async def _value_error(_request: Request, exc: ValueError) -> JSONResponse:
+        return JSONResponse({"detail": str(exc), "error": "ValueError"}, status_code=422)
+
+    @app.exception_handler(IntegrityError)
+    async def _integrity(_request: Request, exc: IntegrityError) -> JSONResponse:
+        return JSONResponse(
+            {
+                "detail": "the change conflicts with existing data (a duplicate or a missing reference)",
+                "error": "Conflict",
+            },
+            status_code=409,
+        )

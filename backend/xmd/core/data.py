@@ -122,6 +122,26 @@ def load_examples(
             raise
 
 
+def preview_file(path: str | os.PathLike, *, n_rows: int = 10) -> dict[str, Any]:
+    """Columns and the first ``n_rows`` rows of a file, unvalidated: what an upload form shows so a
+    person can pick the text and label columns before the whole file is checked."""
+    p = Path(path)
+    cols = _read_path(p, split="train", verbatim=tuple(_peek_columns(p)))
+    rows = [{name: _jsonable(cols.data[name][i]) for name in cols.names} for i in range(min(n_rows, cols.n_rows))]
+    return {"format": p.suffix.lower().lstrip("."), "columns": cols.names, "n_rows": cols.n_rows, "rows": rows}
+
+
+def _peek_columns(path: Path) -> list[str]:
+    """Header of a CSV/TSV file, so that every column is read verbatim (no NA guessing) in a preview."""
+    if path.suffix.lower() not in (".csv", ".tsv"):
+        return []
+    try:
+        with path.open(newline="", encoding="utf-8") as f:
+            return next(csv.reader(f, delimiter="\t" if path.suffix.lower() == ".tsv" else ","), [])
+    except (UnicodeDecodeError, csv.Error):
+        return []
+
+
 @contextlib.contextmanager
 def _gc_paused() -> Iterator[None]:
     """Pause the cyclic garbage collector while building millions of small, acyclic objects.

@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from sqlalchemy import ColumnElement, delete, func, select
+from sqlalchemy import ColumnElement, delete, exists, func, select
 from sqlalchemy.orm import Session
 
 from xmd.core.types import DataError
@@ -14,7 +14,11 @@ from xmd.core.types import Example as CoreExample
 from xmd.datasets.models import Dataset, DatasetRole, Example
 from xmd.db.engine import analyze, is_sqlite, write_scope
 from xmd.db.errors import ConflictError, NotFoundError
+from xmd.explanations.models import Explanation
+from xmd.feedback_store.models import Feedback
 from xmd.projects.models import Project
+
+PREDICTIONS = ("correct", "incorrect")
 
 INSERT_CHUNK = 5000
 """Rows per executemany: big enough to amortise round trips, small enough to bound memory."""
@@ -187,6 +191,10 @@ def _filters(
     search: str | None,
     regex: str | None,
     ids: Sequence[int] | None,
+    prediction: str | None = None,
+    version_id: int | None = None,
+    method: str | None = None,
+    has_feedback: bool | None = None,
 ) -> list[ColumnElement[bool]]:
     if project_id is None and dataset_id is None and ids is None:
         raise ValueError("list examples of a project, a dataset or a list of ids")
@@ -211,6 +219,25 @@ def _filters(
             where.append(Example.text.op("REGEXP")("(?i)" + regex))  # Python re, see xmd.db.engine
         else:
             where.append(Example.text.op("~*")(pg_regex(regex)))  # PostgreSQL ARE, case-insensitive
+    if prediction is not None:
+        if prediction not in PREDICTIONS:
+            raise ValueError(f"prediction must be one of {PREDICTIONS}, got {prediction!r}")
+        if version_id is None or not method:
+            raise ValueError("filtering by correct/incorrect predictions needs a model version and a method")
+        # The stored explanation's target is the predicted class; examples not explained yet match neither.
+        agree = Explanation.target == Example.label if prediction == "correct" else Explanation.target != Example.label
+        where.append(Example.label.is_not(None))
+        where.append(
+            exists().where(
+                Explanation.example_id == Example.id,
+                Explanation.model_version_id == version_id,
+                Explanation.method == method,
+                agree,
+            )
+        )
+    if has_feedback is not None:
+        given = exists().where(Feedback.example_id == Example.id)
+        where.append(given if has_feedback else ~given)
     return where
 
 
@@ -223,6 +250,10 @@ def list_examples(
     search: str | None = None,
     regex: str | None = None,
     ids: Sequence[int] | None = None,
+    prediction: str | None = None,
+    version_id: int | None = None,
+    method: str | None = None,
+    has_feedback: bool | None = None,
     after_id: int | None = None,
     offset: int = 0,
     limit: int = 50,
@@ -244,6 +275,10 @@ def list_examples(
         search=search,
         regex=regex,
         ids=ids,
+        prediction=prediction,
+        version_id=version_id,
+        method=method,
+        has_feedback=has_feedback,
     )
     stmt = select(Example).where(*where)
     if after_id is not None:
@@ -261,6 +296,10 @@ def count_examples(
     search: str | None = None,
     regex: str | None = None,
     ids: Sequence[int] | None = None,
+    prediction: str | None = None,
+    version_id: int | None = None,
+    method: str | None = None,
+    has_feedback: bool | None = None,
 ) -> int:
     """Number of examples matching the same filters as :func:`list_examples` (for pagers)."""
     where = _filters(
@@ -271,6 +310,10 @@ def count_examples(
         search=search,
         regex=regex,
         ids=ids,
+        prediction=prediction,
+        version_id=version_id,
+        method=method,
+        has_feedback=has_feedback,
     )
     return int(db_session.scalar(select(func.count()).select_from(Example).where(*where)) or 0)
 

@@ -2,7 +2,11 @@
 
 A worker reads everything it needs from the job row (the jobs table is the source of truth), so a
 message carries no state that could disagree with the database. Secrets that must not be stored
-(a Hugging Face token given per request) travel in the message only.
+(a Hugging Face token given per request) travel in the message only, and are redacted from the
+message's printable form (``kwargsrepr``), which is what Celery logs and monitoring tools show.
+
+:func:`celery_config` is shared with the worker app (``workers.app``), so the sender and the workers
+agree on the broker, its transport options and the queues without repeating them.
 """
 
 from __future__ import annotations
@@ -19,13 +23,43 @@ TASK_NAMES: dict[JobKind, str] = {
     JobKind.EVALUATE: "xmd.evaluate",
     JobKind.PUSH: "xmd.push",
 }
+SQLITE_BUSY_TIMEOUT_S = 30
+"""The embedded broker is one SQLite file shared by the API and every worker: wait for its lock."""
+
+
+def celery_config(settings: Settings) -> dict[str, Any]:
+    """Celery settings for sender and workers (broker, results, delivery guarantees)."""
+    broker = settings.effective_broker_url
+    transport: dict[str, Any] = {"visibility_timeout": settings.visibility_timeout_s}
+    if broker.startswith(("sqla+sqlite", "sqlalchemy+sqlite")):
+        transport = {"connect_args": {"timeout": SQLITE_BUSY_TIMEOUT_S}}
+    return {
+        "broker_url": broker,
+        "result_backend": settings.effective_result_backend,
+        "broker_transport_options": transport,
+        "result_backend_transport_options": {"visibility_timeout": settings.visibility_timeout_s},
+        "broker_connection_retry_on_startup": True,
+        "task_default_queue": settings.default_queue,
+        "task_serializer": "json",
+        "result_serializer": "json",
+        "accept_content": ["json"],
+        # A message is acknowledged only after its task returned, and given back to the broker when
+        # the process running it dies: a killed worker does not silently swallow its job.
+        "task_acks_late": True,
+        "task_reject_on_worker_lost": True,
+        "worker_prefetch_multiplier": 1,
+        "result_expires": 7 * 24 * 3600,
+        "worker_hijack_root_logger": False,
+    }
 
 
 @functools.cache
-def _client(broker_url: str, result_backend: str) -> Any:
+def _client(settings: Settings) -> Any:
     from celery import Celery  # imported here: the API process only needs it to send
 
-    return Celery("xmd-api", broker=broker_url, backend=result_backend)
+    app = Celery("xmd-api")
+    app.conf.update(celery_config(settings))
+    return app
 
 
 def queue_for(settings: Settings, kind: JobKind) -> str:
@@ -36,11 +70,12 @@ def queue_for(settings: Settings, kind: JobKind) -> str:
 def enqueue(settings: Settings, job: Job, *, secrets: dict[str, str] | None = None) -> None:
     """Send ``job`` to the workers; the row must already be committed (the worker looks it up)."""
     settings.data_dir.mkdir(parents=True, exist_ok=True)
-    client = _client(settings.effective_broker_url, settings.effective_result_backend)
-    client.send_task(
+    secrets = dict(secrets or {})
+    _client(settings).send_task(
         TASK_NAMES[job.kind],
         args=[job.id],
-        kwargs={"secrets": dict(secrets or {})},
+        kwargs={"secrets": secrets},
+        kwargsrepr=repr({"secrets": dict.fromkeys(secrets, "***")}),
         queue=queue_for(settings, job.kind),
         task_id=job.id,
     )

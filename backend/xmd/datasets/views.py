@@ -1,0 +1,345 @@
+"""Datasets and examples over HTTP: upload (streamed, size-limited, columns chosen), preview, list, filter.
+
+An upload is validated whole before anything is written (the core's loader lists every problem at
+once), so a file with one bad row leaves the project unchanged.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, File, Form, Query, Request, UploadFile
+from fastapi.concurrency import run_in_threadpool
+from pydantic import BaseModel, Field
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from xmd.api.deps import DB, require
+from xmd.api.resolve import method_for, version_for
+from xmd.api.runtime import page, settings_of
+from xmd.api.uploads import remove, save_upload
+from xmd.core.data import SUPPORTED_EXTENSIONS, load_examples, preview_file
+from xmd.core.types import DataError
+from xmd.datasets import service
+from xmd.datasets.models import Dataset, DatasetRole, Example
+from xmd.db.errors import NotFoundError
+from xmd.explanations.models import Explanation
+from xmd.feedback_store.models import Feedback
+from xmd.projects import flows
+from xmd.projects import service as projects_service
+from xmd.projects.models import Project
+from xmd.users.models import Role, User
+
+router = APIRouter(prefix="/api", tags=["datasets"])
+Viewer = Annotated[User, Depends(require(Role.VIEWER))]
+Annotator = Annotated[User, Depends(require(Role.ANNOTATOR))]
+Admin = Annotated[User, Depends(require(Role.ADMIN))]
+Correctness = Literal["correct", "incorrect", "all"]
+
+
+class DatasetOut(BaseModel):
+    id: int
+    project_id: int
+    name: str
+    role: DatasetRole
+    source_name: str | None
+    text_column: str
+    label_column: str | None
+    n_examples: int
+    label_counts: dict[str, int]
+    created_at: datetime
+
+
+class Prediction(BaseModel):
+    label: int
+    label_name: str
+    probs: list[float]
+    correct: bool | None
+
+
+class ExampleOut(BaseModel):
+    id: int
+    dataset_id: int
+    ext_id: str
+    text: str
+    label: int | None
+    label_name: str | None
+    meta: dict[str, Any]
+    prediction: Prediction | None = Field(default=None, description="from the stored explanation, when there is one")
+    n_feedback: int = 0
+
+
+class ExamplePage(BaseModel):
+    items: list[ExampleOut]
+    total: int
+    offset: int
+    limit: int
+
+
+class Preview(BaseModel):
+    format: str
+    columns: list[str]
+    n_rows: int
+    rows: list[dict[str, Any]]
+
+
+class Slice(BaseModel):
+    name: str = Field(min_length=1, max_length=100)
+    dataset_id: int | None = None
+    filters: dict[str, Any] = Field(default_factory=dict, description="query parameters of the examples route")
+
+
+def dataset_out(db: Session, ds: Dataset, project: Project) -> DatasetOut:
+    counts = service.label_counts(db_session=db, dataset_id=ds.id)
+    named = {("(none)" if k is None else project.labels[k]): v for k, v in counts.items()}
+    return DatasetOut(
+        id=ds.id,
+        project_id=ds.project_id,
+        name=ds.name,
+        role=ds.role,
+        source_name=ds.source_name,
+        text_column=ds.text_column,
+        label_column=ds.label_column,
+        n_examples=ds.n_examples,
+        label_counts=named,
+        created_at=ds.created_at,
+    )
+
+
+def examples_out(
+    db: Session, project: Project, rows: list[Example], version_id: int | None, method: str | None
+) -> list[ExampleOut]:
+    """Examples with their stored prediction (one query for the page) and feedback counts."""
+    ids = [e.id for e in rows]
+    preds: dict[int, tuple[int, list[float]]] = {}
+    if ids and version_id is not None and method:
+        stmt = select(Explanation.example_id, Explanation.target, Explanation.probs).where(
+            Explanation.example_id.in_(ids), Explanation.model_version_id == version_id, Explanation.method == method
+        )
+        preds = {eid: (t, list(p)) for eid, t, p in db.execute(stmt)}
+    counts: dict[int, int] = {}
+    if ids:
+        stmt2 = (
+            select(Feedback.example_id, func.count()).where(Feedback.example_id.in_(ids)).group_by(Feedback.example_id)
+        )
+        counts = {eid: int(n) for eid, n in db.execute(stmt2)}
+    out = []
+    for e in rows:
+        pred = None
+        if e.id in preds:
+            t, probs = preds[e.id]
+            pred = Prediction(
+                label=t, label_name=project.labels[t], probs=probs, correct=None if e.label is None else t == e.label
+            )
+        out.append(
+            ExampleOut(
+                id=e.id,
+                dataset_id=e.dataset_id,
+                ext_id=e.ext_id,
+                text=e.text,
+                label=e.label,
+                label_name=None if e.label is None else project.labels[e.label],
+                meta=dict(e.meta),
+                prediction=pred,
+                n_feedback=counts.get(e.id, 0),
+            )
+        )
+    return out
+
+
+def _dataset(db: Session, dataset_id: int) -> tuple[Dataset, Project]:
+    ds = service.get_or_raise(db_session=db, dataset_id=dataset_id)
+    return ds, projects_service.get_or_raise(db_session=db, project_id=ds.project_id)
+
+
+def _upload_suffix(upload: UploadFile) -> str:
+    suffix = Path(upload.filename or "").suffix.lower()
+    if suffix not in SUPPORTED_EXTENSIONS:
+        raise DataError(
+            f"unsupported file type {suffix or '(none)'!r} for {upload.filename!r}; "
+            f"upload one of {', '.join(SUPPORTED_EXTENSIONS)}"
+        )
+    return suffix
+
+
+@router.post("/projects/{project_id}/datasets/preview", response_model=Preview)
+async def preview_dataset(
+    project_id: int,
+    request: Request,
+    db: DB,
+    _: Annotator,
+    file: Annotated[UploadFile, File(description="CSV, TSV, JSONL, JSON or Parquet")],
+    n_rows: Annotated[int, Form(ge=1, le=100)] = 10,
+) -> Preview:
+    """Columns and first rows of a file, so the text and label columns can be chosen before uploading."""
+    projects_service.get_or_raise(db_session=db, project_id=project_id)
+    settings = settings_of(request)
+    suffix = _upload_suffix(file)
+    work = flows.temp_dir(settings)
+    try:
+        path = await save_upload(file, work / f"data{suffix}", settings)
+        return Preview(**await run_in_threadpool(preview_file, path, n_rows=n_rows))
+    finally:
+        remove(work)
+
+
+@router.post("/projects/{project_id}/datasets", status_code=201, response_model=DatasetOut)
+async def upload_dataset(
+    project_id: int,
+    request: Request,
+    db: DB,
+    _: Annotator,
+    file: Annotated[UploadFile, File(description="CSV, TSV, JSONL, JSON or Parquet")],
+    name: Annotated[str | None, Form(max_length=200)] = None,
+    role: Annotated[DatasetRole, Form()] = DatasetRole.TRAIN,
+    text_column: Annotated[str, Form(min_length=1, max_length=200)] = "text",
+    label_column: Annotated[str | None, Form(max_length=200)] = "label",
+    id_column: Annotated[str | None, Form(max_length=200)] = None,
+) -> DatasetOut:
+    """Upload a labelled dataset (train: explained and retrained on; eval: measured before/after).
+    Labels may be class names or indices; every problem in the file is reported at once (422)."""
+    project = projects_service.get_or_raise(db_session=db, project_id=project_id)
+    settings = settings_of(request)
+    suffix = _upload_suffix(file)
+    ds_name = (name or Path(file.filename or "data").stem).strip()
+    work = flows.temp_dir(settings)
+    try:
+        path = await save_upload(file, work / f"data{suffix}", settings)
+        examples = await run_in_threadpool(
+            load_examples,
+            path,
+            text_column=text_column,
+            label_column=label_column or None,
+            id_column=id_column or None,
+            labels=list(project.labels),
+            split=role.value,
+            max_chars=settings.max_text_chars,
+        )
+    except DataError as exc:
+        raise DataError(f"{file.filename}: {exc}") from None
+    finally:
+        remove(work)
+    ds = await run_in_threadpool(
+        service.add_dataset,
+        db_session=db,
+        project=project,
+        name=ds_name,
+        role=role,
+        examples=examples,
+        source_name=file.filename,
+        text_column=text_column,
+        label_column=label_column or None,
+    )
+    return dataset_out(db, ds, project)
+
+
+@router.get("/projects/{project_id}/datasets", response_model=list[DatasetOut])
+def list_datasets(project_id: int, db: DB, _: Viewer) -> list[DatasetOut]:
+    """The project's datasets with their label counts."""
+    project = projects_service.get_or_raise(db_session=db, project_id=project_id)
+    return [dataset_out(db, ds, project) for ds in service.list_datasets(db_session=db, project_id=project_id)]
+
+
+@router.delete("/datasets/{dataset_id}", status_code=204)
+def delete_dataset(dataset_id: int, db: DB, _: Admin) -> None:
+    """Delete a dataset, its examples, their explanations (out of the rankings) and their feedback."""
+    ds, _project = _dataset(db, dataset_id)
+    service.delete_dataset(db_session=db, dataset=ds)
+
+
+@router.get("/datasets/{dataset_id}/examples", response_model=ExamplePage)
+def list_examples(
+    dataset_id: int,
+    db: DB,
+    _: Viewer,
+    offset: Annotated[int, Query(ge=0)] = 0,
+    limit: Annotated[int, Query(ge=0, le=service.MAX_PAGE)] = 50,
+    search: Annotated[str | None, Query(max_length=500, description="case-insensitive substring")] = None,
+    regex: Annotated[str | None, Query(max_length=500, description="case-insensitive regular expression")] = None,
+    label: Annotated[int | None, Query(ge=0)] = None,
+    correctness: Correctness = "all",
+    has_feedback: bool | None = None,
+    version_id: int | None = None,
+    method: str | None = None,
+) -> ExamplePage:
+    """A page of examples in file order, filtered; ``correctness`` uses the stored predictions of the
+    version (default: the latest ready one) — examples not explained yet match neither correct nor incorrect."""
+    ds, project = _dataset(db, dataset_id)
+    if label is not None and label >= len(project.labels):
+        raise DataError(f"label {label} is outside the project's labels 0..{len(project.labels) - 1}")
+    m = method_for(project, method)
+    try:
+        mv_id: int | None = version_for(db, project, version_id).id
+    except NotFoundError:
+        if version_id is not None or correctness != "all":
+            raise
+        mv_id = None
+    filters: dict[str, Any] = {
+        "dataset_id": ds.id,
+        "label": label,
+        "search": search or None,
+        "regex": regex or None,
+        "prediction": None if correctness == "all" else correctness,
+        "version_id": mv_id,
+        "method": m,
+        "has_feedback": has_feedback,
+    }
+    rows = service.list_examples(db_session=db, offset=offset, limit=limit, **filters)
+    total = service.count_examples(db_session=db, **filters)
+    return ExamplePage(**page(examples_out(db, project, rows, mv_id, m), total, offset, limit))
+
+
+@router.get("/examples/{example_id}", response_model=ExampleOut)
+def get_example(
+    example_id: int, db: DB, _: Viewer, version_id: int | None = None, method: str | None = None
+) -> ExampleOut:
+    """One example with its stored prediction under a version (default: the latest ready one)."""
+    ex = service.get_example_or_raise(db_session=db, example_id=example_id)
+    project = projects_service.get_or_raise(db_session=db, project_id=ex.project_id)
+    m = method_for(project, method)
+    try:
+        mv_id: int | None = version_for(db, project, version_id).id
+    except NotFoundError:
+        if version_id is not None:
+            raise
+        mv_id = None
+    return examples_out(db, project, [ex], mv_id, m)[0]
+
+
+@router.get("/projects/{project_id}/slices", response_model=list[Slice])
+def list_slices(project_id: int, db: DB, _: Viewer) -> list[Slice]:
+    """Saved example filters of the project."""
+    project = projects_service.get_or_raise(db_session=db, project_id=project_id)
+    return [Slice(**s) for s in project.settings.get("slices", [])]
+
+
+@router.post("/projects/{project_id}/slices", status_code=201, response_model=Slice)
+def save_slice(project_id: int, body: Slice, db: DB, _: Annotator) -> Slice:
+    """Save (or replace) a named filter of the examples route."""
+    project = projects_service.get_or_raise(db_session=db, project_id=project_id)
+    allowed = {"search", "regex", "label", "correctness", "has_feedback", "version_id", "method"}
+    unknown = sorted(set(body.filters) - allowed)
+    if unknown:
+        raise DataError(f"unknown slice filter(s) {unknown}; allowed: {sorted(allowed)}")
+    if body.dataset_id is not None:
+        ds = service.get_or_raise(db_session=db, dataset_id=body.dataset_id)
+        if ds.project_id != project.id:
+            raise NotFoundError(f"dataset {body.dataset_id} not found in project {project.name!r}")
+    slices = [s for s in project.settings.get("slices", []) if s["name"] != body.name]
+    slices.append(body.model_dump())
+    projects_service.update_settings(db_session=db, project=project, settings={"slices": slices})
+    return body
+
+
+@router.delete("/projects/{project_id}/slices/{name}", status_code=204)
+def delete_slice(project_id: int, name: str, db: DB, _: Annotator) -> None:
+    """Forget a saved filter (404 if there is none of that name)."""
+    project = projects_service.get_or_raise(db_session=db, project_id=project_id)
+    slices = project.settings.get("slices", [])
+    if not any(s["name"] == name for s in slices):
+        raise NotFoundError(f"no slice named {name!r}")
+    projects_service.update_settings(
+        db_session=db, project=project, settings={"slices": [s for s in slices if s["name"] != name]}
+    )

@@ -1,0 +1,240 @@
+"""Feedback over HTTP: one click = one committed event before the response; list, history, export, import.
+
+Export/import use the core's feedback JSON (the file ``xmd debug --feedback`` reads), so feedback can
+move between projects, or be simulated from rationale files and word lists.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Query
+from pydantic import BaseModel, Field
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from xmd.api.deps import DB, require
+from xmd.api.runtime import page
+from xmd.core.feedback import FeedbackSet
+from xmd.core.types import Action, FeedbackError, Scope
+from xmd.datasets import service as datasets_service
+from xmd.datasets.models import DatasetRole
+from xmd.db.errors import NotFoundError
+from xmd.feedback_store import service
+from xmd.feedback_store.models import Feedback, FeedbackEvent, FeedbackLevel
+from xmd.projects import service as projects_service
+from xmd.users.models import Role, User
+
+router = APIRouter(prefix="/api", tags=["feedback"])
+Viewer = Annotated[User, Depends(require(Role.VIEWER))]
+Annotator = Annotated[User, Depends(require(Role.ANNOTATOR))]
+
+
+class InstanceIn(BaseModel):
+    word_index: int = Field(ge=0, description="position of the word in the example (as in the explanation)")
+    action: Action
+
+
+class TaskIn(BaseModel):
+    word: str = Field(min_length=1, max_length=200)
+    action: Action
+    label: int | None = Field(default=None, ge=0, description="only examples of this gold label (default: all)")
+    scope: Scope = Field(default=Scope.ALL, description="all, or only correctly / incorrectly predicted examples")
+
+
+class FeedbackOut(BaseModel):
+    id: int
+    key: str
+    level: FeedbackLevel
+    example_id: int | None
+    word_index: int | None
+    word: str | None
+    label: int | None
+    scope: Scope | None
+    action: Action
+    updated_by: str | None
+    updated_at: datetime
+
+
+class WriteOut(BaseModel):
+    key: str
+    action: Action
+    event_id: int
+    current: FeedbackOut | None = Field(description="the key's feedback now (null after a reset)")
+
+
+class EventOut(BaseModel):
+    id: int
+    key: str
+    level: FeedbackLevel
+    example_id: int | None
+    word_index: int | None
+    word: str | None
+    label: int | None
+    scope: Scope | None
+    action: Action
+    user: str | None
+    created_at: datetime
+
+
+class FeedbackPage(BaseModel):
+    items: list[FeedbackOut]
+    total: int
+    offset: int
+    limit: int
+
+
+class ImportIn(BaseModel):
+    dataset_id: int = Field(description="instance entries name examples of this dataset by their file id")
+    feedback: dict[str, Any] = Field(description="the export format: {instance: [...], task: [...]}")
+
+
+def _names(db: Session, ids: set[int | None]) -> dict[int, str]:
+    wanted = [i for i in ids if i is not None]
+    if not wanted:
+        return {}
+    return {u.id: u.name for u in db.scalars(select(User).where(User.id.in_(wanted)))}
+
+
+def _fb_out(fb: Feedback, names: dict[int, str]) -> FeedbackOut:
+    return FeedbackOut(
+        id=fb.id,
+        key=fb.key,
+        level=fb.level,
+        example_id=fb.example_id,
+        word_index=fb.word_index,
+        word=fb.word,
+        label=fb.label,
+        scope=fb.scope,
+        action=fb.action,
+        updated_by=names.get(fb.updated_by) if fb.updated_by is not None else None,
+        updated_at=fb.updated_at,
+    )
+
+
+def _ev_out(ev: FeedbackEvent, names: dict[int, str]) -> EventOut:
+    return EventOut(
+        id=ev.id,
+        key=ev.key,
+        level=ev.level,
+        example_id=ev.example_id,
+        word_index=ev.word_index,
+        word=ev.word,
+        label=ev.label,
+        scope=ev.scope,
+        action=ev.action,
+        user=names.get(ev.user_id) if ev.user_id is not None else None,
+        created_at=ev.created_at,
+    )
+
+
+def _written(db: Session, project_id: int, key: str, fb: Feedback | None, user: User) -> WriteOut:
+    last = service.history(db_session=db, project_id=project_id, key=key)[-1]
+    return WriteOut(
+        key=key,
+        action=last.action,
+        event_id=last.id,
+        current=None if fb is None else _fb_out(fb, {user.id: user.name}),
+    )
+
+
+@router.put("/examples/{example_id}/feedback", response_model=WriteOut)
+def set_instance_feedback(example_id: int, body: InstanceIn, db: DB, user: Annotator) -> WriteOut:
+    """Add / remove / reset one word of one example; committed before the response."""
+    example = datasets_service.get_example_or_raise(db_session=db, example_id=example_id)
+    project = projects_service.get_or_raise(db_session=db, project_id=example.project_id)
+    fb = service.set_feedback(
+        db_session=db, project=project, action=body.action, example=example, word_index=body.word_index, user_id=user.id
+    )
+    return _written(db, project.id, service.instance_key(example.id, body.word_index), fb, user)
+
+
+@router.put("/projects/{project_id}/task-feedback", response_model=WriteOut)
+def set_task_feedback(project_id: int, body: TaskIn, db: DB, user: Annotator) -> WriteOut:
+    """Add / remove / reset a word for the whole task (optionally one gold label, and a prediction scope)."""
+    project = projects_service.get_or_raise(db_session=db, project_id=project_id)
+    if not body.word.strip():
+        raise FeedbackError("the word is empty")
+    fb = service.set_feedback(
+        db_session=db,
+        project=project,
+        action=body.action,
+        word=body.word,
+        label=body.label,
+        scope=body.scope,
+        user_id=user.id,
+    )
+    from xmd.core.feedback import task_key
+
+    key = service.task_feedback_key(task_key(body.word), body.label, body.scope)
+    return _written(db, project.id, key, fb, user)
+
+
+@router.get("/projects/{project_id}/feedback", response_model=FeedbackPage)
+def list_feedback(
+    project_id: int,
+    db: DB,
+    _: Viewer,
+    level: FeedbackLevel | None = None,
+    example_id: int | None = None,
+    word: Annotated[str | None, Query(max_length=200)] = None,
+    offset: Annotated[int, Query(ge=0)] = 0,
+    limit: Annotated[int, Query(ge=0, le=service.MAX_PAGE)] = 100,
+) -> FeedbackPage:
+    """Current feedback, in the order it was given, with who gave it and when."""
+    projects_service.get_or_raise(db_session=db, project_id=project_id)
+    args: dict[str, Any] = {"project_id": project_id, "level": level, "example_id": example_id, "word": word}
+    rows = service.list_feedback(db_session=db, offset=offset, limit=limit, **args)
+    total = len(service.list_feedback(db_session=db, **args))
+    names = _names(db, {fb.updated_by for fb in rows})
+    return FeedbackPage(**page([_fb_out(fb, names) for fb in rows], total, offset, limit))
+
+
+@router.get("/projects/{project_id}/feedback/events", response_model=list[EventOut])
+def list_events(
+    project_id: int,
+    db: DB,
+    _: Viewer,
+    key: Annotated[str | None, Query(max_length=300, description="one key's history")] = None,
+    after_id: int | None = None,
+    limit: Annotated[int, Query(ge=1, le=service.MAX_PAGE)] = 100,
+) -> list[EventOut]:
+    """Every click, resets included, oldest first: the audit trail (and what undo steps back through)."""
+    projects_service.get_or_raise(db_session=db, project_id=project_id)
+    if key is not None:
+        events = service.history(db_session=db, project_id=project_id, key=key)
+        events = [e for e in events if after_id is None or e.id > after_id][:limit]
+    else:
+        events = service.list_events(db_session=db, project_id=project_id, after_id=after_id, limit=limit)
+    names = _names(db, {e.user_id for e in events})
+    return [_ev_out(e, names) for e in events]
+
+
+@router.get("/projects/{project_id}/feedback/export")
+def export_feedback(project_id: int, db: DB, _: Viewer, dataset_id: int | None = None) -> dict[str, Any]:
+    """The current feedback as the core's JSON (instance entries by example file id, with their words)."""
+    project = projects_service.get_or_raise(db_session=db, project_id=project_id)
+    if dataset_id is not None:
+        ds = datasets_service.get_or_raise(db_session=db, dataset_id=dataset_id)
+        if ds.project_id != project.id:
+            raise NotFoundError(f"dataset {dataset_id} not found in project {project.name!r}")
+    fs = service.to_feedback_set(db_session=db, project=project, dataset_id=dataset_id)
+    return fs.to_dict()
+
+
+@router.post("/projects/{project_id}/feedback/import", response_model=dict[str, int])
+def import_feedback(project_id: int, body: ImportIn, db: DB, user: Annotator) -> dict[str, int]:
+    """Record an exported feedback file as new events, all or nothing (422 naming the first problem)."""
+    project = projects_service.get_or_raise(db_session=db, project_id=project_id)
+    ds = datasets_service.get_or_raise(db_session=db, dataset_id=body.dataset_id)
+    if ds.project_id != project.id:
+        raise NotFoundError(f"dataset {body.dataset_id} not found in project {project.name!r}")
+    if ds.role is not DatasetRole.TRAIN:
+        raise FeedbackError(f"feedback goes on training data; dataset {ds.name!r} is an eval set")
+    try:
+        fs = FeedbackSet.from_json(body.feedback)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise FeedbackError(f"not a feedback file: {exc}") from None
+    n = service.import_feedback_set(db_session=db, project=project, feedback=fs, dataset_id=ds.id, user_id=user.id)
+    return {"imported": n}

@@ -1,0 +1,165 @@
+"""Model versions over HTTP: the lineage, a before/after comparison, and the version as an archive."""
+
+from __future__ import annotations
+
+import tarfile
+import tempfile
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import APIRouter, BackgroundTasks, Depends, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import FileResponse
+from pydantic import BaseModel
+from sqlalchemy.orm import Session
+
+from xmd.api.deps import DB, require
+from xmd.api.resolve import method_for, version_for
+from xmd.api.runtime import models_of, settings_of
+from xmd.core.evaluate import compare_metrics
+from xmd.core.types import DataError
+from xmd.datasets import service as datasets_service
+from xmd.db.errors import ConflictError, NotFoundError
+from xmd.explanations.views import ExplanationOut, _out, explanation_for, marks_for
+from xmd.jobs import service as jobs_service
+from xmd.jobs.models import JobKind, JobStatus
+from xmd.models import service
+from xmd.models.models import ModelKind, ModelStatus, ModelVersion
+from xmd.projects import service as projects_service
+from xmd.users.models import Role, User
+
+router = APIRouter(prefix="/api", tags=["model versions"])
+Viewer = Annotated[User, Depends(require(Role.VIEWER))]
+
+
+class VersionOut(BaseModel):
+    id: int
+    project_id: int
+    parent_id: int | None
+    version: int
+    name: str
+    kind: ModelKind
+    status: ModelStatus
+    metrics: dict[str, Any]
+    feedback_snapshot: dict[str, Any] | None
+    config: dict[str, Any]
+    created_at: datetime
+    retrain: dict[str, Any] | None = None
+
+
+class CompareOut(BaseModel):
+    a: VersionOut
+    b: VersionOut
+    metrics: dict[str, Any]
+    shares: dict[str, Any] | None
+    example: dict[str, ExplanationOut] | None = None
+
+
+def _retrain_result(db: Session, mv: ModelVersion) -> dict[str, Any] | None:
+    """The result of the retrain job that produced ``mv`` (metrics before/after, shares of the
+    corrected words before/after), if one did."""
+    if mv.kind is not ModelKind.DEBUGGED:
+        return None
+    for job in jobs_service.list_jobs(
+        db_session=db, project_id=mv.project_id, kind=JobKind.RETRAIN, status=JobStatus.SUCCEEDED, limit=500
+    ):
+        if job.result and job.result.get("version_id") == mv.id:
+            return job.result
+    return None
+
+
+def version_out(db: Session, mv: ModelVersion) -> VersionOut:
+    return VersionOut(
+        id=mv.id,
+        project_id=mv.project_id,
+        parent_id=mv.parent_id,
+        version=mv.version,
+        name=mv.name,
+        kind=mv.kind,
+        status=mv.status,
+        metrics=dict(mv.metrics),
+        feedback_snapshot=mv.feedback_snapshot,
+        config=dict(mv.config),
+        created_at=mv.created_at,
+        retrain=_retrain_result(db, mv),
+    )
+
+
+def _version(db: Session, version_id: int) -> ModelVersion:
+    return service.get_or_raise(db_session=db, model_version_id=version_id)
+
+
+@router.get("/projects/{project_id}/versions", response_model=list[VersionOut])
+def list_versions(project_id: int, db: DB, _: Viewer) -> list[VersionOut]:
+    """Every version of the project by number, with lineage (parent), metrics and feedback snapshot."""
+    projects_service.get_or_raise(db_session=db, project_id=project_id)
+    return [version_out(db, mv) for mv in service.list_versions(db_session=db, project_id=project_id)]
+
+
+@router.get("/versions/{version_id}", response_model=VersionOut)
+def get_version(version_id: int, db: DB, _: Viewer) -> VersionOut:
+    """One model version."""
+    return version_out(db, _version(db, version_id))
+
+
+@router.get("/projects/{project_id}/compare", response_model=CompareOut)
+def compare(
+    project_id: int,
+    a: int,
+    b: int,
+    request: Request,
+    db: DB,
+    _: Viewer,
+    example_id: int | None = None,
+    method: str | None = None,
+) -> CompareOut:
+    """Metrics per eval set of two versions side by side (with deltas), the corrected words' share
+    before/after, and, for ``example_id``, the example's explanation under both versions."""
+    project = projects_service.get_or_raise(db_session=db, project_id=project_id)
+    va, vb = version_for(db, project, a), version_for(db, project, b)
+    ra, rb = version_out(db, va), version_out(db, vb)
+    metrics_a = dict(va.metrics)
+    metrics_b = dict(vb.metrics)
+    if rb.retrain and rb.retrain.get("metrics_before") and vb.parent_id == va.id and not metrics_a:
+        metrics_a = rb.retrain["metrics_before"]
+    shares = None
+    if rb.retrain:
+        shares = {"before": rb.retrain.get("shares_before"), "after": rb.retrain.get("shares_after")}
+    example = None
+    if example_id is not None:
+        ex = datasets_service.get_example_or_raise(db_session=db, example_id=example_id)
+        if ex.project_id != project.id:
+            raise NotFoundError(f"example {example_id} not found in project {project.name!r}")
+        m = method_for(project, method)
+        models = models_of(request)
+        example = {}
+        for side, mv in (("a", va), ("b", vb)):
+            exp = explanation_for(db, models, project, mv, ex, m)
+            example[side] = _out(exp, ex.text, project, mv, ex, marks_for(db, project, ex, exp.words))
+    return CompareOut(a=ra, b=rb, metrics=compare_metrics(metrics_a, metrics_b), shares=shares, example=example)
+
+
+def _archive(src: Path, name: str, tmp_root: Path) -> Path:
+    tmp_root.mkdir(parents=True, exist_ok=True)
+    fd, out = tempfile.mkstemp(prefix="download-", suffix=".tar.gz", dir=tmp_root)
+    with open(fd, "wb") as f, tarfile.open(fileobj=f, mode="w:gz") as tf:
+        tf.add(src, arcname=name)
+    return Path(out)
+
+
+@router.get("/versions/{version_id}/download", response_class=FileResponse)
+async def download(version_id: int, request: Request, db: DB, _: Viewer, background: BackgroundTasks) -> FileResponse:
+    """The version's model directory (weights, tokenizer, model card) as a .tar.gz; loads with
+    ``from_pretrained`` after extraction, nothing of xmd's needed."""
+    mv = _version(db, version_id)
+    if mv.status is not ModelStatus.READY:
+        raise ConflictError(f"model version {mv.name} is {mv.status.value}; only ready versions can be downloaded")
+    src = Path(mv.path)
+    if not src.is_dir():
+        raise DataError(f"the files of model version {mv.name} are missing on the server ({src})")
+    project = projects_service.get_or_raise(db_session=db, project_id=mv.project_id)
+    name = f"{project.name}-v{mv.version}".replace("/", "_").replace(" ", "_")
+    path = await run_in_threadpool(_archive, src, name, settings_of(request).uploads_dir)
+    background.add_task(path.unlink, missing_ok=True)
+    return FileResponse(path, media_type="application/gzip", filename=f"{name}.tar.gz")

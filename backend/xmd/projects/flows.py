@@ -1,0 +1,119 @@
+"""Creating a project means checking the model loads, then copying it into the data directory.
+
+The copy is version 1 of the project's lineage: later edits to the user's folder (or a Hub repo that
+moves on) cannot change what was explained and retrained. Everything is checked before the project
+row exists, and a failure while copying removes the row and the folder, so a failed create leaves
+nothing behind.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tarfile
+import tempfile
+import uuid
+import zipfile
+from pathlib import Path, PurePosixPath
+
+from sqlalchemy.orm import Session
+
+from xmd.config import Settings
+from xmd.core.modeling import load_model, save_model
+from xmd.core.types import DataError, ModelLoadError
+from xmd.db.errors import ConflictError
+from xmd.models import service as models_service
+from xmd.projects import service
+from xmd.projects.models import Project
+
+MAX_ARCHIVE_MEMBERS = 10_000
+
+
+def version_dir(settings: Settings, project_id: int) -> Path:
+    """Where a project's versions live; ``{version}`` is filled in when the version is numbered."""
+    return settings.models_dir / f"p{project_id}" / "v{version}"
+
+
+def create_project(
+    *,
+    db_session: Session,
+    settings: Settings,
+    name: str,
+    source: str,
+    labels: list[str] | None = None,
+    description: str = "",
+    user_id: int | None = None,
+    model_dir: Path | None = None,
+) -> Project:
+    """Project from a model directory or Hub id (``source``); ``model_dir`` is where it is read from
+    when that differs from the name to record (an extracted upload)."""
+    if service.get_by_name(db_session=db_session, name=name.strip()) is not None:
+        raise ConflictError(f"project {name.strip()!r} already exists")
+    if model_dir is None and Path(source).expanduser().is_absolute() and not settings.allow_local_model_paths:
+        raise ModelLoadError("this server does not load models from local paths; upload an archive or give a Hub id")
+    loaded = load_model(str(model_dir or source), labels=labels or None, device="cpu")
+    project = service.create(
+        db_session=db_session,
+        name=name,
+        labels=loaded.labels,
+        model_source=source,
+        description=description,
+        created_by=user_id,
+    )
+    dest = Path(str(version_dir(settings, project.id)).replace("{version}", "1"))
+    partial = dest.parent / f".partial-{uuid.uuid4().hex}"
+    try:
+        save_model(loaded, partial)
+        partial.rename(dest)
+        models_service.create_base(
+            db_session=db_session,
+            project=project,
+            path=str(version_dir(settings, project.id)),
+            name="base",
+            config={"source": source},
+        )
+    except BaseException:
+        db_session.rollback()
+        service.delete(db_session=db_session, project=project)
+        shutil.rmtree(partial, ignore_errors=True)
+        shutil.rmtree(dest.parent, ignore_errors=True)
+        raise
+    return project
+
+
+def _safe_member(name: str) -> bool:
+    p = PurePosixPath(name)
+    return not p.is_absolute() and ".." not in p.parts and "\\" not in name
+
+
+def extract_model_archive(archive: Path, into: Path) -> Path:
+    """Extract a .zip or .tar(.gz) holding a ``save_pretrained`` folder; returns the folder with
+    ``config.json``. Members that would land outside ``into`` (``..``, absolute paths, links) are refused."""
+    into.mkdir(parents=True, exist_ok=True)
+    try:
+        if zipfile.is_zipfile(archive):
+            with zipfile.ZipFile(archive) as zf:
+                names = zf.namelist()
+                if len(names) > MAX_ARCHIVE_MEMBERS or not all(_safe_member(n) for n in names):
+                    raise DataError("the archive has unsafe paths (absolute or '..') or too many files")
+                zf.extractall(into)
+        elif tarfile.is_tarfile(archive):
+            with tarfile.open(archive) as tf:
+                members = tf.getmembers()
+                if len(members) > MAX_ARCHIVE_MEMBERS or not all(
+                    _safe_member(m.name) and (m.isfile() or m.isdir()) for m in members
+                ):
+                    raise DataError("the archive has unsafe entries (links, absolute or '..' paths) or too many files")
+                tf.extractall(into, filter="data")
+        else:
+            raise DataError("the model archive must be a .zip or .tar/.tar.gz of a save_pretrained folder")
+    except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError) as exc:
+        raise DataError(f"could not read the model archive: {exc}") from exc
+    configs = sorted(into.rglob("config.json"), key=lambda p: len(p.parts))
+    if not configs:
+        raise DataError("the archive holds no config.json: upload the folder written by save_pretrained")
+    return configs[0].parent
+
+
+def temp_dir(settings: Settings) -> Path:
+    settings.uploads_dir.mkdir(parents=True, exist_ok=True)
+    return Path(tempfile.mkdtemp(prefix="upload-", dir=settings.uploads_dir))
