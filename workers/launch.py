@@ -1,0 +1,113 @@
+"""Start a worker as a child process: for ``xmd serve`` / the demo (embedded broker, no servers) and
+for tests. The worker gets its configuration through the same ``XMD_*`` variables it would read in
+production (``Settings.to_env``), so there is one code path.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Sequence
+from pathlib import Path
+from typing import IO
+
+from xmd.config import Settings
+
+from workers.app import READY_FILE_ENV
+
+
+def worker_argv(
+    settings: Settings,
+    *,
+    queues: Sequence[str] | None = None,
+    concurrency: int = 1,
+    pool: str = "prefork",
+    loglevel: str = "info",
+    hostname: str | None = None,
+) -> list[str]:
+    """``celery worker`` arguments: the default and retrain queues unless ``queues`` is given."""
+    queues = list(queues or dict.fromkeys([settings.default_queue, settings.retrain_queue]))
+    return [
+        "-A",
+        "workers.app",
+        "worker",
+        "-Q",
+        ",".join(queues),
+        "-c",
+        str(concurrency),
+        "-P",
+        pool,
+        "-l",
+        loglevel,
+        "-n",
+        hostname or f"xmd-{uuid.uuid4().hex[:8]}@{socket.gethostname()}",
+        # No broadcast chatter: the embedded broker has no fanout, and jobs are steered by the DB.
+        "--without-gossip",
+        "--without-mingle",
+        "--without-heartbeat",
+    ]
+
+
+def start_worker(
+    settings: Settings | None = None,
+    *,
+    queues: Sequence[str] | None = None,
+    concurrency: int = 1,
+    pool: str = "prefork",
+    loglevel: str = "info",
+    env: dict[str, str] | None = None,
+    ready_file: Path | None = None,
+    stdout: IO[bytes] | int | None = None,
+    hostname: str | None = None,
+) -> subprocess.Popen[bytes]:
+    """Start ``celery worker`` for ``settings`` in a new process group (so it can be stopped whole).
+
+    ``ready_file`` is created by the worker once it consumes; see :func:`wait_ready`.
+    """
+    settings = settings or Settings.from_env()
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    child_env = {**os.environ, **settings.to_env(), **(env or {})}
+    if ready_file is not None:
+        child_env[READY_FILE_ENV] = str(ready_file)
+    argv = worker_argv(
+        settings, queues=queues, concurrency=concurrency, pool=pool, loglevel=loglevel, hostname=hostname
+    )
+    return subprocess.Popen(
+        [sys.executable, "-m", "celery", *argv],
+        env=child_env,
+        stdout=stdout,
+        stderr=subprocess.STDOUT if stdout is not None else None,
+        start_new_session=True,
+    )
+
+
+def wait_ready(proc: subprocess.Popen[bytes], ready_file: Path, timeout: float = 60.0) -> None:
+    """Block until the worker consumes (its ready file exists); RuntimeError if it exits first."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if ready_file.exists():
+            return
+        if proc.poll() is not None:
+            raise RuntimeError(f"worker exited with status {proc.returncode} before it was ready")
+        time.sleep(0.1)
+    raise RuntimeError(f"worker not ready after {timeout:.0f} s")
+
+
+def stop_worker(proc: subprocess.Popen[bytes], timeout: float = 20.0) -> int:
+    """Warm shutdown (SIGTERM: finish the current task), then SIGKILL the process group if needed."""
+    import signal
+
+    if proc.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(10)
+    return proc.returncode
