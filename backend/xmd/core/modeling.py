@@ -144,6 +144,11 @@ def load_model(
         raise ModelLoadError(f"could not load model or tokenizer from {source!r}: {exc}") from exc
     if not getattr(tokenizer, "is_fast", False):
         raise ModelLoadError(f"{source!r} has no fast tokenizer (tokenizer.json); xmd needs character offsets")
+    # Inputs longer than the position table crash the forward pass; a tokenizer saved without a
+    # limit (model_max_length = 1e30) would let them through, so cap it at the model's capacity.
+    limit = getattr(model.config, "max_position_embeddings", None)
+    if isinstance(limit, int) and limit > 0 and not tokenizer.model_max_length <= limit:
+        tokenizer.model_max_length = limit
     dev = resolve_device(device)
     model.to(dev)
     model.eval()

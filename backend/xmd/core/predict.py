@@ -25,6 +25,7 @@ def predict_proba(
     was_training = model.training
     model.eval()
     out = np.zeros((len(texts), loaded.num_labels), dtype=np.float32)
+    max_length = min(max_length, int(getattr(tok, "model_max_length", max_length) or max_length))
     starts = range(0, len(texts), batch_size)
     for start in tqdm(starts, desc="predict", disable=not progress, unit="batch"):
         chunk = list(texts[start : start + batch_size])

@@ -109,6 +109,7 @@ def encode(tokenizer, texts: list[str], max_length: int = 256) -> Encoded:
     Requires a *fast* tokenizer, which reports character offsets; every tokenizer that ships with
     a ``tokenizer.json`` is one.
     """
+    max_length = min(max_length, int(getattr(tokenizer, "model_max_length", max_length) or max_length))
     if not getattr(tokenizer, "is_fast", False):
         raise TypeError(
             "xmd needs a fast (Rust) tokenizer to map word pieces to words; "
