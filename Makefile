@@ -8,7 +8,7 @@ STAMP   = $(VENV)/.xmd-installed
 export HF_HUB_OFFLINE ?= 1
 export TOKENIZERS_PARALLELISM ?= false
 
-.PHONY: install demo test lint bench clean
+.PHONY: install demo test lint bench bench-report clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -32,8 +32,13 @@ lint: install
 	$(BIN)/ruff check backend workers tests bench
 	$(BIN)/ruff format --check backend workers tests bench
 
+## Run every benchmark (hours on a 2-core CPU; see BENCHMARKS.md), then regenerate BENCHMARKS.md and its PNGs.
 bench: install
 	bash bench/run_all.sh
+
+## Regenerate BENCHMARKS.md and its PNGs from bench/results/*.json only (no benchmark is run).
+bench-report: install
+	$(BIN)/python bench/report.py
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache .ruff_cache

@@ -64,8 +64,31 @@ def device_name(device: torch.device) -> str:
     return cpu_model()
 
 
-def environment(device: torch.device) -> dict[str, Any]:
-    """What a reader needs to compare two result files: hardware, threads and library versions."""
+def load_average() -> list[float] | None:
+    """1, 5 and 15 minute load averages: how busy the shared machine was (None where unsupported)."""
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return None
+
+
+def memory_total_gib() -> float | None:
+    """Physical memory from /proc/meminfo, in GiB."""
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                return round(int(line.split()[1]) / 1024 / 1024, 1)
+    except OSError:
+        pass
+    return None
+
+
+def environment(device: torch.device, loadavg_start: list[float] | None = None) -> dict[str, Any]:
+    """What a reader needs to compare two result files: hardware, threads, library versions, load.
+
+    ``loadavg_start`` is the load average taken when the run began (the machine is shared, so a
+    result taken under load says so); the load at the end is read here.
+    """
     import captum
     import transformers
 
@@ -74,6 +97,7 @@ def environment(device: torch.device) -> dict[str, Any]:
         "device_name": device_name(device),
         "cpu_model": cpu_model(),
         "cpu_count": os.cpu_count(),
+        "memory_gib": memory_total_gib(),
         "torch_threads": torch.get_num_threads(),
         "torch_interop_threads": torch.get_num_interop_threads(),
         "torch": torch.__version__,
@@ -82,6 +106,8 @@ def environment(device: torch.device) -> dict[str, Any]:
         "captum": captum.__version__,
         "python": platform.python_version(),
         "platform": platform.platform(),
+        "loadavg_start": loadavg_start,
+        "loadavg_end": load_average(),
     }
 
 

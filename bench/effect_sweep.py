@@ -7,6 +7,11 @@ training examples with grad x input (what the UI shows) and occlusion (which no 
 This is the measurement behind the default ER objective. Prints one JSON document.
 
     python bench/effect_sweep.py --settings erasure:1:mse both:3:mse attribution:10:mse --seeds 0 1 2
+    python bench/effect_sweep.py --objective both --losses mse mae --lams 0.3 1 3 --seeds 0 1 2
+
+The second form is the loss x λ grid (settings ``objective:lam:loss``). Each run fine-tunes MiniLM for
+two epochs, minutes on a CPU: ``--log`` appends every finished run as a JSON line and a rerun with the
+same log skips the runs already in it, so an interrupted sweep resumes instead of starting over.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from benchlib import environment, resolve_device
+from benchlib import environment, load_average, log, resolve_device
 from xmd.core.demo import SHORTCUT_WORD
 from xmd.core.demo_story import DEBUG_CONFIG, prepare_baseline
 from xmd.core.effect import word_share
@@ -85,12 +90,28 @@ def run_one(workdir: Path, spec: str, seed: int, device: str) -> dict:
     }
 
 
+# Per-run quantities summarised as they are (accuracies in [0, 1], shares in [0, 1]).
+RAW = (
+    "clean_before",
+    "clean_after",
+    "anti_before",
+    "anti_after",
+    "share_gxi_before",
+    "share_gxi_after",
+    "share_occlusion_before",
+    "share_occlusion_after",
+    "anti_share_gxi_after",
+    "seconds",
+)
+
+
 def summarise(runs: list[dict]) -> dict[str, dict]:
     """Mean and standard deviation per setting of the quantities the acceptance test checks."""
     out: dict[str, dict] = {}
     for spec in dict.fromkeys(r["setting"] for r in runs):
         rs = [r for r in runs if r["setting"] == spec]
         derived = {
+            **{k: [r[k] for r in rs] for k in RAW},
             "clean_drop_points": [100 * (r["clean_before"] - r["clean_after"]) for r in rs],
             "anti_gain_points": [100 * (r["anti_after"] - r["anti_before"]) for r in rs],
             "share_gxi_drop_pct": [100 * (1 - r["share_gxi_after"] / r["share_gxi_before"]) for r in rs],
@@ -111,29 +132,61 @@ def summarise(runs: list[dict]) -> dict[str, dict]:
     return out
 
 
+def read_log(path: Path | None) -> list[dict]:
+    """Runs already finished (JSON lines), so that a rerun resumes an interrupted sweep."""
+    if path is None or not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--settings", nargs="+", default=["erasure:1:mse", "attribution:10:mse", "both:3:mse"])
+    p.add_argument("--settings", nargs="+", default=None, help="objective:lam:loss[:epochs[:attribution_weight]]")
+    p.add_argument("--objective", default="both", help="grid form: the ER objective of every setting")
+    p.add_argument("--losses", nargs="+", default=None, help="grid form: ER losses (e.g. mse mae)")
+    p.add_argument("--lams", nargs="+", default=None, help="grid form: values of λ")
     p.add_argument("--seeds", nargs="+", type=int, default=[0])
     p.add_argument("--workdir", default="runs/bench-demo", help="demo data and baseline are cached here")
     p.add_argument("--device", default="auto")
+    p.add_argument("--log", type=Path, default=None, help="append each run as a JSON line; skip runs found there")
     args = p.parse_args()
+    if args.losses or args.lams:
+        if args.settings:
+            p.error("give either --settings or the grid (--losses / --lams), not both")
+        settings = [f"{args.objective}:{lam}:{loss}" for loss in args.losses or ["mse"] for lam in args.lams or ["1"]]
+        grid = {"objective": args.objective, "losses": args.losses or ["mse"], "lams": args.lams or ["1"]}
+    else:
+        settings = args.settings or ["erasure:1:mse", "attribution:10:mse", "both:3:mse"]
+        grid = None
+    loadavg_start = load_average()
+    done = {(r["setting"], r["seed"]): r for r in read_log(args.log)}
     runs = []
-    for spec in args.settings:
+    for spec in settings:
         for seed in args.seeds:
+            if (spec, seed) in done:
+                log(f"{spec} seed {seed}: from {args.log}")
+                runs.append(done[(spec, seed)])
+                continue
             r = run_one(Path(args.workdir), spec, seed, args.device)
+            r["loadavg_end"] = load_average()
             print(json.dumps(r), file=sys.stderr, flush=True)
+            if args.log is not None:
+                args.log.parent.mkdir(parents=True, exist_ok=True)
+                with args.log.open("a") as fh:
+                    fh.write(json.dumps(r) + "\n")
             runs.append(r)
     print(
         json.dumps(
             {
                 "benchmark": "effect_sweep",
-                "environment": environment(resolve_device(args.device)),
+                "environment": environment(resolve_device(args.device), loadavg_start),
                 "params": {
-                    "settings": args.settings,
+                    "settings": settings,
+                    "grid": grid,
                     "seeds": args.seeds,
                     "train": DEBUG_CONFIG.__dict__,
                     "feedback": f"task-level remove '{SHORTCUT_WORD}'",
+                    "wall_s": sum(r["seconds"] for r in runs),
                 },
                 "runs": runs,
                 "summary": summarise(runs),

@@ -1,18 +1,40 @@
 #!/usr/bin/env bash
-# Run every benchmark at its default sizes and keep each JSON document in bench/results/<name>.json.
-# DEVICE=auto|cpu|cuda picks the device (default auto); PYTHON overrides the interpreter.
+# Run every benchmark and keep each JSON document in bench/results/<name>.json, then rewrite
+# BENCHMARKS.md and its figures from them (bench/report.py).
+#   DEVICE=auto|cpu|cuda  device for the model benchmarks (default auto)
+#   THREADS=N             torch intra-op threads (default: torch's; use 1 on a busy shared machine)
+#   ONLY="a b"            run only these benchmarks (names as below); the report still uses every result
+#   PYTHON=...            interpreter (default .venv/bin/python)
+# Benchmarks run one at a time, at low CPU priority: other people's work on the machine goes first.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
 PY="${PYTHON:-.venv/bin/python}"
 DEVICE="${DEVICE:-auto}"
-mkdir -p bench/results
+THREADS_ARG=()
+if [[ -n "${THREADS:-}" ]]; then THREADS_ARG=(--threads "${THREADS}"); fi
+mkdir -p bench/results runs
 trap 'rm -f bench/results/*.json.tmp' EXIT
 
-for name in attribution_throughput er_overhead; do
-    echo "== ${name} (device ${DEVICE})" >&2
+declare -A ARGS=(
+    [attribution_throughput]="--device ${DEVICE} ${THREADS_ARG[*]}"
+    [ig_chunking]="--device ${DEVICE} ${THREADS_ARG[*]}"
+    [er_overhead]="--device ${DEVICE} ${THREADS_ARG[*]}"
+    [store_scale]="--n 100000 1000000 --db sqlite"
+    # The loss x λ grid, three seeds; the log lets an interrupted sweep resume where it stopped.
+    [effect_sweep]="--device ${DEVICE} --objective both --losses mse mae --lams 0.3 1 3 --seeds 0 1 2 --log runs/bench-effect.jsonl"
+)
+ORDER=(attribution_throughput ig_chunking er_overhead store_scale effect_sweep)
+# The API benchmark belongs to the API; run it when it exists.
+if [[ -f bench/api_latency.py ]]; then ORDER+=(api_latency); ARGS[api_latency]=""; fi
+
+for name in ${ONLY:-${ORDER[*]}}; do
+    echo "== ${name} $(date -u +%H:%M:%S)" >&2
     # Write to a temporary file first so that a failed run never leaves a truncated result behind.
-    "${PY}" "bench/${name}.py" --device "${DEVICE}" > "bench/results/${name}.json.tmp"
+    # shellcheck disable=SC2086  # ARGS entries are word lists
+    nice -n 19 "${PY}" "bench/${name}.py" ${ARGS[${name}]} > "bench/results/${name}.json.tmp"
     mv "bench/results/${name}.json.tmp" "bench/results/${name}.json"
     echo "   -> bench/results/${name}.json" >&2
 done
+
+"${PY}" bench/report.py

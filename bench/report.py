@@ -1,0 +1,469 @@
+"""Write BENCHMARKS.md (and its figures) from the JSON documents in bench/results/.
+
+Why generated: every number in BENCHMARKS.md must come from a committed script and its stored result,
+so the document is never edited by hand; ``make bench-report`` rewrites it from the results alone and
+``make bench`` reruns the benchmarks first. A result that is missing gets a line saying so.
+
+    .venv/bin/python bench/report.py [--results bench/results] [--out BENCHMARKS.md]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "results"
+
+
+def load(results: Path, name: str) -> dict[str, Any] | None:
+    path = results / f"{name}.json"
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def f(x: float | None, digits: int = 3) -> str:
+    """A number to ``digits`` significant figures ('–' when not measured)."""
+    if x is None:
+        return "–"
+    if x == 0:
+        return "0"
+    return f"{x:.{digits}g}" if abs(x) < 10**digits else f"{x:,.0f}"
+
+
+def table(header: list[str], rows: list[list[str]]) -> list[str]:
+    out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    out += ["| " + " | ".join(r) + " |" for r in rows]
+    return [*out, ""]
+
+
+def met(t: dict[str, Any] | None) -> str:
+    if not t or t.get("met") is None:
+        return "not measured"
+    return "**met**" if t["met"] else "**missed**"
+
+
+def load_note(doc: dict[str, Any]) -> str:
+    env = doc.get("environment", {})
+    start, end = env.get("loadavg_start"), env.get("loadavg_end")
+    if not start and not end:
+        return "load average not recorded"
+    fmt = lambda x: "/".join(f"{v:.2f}" for v in x) if x else "?"  # noqa: E731
+    return f"load average (1/5/15 min) {fmt(start)} at start, {fmt(end)} at end"
+
+
+# ---------------------------------------------------------------------------------------------- sections
+
+
+def machine(docs: dict[str, dict[str, Any] | None]) -> list[str]:
+    env = next((d["environment"] for d in docs.values() if d and "environment" in d), None)
+    lines = ["## Machine", ""]
+    if env is None:
+        return [*lines, "No results yet.", ""]
+    rows = [
+        ["CPU", f"{env.get('cpu_model')} ({env.get('cpu_count')} cores visible)"],
+        ["memory", f"{env['memory_gib']} GiB" if env.get("memory_gib") else "not recorded"],
+        ["device used", env.get("device", "?")],
+        ["torch", f"{env.get('torch')} (intra-op threads {env.get('torch_threads')})"],
+        ["transformers / captum", f"{env.get('transformers')} / {env.get('captum')}"],
+        ["python", env.get("python", "?")],
+        ["platform", env.get("platform", "?")],
+    ]
+    lines += table(["", ""], rows)
+    lines += [
+        "The machine is shared (other people run test suites on the same two cores), so each timing",
+        "benchmark repeats its passes and reports medians, and records the load average it ran under:",
+        "",
+    ]
+    for name, doc in docs.items():
+        if doc:
+            lines.append(f"- `{name}`: {load_note(doc)}, torch threads {doc['environment'].get('torch_threads')}")
+    lines += [
+        "",
+        "**GPU numbers are not measured yet**: no GPU was available for these runs. Every script takes",
+        "`--device cuda` (or `auto`) and `DEVICE=cuda make bench` runs them all on a GPU.",
+        "",
+    ]
+    return lines
+
+
+def targets(docs: dict[str, dict[str, Any] | None]) -> list[str]:
+    thr, er = docs.get("attribution_throughput"), docs.get("er_overhead")
+    rows = []
+
+    def row(label: str, doc: dict[str, Any] | None, key: str, source: str, how: str) -> None:
+        t = (doc or {}).get("targets", {}).get(key)
+        value = f"{f(t['value'])}x" if t and t.get("value") is not None else "–"
+        threshold = f"{t['op']} {t['threshold']}x" if t else "–"
+        rows.append([label, threshold, value, met(t), f"`{source}`", how])
+
+    row(
+        "`grad_x_input` vs the ceiling (throughput)",
+        thr,
+        "grad_x_input_vs_ceiling",
+        "attribution_throughput",
+        "explain()'s default over 2,000 texts vs a bare forward + backward over the same batches",
+    )
+    row(
+        "default explanation vs the peers' default (throughput)",
+        thr,
+        "default_vs_peer_default",
+        "attribution_throughput",
+        "grad x input over 2,000 texts vs per-example Captum IG, 50 steps (ex/s on a random subsample)",
+    )
+    row(
+        "batched IG vs per-example Captum IG, equal steps (CPU)",
+        thr,
+        "ig_batched_vs_peer_ig",
+        "attribution_throughput",
+        "worst of 20 and 50 steps; ex/s over 2,000 texts vs ex/s of the loop on its subsample",
+    )
+    row(
+        "ER step vs plain step, default objective (`both`)",
+        er,
+        "both_default_vs_plain",
+        "er_overhead",
+        "median training step time, same batch",
+    )
+    row(
+        "ER step vs plain step, `erasure` objective",
+        er,
+        "erasure_vs_plain",
+        "er_overhead",
+        "median training step time, same batch",
+    )
+    lines = ["## Targets", ""]
+    lines += table(["target", "threshold", "measured", "", "result file", "how"], rows)
+    return lines
+
+
+def throughput(doc: dict[str, Any] | None) -> list[str]:
+    lines = ["## Attribution throughput", ""]
+    if doc is None:
+        return [*lines, "Not measured yet (`bench/attribution_throughput.py`).", ""]
+    p, res, ratios = doc["params"], doc["results"], doc["ratios"]
+    ceiling = res["ceiling"]["examples_per_s"]
+    lines += [
+        f"`bench/attribution_throughput.py`: `xmd.core.attribution.explain` over {p['n']} demo train texts "
+        f"(mean {p['data']['mean_tokens']:.1f} tokens, max {p['data']['max_tokens']}), batch size {p['batch_size']}, "
+        f"MiniLM with {p['attn_implementation']} attention, explaining the predicted class. The *ceiling* is a bare "
+        "tokenise + forward + `autograd.grad` to the input embeddings over the same length-sorted batches. The "
+        f"*peer loop* is Captum `LayerIntegratedGradients` called once per text (the usual recipe), timed on a "
+        f"fixed random subsample of **{p['peer_n']} of the {p['n']} texts** ({p.get('peer_sample', 'first texts')}) "
+        "because it is slow; it is compared by examples/second. Batched IG is also timed on that same subsample "
+        f"(`*_peer_texts`). IG runs in passes of about {p.get('ig_token_budget', '?')} tokens "
+        "(`xmd.core.attribution.IG_TOKEN_BUDGET`). Cheap variants: median of "
+        f"{p['repeats']} passes; IG, occlusion and the peer loop: {p.get('slow_repeats', p['repeats'])}.",
+        "",
+    ]
+    rows = []
+    for name, r in sorted(res.items(), key=lambda kv: -kv[1]["examples_per_s"]):
+        rows.append(
+            [
+                f"`{name}`",
+                str(r["n"]),
+                str(r.get("repeats", len(r["seconds"]))),
+                f(r["median_s"]),
+                f(r["examples_per_s"]),
+                f(r["examples_per_s"] / ceiling, 2),
+            ]
+        )
+    lines += table(["variant", "texts", "passes", "median s", "examples/s", "x ceiling"], rows)
+    peer_rows = []
+    for k in p.get("peer_steps", []):
+        peer_rows.append(
+            [
+                f"{k}",
+                f(res.get(f"integrated_gradients_{k}", {}).get("examples_per_s")),
+                f(res.get(f"integrated_gradients_{k}_peer_texts", {}).get("examples_per_s")),
+                f(res.get(f"peer_ig_loop_{k}", {}).get("examples_per_s")),
+                f(ratios.get(f"ig_batched_vs_peer_ig_{k}"), 2),
+                f(ratios.get(f"ig_batched_vs_peer_ig_{k}_same_texts"), 2),
+            ]
+        )
+    if peer_rows:
+        lines += [
+            "Integrated gradients at equal steps, batched (`explain`) vs the per-example Captum loop:",
+            "",
+        ]
+        lines += table(
+            [
+                "IG steps",
+                f"batched, {p['n']} texts (ex/s)",
+                f"batched, the {p['peer_n']} texts (ex/s)",
+                "per-example loop (ex/s)",
+                "ratio",
+                "ratio, same texts",
+            ],
+            peer_rows,
+        )
+    lines += [
+        f"Default explanation (grad x input) vs the peers' default (per-example IG, "
+        f"{p.get('peer_default_steps', 50)} steps): **{f(ratios.get('default_vs_peer_default'))}x** faster.",
+        "",
+        "![throughput](bench/results/attribution_throughput.png)",
+        "",
+    ]
+    return lines
+
+
+def ig_chunking(doc: dict[str, Any] | None) -> list[str]:
+    if doc is None:
+        return []
+    p = doc["params"]
+    lines = [
+        "### Integrated gradients: tokens per pass",
+        "",
+        f"`bench/ig_chunking.py`: batched IG ({p['n_steps']} steps) over {p['n']} demo texts at batch size "
+        f"{p['batch_size']}, with passes of at most *budget* tokens (rows x padded length); `whole batch` is one "
+        "pass per batch (all steps of all texts at once, as Captum without `internal_batch_size` does), "
+        f"`captum` the previous implementation (Captum `LayerIntegratedGradients` on the whole batch). "
+        f"Median of {p['repeats']} passes.",
+        "",
+    ]
+    rows = [
+        [f"`{name}`", f(r["median_s"]), f(r["examples_per_s"]), f(r.get("vs_peer_loop"), 2)]
+        for name, r in doc["results"].items()
+    ]
+    lines += table(["tokens per pass", "median s", "examples/s", "x per-example loop"], rows)
+    return lines
+
+
+def er_overhead(doc: dict[str, Any] | None) -> list[str]:
+    lines = ["## Explanation-regularised training: step time and memory", ""]
+    if doc is None:
+        return [*lines, "Not measured yet (`bench/er_overhead.py`).", ""]
+    p, res, ratios = doc["params"], doc["results"], doc["ratios"]
+    lines += [
+        f"`bench/er_overhead.py`: one `train_loop` step (encode + forward (+ ER) + backward + clip + AdamW + "
+        f"scheduler) on one fixed batch of {p['batch_size']} demo texts, {p['batch_with_feedback']} of them with "
+        f"*remove* feedback on the planted word, max length {p['max_length']}, λ = {p['lam']}. Median of "
+        f"{p['timed_steps']} steps after {p['warmup_steps']} warm-up steps, median over {p['repeats']} fresh "
+        "processes per variant (round-robin). Peak memory: "
+        f"{next(iter(res.values()))['memory_kind']}, the maximum over the runs.",
+        "",
+    ]
+    rows = []
+    for name, r in res.items():
+        rows.append(
+            [
+                f"`{name}`",
+                f(r["median_step_s"] * 1000),
+                "1.00" if name == "plain" else f(ratios.get(f"{name}_vs_plain"), 3),
+                f(r["peak_memory_mib"], 4),
+                f(r["peak_memory_increase_mib"], 4),
+                str(r["n_feedback_words"]),
+            ]
+        )
+    lines += table(
+        ["variant", "median step ms", "x plain", "peak MiB", "peak increase MiB", "feedback words/step"], rows
+    )
+    return lines
+
+
+def store(doc: dict[str, Any] | None) -> list[str]:
+    lines = ["## Scale: the store at 100k and 1M examples", ""]
+    if doc is None:
+        return [*lines, "Not measured yet (`bench/store_scale.py`).", ""]
+    p = doc["params"]
+    lines += [
+        f"`bench/store_scale.py`: short synthetic examples ({p['data']}), bulk-inserted, then explained "
+        f"({p['explanations_per_transaction']} explanations per transaction, each updating the word aggregates "
+        "the task view reads). Each (database, size) in a fresh process; peak memory is its peak RSS. Latencies "
+        f"are medians of {p['repeat']} calls. *Click → ranking*: a feedback write and its commit, then the "
+        "suspicion top-100 and the current task feedback read again (what the UI refetches).",
+        "",
+    ]
+    rows = []
+    for r in doc["results"]:
+        fc = r.get("feedback_click", {})
+        rows.append(
+            [
+                r["db"],
+                f"{r['n_examples']:,}",
+                f(r["add_dataset_rows_per_s"]),
+                f(r["upsert_explanations_rows_per_s"]),
+                f(r["ingest_rows_per_s"]),
+                f(r["ingest_total_s"]),
+                f(r["peak_rss_mib"], 4),
+                f"{r['n_words']:,}",
+                f(r["ranking_top100_ms"]["suspicion"]),
+                f(r["ranking_top100_ms"]["importance"]),
+                f(fc.get("task", {}).get("click_to_ranking_ms")),
+                f(fc.get("instance", {}).get("click_to_ranking_ms")),
+            ]
+        )
+    lines += table(
+        [
+            "db",
+            "examples",
+            "insert rows/s",
+            "explain+aggregate rows/s",
+            "ingest rows/s",
+            "ingest s",
+            "peak RSS MiB",
+            "distinct words",
+            "top-100 suspicion ms",
+            "top-100 importance ms",
+            "task click → ranking ms",
+            "instance click → ranking ms",
+        ],
+        rows,
+    )
+    return lines
+
+
+def _flatten(prefix: str, value: Any, out: dict[str, Any]) -> None:
+    if isinstance(value, dict):
+        for k, v in value.items():
+            _flatten(f"{prefix}.{k}" if prefix else str(k), v, out)
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        out[prefix] = value
+
+
+def api_latency(doc: dict[str, Any] | None) -> list[str]:
+    """Written before ``bench/api_latency.py`` exists: shows whatever numbers its ``results`` holds."""
+    lines = ["## API latency", ""]
+    if doc is None:
+        return [
+            *lines,
+            "Not measured yet: `bench/api_latency.py` (being written with the API) will write "
+            "`bench/results/api_latency.json`, and this section then shows it.",
+            "",
+        ]
+    results = doc.get("results", {})
+    lines += [f"`bench/api_latency.py`; {load_note(doc)}.", ""]
+    if isinstance(results, dict) and all(isinstance(v, dict) for v in results.values()) and results:
+        flat = {name: {} for name in results}
+        for name, v in results.items():
+            _flatten("", v, flat[name])
+        cols = list(dict.fromkeys(k for v in flat.values() for k in v))
+        rows = [[f"`{name}`", *[f(flat[name].get(c)) for c in cols]] for name in flat]
+        lines += table(["", *cols], rows)
+    else:
+        flat: dict[str, Any] = {}
+        _flatten("", results, flat)
+        lines += table(["measure", "value"], [[k, f(v)] for k, v in flat.items()])
+    return lines
+
+
+def effect(doc: dict[str, Any] | None) -> list[str]:
+    lines = ["## Effect: does one *remove* click fix the shortcut?", ""]
+    if doc is None:
+        return [*lines, "Not measured yet (`bench/effect_sweep.py`).", ""]
+    p, summary = doc["params"], doc["summary"]
+    train = p["train"]
+    lines += [
+        "`bench/effect_sweep.py`: the demo data (a planted word that predicts the positive label in training; "
+        "the *anti-shortcut* test split puts it on negative texts), the fine-tuned MiniLM baseline, one "
+        f"task-level *{p['feedback']}*, then `xmd.core.pipeline.debug` retrains for {train['epochs']} epochs "
+        f"(lr {train['lr']}, batch {train['batch_size']}). Settings are `objective:λ:loss`; objective `both` "
+        "is `L_ER = erasure + 5 · attribution` (the default). *Share* is the removed word's mean share of "
+        "|attribution| on the corrected training examples, by grad x input (what the UI shows) and by "
+        "occlusion (which no loss optimises). Mean ± std (population) over seeds "
+        f"{', '.join(map(str, p['seeds']))}.",
+        "",
+    ]
+    first = next(iter(summary.values()))
+    if "anti_after" not in first:
+        return [*lines, "(This result file predates the per-quantity summary; rerun the sweep.)", ""]
+
+    def ms(s: dict[str, Any], key: str, scale: float = 1.0) -> str:
+        m, sd = s[key]["mean"] * scale, s[key]["std"] * scale
+        return f"{m:.3f} ± {sd:.3f}"
+
+    rows = [
+        [
+            "baseline (before)",
+            "–",
+            f"{first['clean_before']['mean']:.3f}",
+            f"{first['anti_before']['mean']:.3f}",
+            f"{first['share_gxi_before']['mean']:.3f}",
+            f"{first['share_occlusion_before']['mean']:.3f}",
+            "–",
+            "–",
+        ]
+    ]
+    for spec, s in summary.items():
+        rows.append(
+            [
+                f"`{spec}`",
+                str(s["anti_after"]["n"]),
+                ms(s, "clean_after"),
+                ms(s, "anti_after"),
+                ms(s, "share_gxi_after"),
+                ms(s, "share_occlusion_after"),
+                "yes" if s.get("meets_acceptance") else "no",
+                f"{s['seconds']['mean']:.0f}",
+            ]
+        )
+    lines += table(
+        [
+            "setting",
+            "seeds",
+            "clean acc",
+            "anti-shortcut acc",
+            "share, grad x input",
+            "share, occlusion",
+            "accepted¹",
+            "s / run",
+        ],
+        rows,
+    )
+    lines += [
+        "¹ every seed: clean accuracy drops ≤ 2 points, anti-shortcut accuracy gains ≥ 25 points, the "
+        "grad x input share falls ≥ 80 %.",
+        "",
+    ]
+    if p.get("note"):
+        lines += [p["note"], ""]
+    lines += ["![effect](bench/results/effect_sweep.png)", ""]
+    return lines
+
+
+def render(results: Path) -> str:
+    names = ["attribution_throughput", "ig_chunking", "er_overhead", "store_scale", "api_latency", "effect_sweep"]
+    docs = {name: load(results, name) for name in names}
+    lines = [
+        "# Benchmarks",
+        "",
+        "<!-- Generated by bench/report.py from bench/results/*.json; edit the scripts, not this file. -->",
+        "",
+        "What xmd costs and what it achieves, measured by the scripts in `bench/` (see `bench/README.md`).",
+        "Every number and figure below is read from a JSON document in `bench/results/` that a committed script",
+        "printed. Regenerate:",
+        "",
+        "```",
+        "make bench          # run every benchmark (hours on a 2-core CPU), then rewrite this file and the PNGs",
+        "make bench-report   # only rewrite this file and the PNGs from bench/results/*.json",
+        "```",
+        "",
+    ]
+    lines += machine({k: v for k, v in docs.items() if k != "api_latency"})
+    lines += targets(docs)
+    lines += throughput(docs["attribution_throughput"])
+    lines += ig_chunking(docs["ig_chunking"])
+    lines += er_overhead(docs["er_overhead"])
+    lines += store(docs["store_scale"])
+    lines += api_latency(docs["api_latency"])
+    lines += effect(docs["effect_sweep"])
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--results", type=Path, default=RESULTS)
+    p.add_argument("--out", type=Path, default=ROOT / "BENCHMARKS.md")
+    p.add_argument("--no-plots", action="store_true", help="leave the PNGs as they are")
+    args = p.parse_args()
+    if not args.no_plots:
+        from plots import draw_all
+
+        draw_all(args.results)
+    args.out.write_text(render(args.results))
+    print(args.out)
+
+
+if __name__ == "__main__":
+    main()
