@@ -1,0 +1,108 @@
+// One typed function per REST route the UI uses (docs/API.md).
+import { http, request, withQuery, type Query } from './client'
+import { asExplanation, asPage } from './normalize'
+import type {
+  Action,
+  Comparison,
+  Dataset,
+  DatasetPreview,
+  ExampleRow,
+  Explanation,
+  FeedbackItem,
+  Job,
+  Me,
+  MetricPoint,
+  ModelVersion,
+  Page,
+  Project,
+  ProjectCreate,
+  RetrainParams,
+  Scope,
+  WordStats,
+} from './types'
+import { auth } from '../stores/auth'
+
+const P = (pid: number) => `/api/projects/${pid}`
+
+export const api = {
+  me: () => http.get<Me>('/api/me', undefined, { quiet: true }),
+
+  // projects
+  projects: async () => asPage<Project>(await http.get('/api/projects')).items,
+  project: (pid: number) => http.get<Project>(P(pid)),
+  createProject: (body: ProjectCreate) => http.post<Project>('/api/projects', body, { quiet: true }),
+  uploadProject: (form: FormData) => http.form<Project>('/api/projects/upload', form, { quiet: true }),
+  deleteProject: (pid: number) => http.del<void>(P(pid)),
+
+  // datasets
+  datasets: async (pid: number) => asPage<Dataset>(await http.get(`${P(pid)}/datasets`)).items,
+  previewDataset: (pid: number, form: FormData) =>
+    http.form<DatasetPreview>(`${P(pid)}/datasets/preview`, form, { quiet: true }),
+  uploadDataset: (pid: number, form: FormData) => http.form<Dataset>(`${P(pid)}/datasets`, form, { quiet: true }),
+  examples: async (did: number, q: Query) =>
+    asPage<ExampleRow>(await http.get(`/api/datasets/${did}/examples`, q), Number(q.offset ?? 0), Number(q.limit ?? 0)),
+
+  // explanations
+  explanation: async (eid: number, q: Query = {}): Promise<Explanation> =>
+    asExplanation(await http.get(`/api/examples/${eid}/explanation`, q)),
+  words: async (pid: number, q: Query) =>
+    asPage<WordStats>(await http.get(`${P(pid)}/words`, q), Number(q.offset ?? 0), Number(q.limit ?? 0)),
+  wordExamples: async (pid: number, word: string, q: Query) =>
+    asPage<ExampleRow>(
+      await http.get(`${P(pid)}/words/${encodeURIComponent(word)}/examples`, q),
+      Number(q.offset ?? 0),
+      Number(q.limit ?? 0),
+    ),
+
+  // feedback
+  setFeedback: (eid: number, word_index: number, action: Action) =>
+    http.put<unknown>(`/api/examples/${eid}/feedback`, { word_index, action }),
+  setTaskFeedback: (pid: number, body: { word: string; action: Action; label?: number | null; scope: Scope }) =>
+    http.put<unknown>(`${P(pid)}/task-feedback`, body),
+  feedback: async (pid: number, q: Query = {}) =>
+    asPage<FeedbackItem>(await http.get(`${P(pid)}/feedback`, q), Number(q.offset ?? 0), Number(q.limit ?? 0)),
+  /** The click history, oldest first, paged by event id (`after_id`). */
+  feedbackEvents: async (pid: number, q: Query = {}) =>
+    asPage<FeedbackItem>(await http.get(`${P(pid)}/feedback/events`, q)).items,
+  exportFeedback: (pid: number) => http.get<unknown>(`${P(pid)}/feedback/export`),
+  importFeedback: (pid: number, dataset_id: number, feedback: unknown) =>
+    http.post<unknown>(`${P(pid)}/feedback/import`, { dataset_id, feedback }, { quiet: true }),
+
+  // what if
+  predict: async (pid: number, text: string, version_id?: number, method?: string): Promise<Explanation> =>
+    asExplanation(await http.post(`${P(pid)}/predict`, { text, version_id, method: method || undefined })),
+
+  // jobs
+  explainJob: (pid: number, body: { dataset_id?: number; version_id?: number; method?: string }) =>
+    http.post<Job>(`${P(pid)}/jobs/explain`, body),
+  retrainJob: (pid: number, body: RetrainParams) => http.post<Job>(`${P(pid)}/jobs/retrain`, body, { quiet: true }),
+  evaluateJob: (pid: number, body: { version_id: number; dataset_ids?: number[] }) =>
+    http.post<Job>(`${P(pid)}/jobs/evaluate`, body),
+  pushJob: (pid: number, body: { version_id: number; repo_id: string; private: boolean; token?: string }) =>
+    http.post<Job>(`${P(pid)}/jobs/push`, body, { quiet: true }),
+  jobs: async (pid: number) => asPage<Job>(await http.get(`${P(pid)}/jobs`)).items,
+  job: (jid: string) => http.get<Job>(`/api/jobs/${jid}`, undefined, { quiet: true }),
+  metrics: async (jid: string, after?: number) =>
+    asPage<MetricPoint>(await http.get(`/api/jobs/${jid}/metrics`, { after }, { quiet: true })).items,
+  cancelJob: (jid: string) => http.post<Job>(`/api/jobs/${jid}/cancel`),
+  /** EventSource cannot send headers, so this route takes the token as a query parameter. */
+  jobEventsUrl: (jid: string) => withQuery(`/api/jobs/${jid}/events`, { token: auth.token }),
+
+  // versions
+  versions: async (pid: number) => asPage<ModelVersion>(await http.get(`${P(pid)}/versions`)).items,
+  compare: async (pid: number, a: number, b: number, example_id?: number, method?: string): Promise<Comparison> => {
+    const raw = await http.get<Comparison>(`${P(pid)}/compare`, { a, b, example_id, method })
+    const ex = raw.example as { a?: unknown; b?: unknown } | null | undefined
+    return {
+      ...raw,
+      metrics: raw.metrics ?? {},
+      shares: raw.shares ?? null,
+      example: ex?.a && ex?.b ? { a: asExplanation(ex.a), b: asExplanation(ex.b) } : null,
+    }
+  },
+  /** The version as a .tar.gz; fetched with the bearer header, then saved by the browser. */
+  download: (vid: number) => request<Response>('GET', `/api/versions/${vid}/download`, { raw: true }),
+}
+
+export type Api = typeof api
+export type { Page }

@@ -1,0 +1,57 @@
+import type { Diff, FeedbackShares } from '../api/types'
+
+export interface MetricRow {
+  set: string
+  metric: string
+  before: number | null
+  after: number | null
+  delta: number | null
+}
+
+const SHOWN = ['accuracy', 'macro_f1']
+
+function isDiff(x: unknown): x is Diff {
+  return !!x && typeof x === 'object' && 'before' in x && 'after' in x
+}
+
+/** Flatten the compare route's {set: {metric: {before, after, delta}}} into table rows. */
+export function metricRows(metrics: Record<string, Record<string, unknown>>): MetricRow[] {
+  const rows: MetricRow[] = []
+  for (const [set, m] of Object.entries(metrics ?? {})) {
+    if (!m || typeof m !== 'object') continue
+    for (const metric of SHOWN) {
+      const d = m[metric]
+      if (!isDiff(d)) continue
+      const before = typeof d.before === 'number' ? d.before : null
+      const after = typeof d.after === 'number' ? d.after : null
+      const delta = typeof d.delta === 'number' ? d.delta : before !== null && after !== null ? after - before : null
+      rows.push({ set, metric, before, after, delta })
+    }
+  }
+  return rows
+}
+
+export interface ShareRow {
+  method: string
+  kind: 'remove' | 'add'
+  before: number | null
+  after: number | null
+  n: number
+}
+
+/** Mean attribution share of the corrected words, per method and feedback kind, before vs after. */
+export function shareRows(shares: { before: FeedbackShares | null; after: FeedbackShares | null } | null): ShareRow[] {
+  if (!shares) return []
+  const methods = [...new Set([...Object.keys(shares.before ?? {}), ...Object.keys(shares.after ?? {})])]
+  const rows: ShareRow[] = []
+  for (const method of methods) {
+    for (const kind of ['remove', 'add'] as const) {
+      const b = shares.before?.[method]?.[kind]
+      const a = shares.after?.[method]?.[kind]
+      const n = Math.max(b?.n ?? 0, a?.n ?? 0)
+      if (!n) continue
+      rows.push({ method, kind, before: b?.mean_share ?? null, after: a?.mean_share ?? null, n })
+    }
+  }
+  return rows
+}

@@ -1,0 +1,40 @@
+import { reactive } from 'vue'
+import type { Me } from '../api/types'
+
+const KEY = 'xmd.token'
+
+export const auth = reactive({
+  token: '' as string,
+  me: null as Me | null,
+})
+
+/**
+ * Take `#token=...` from the URL (how `make demo` opens the UI), keep it in localStorage and
+ * strip it from the address bar so it is not left in history or screenshots.
+ */
+export function initAuth(loc: Location = window.location, hist: History = window.history): void {
+  const m = /(?:^#|[#&?])token=([^&]+)/.exec(loc.hash)
+  if (m) {
+    setToken(decodeURIComponent(m[1]))
+    hist.replaceState(hist.state, '', loc.pathname + loc.search + '#/')
+  } else {
+    auth.token = localStorage.getItem(KEY) ?? ''
+  }
+}
+
+export function setToken(token: string): void {
+  auth.token = token.trim()
+  if (auth.token) localStorage.setItem(KEY, auth.token)
+  else localStorage.removeItem(KEY)
+}
+
+export function logout(): void {
+  setToken('')
+  auth.me = null
+}
+
+export function can(role: 'annotator' | 'admin'): boolean {
+  const r = auth.me?.role
+  if (!r) return false
+  return role === 'annotator' ? r === 'annotator' || r === 'admin' : r === 'admin'
+}

@@ -1,0 +1,64 @@
+// The open project: its datasets, versions and the version/method the explanation screens show.
+import { computed, reactive } from 'vue'
+import { api } from '../api/endpoints'
+import type { Dataset, ModelVersion, Project } from '../api/types'
+
+export const METHODS = ['grad_x_input', 'integrated_gradients', 'saliency', 'occlusion'] as const
+
+export const current = reactive({
+  pid: 0,
+  project: null as Project | null,
+  datasets: [] as Dataset[],
+  versions: [] as ModelVersion[],
+  versionId: null as number | null,
+  method: '' as string,
+  error: '',
+})
+
+export const labels = computed(() => current.project?.labels ?? [])
+export const trainSets = computed(() => current.datasets.filter((d) => d.role === 'train'))
+export const evalSets = computed(() => current.datasets.filter((d) => d.role === 'eval'))
+export const readyVersions = computed(() => current.versions.filter((v) => v.status === 'ready'))
+export const selectedVersion = computed(() => current.versions.find((v) => v.id === current.versionId) ?? null)
+
+/** Query parameters every explanation route takes. */
+export function viewQuery(): { version_id?: number; method?: string } {
+  return { version_id: current.versionId ?? undefined, method: current.method || undefined }
+}
+
+export function versionLabel(v: ModelVersion | null | undefined): string {
+  if (!v) return '–'
+  return `v${v.version} ${v.name ? '· ' + v.name : ''}${v.kind === 'base' ? ' (base)' : ''}`.trim()
+}
+
+export async function loadProject(pid: number): Promise<void> {
+  if (current.pid !== pid) {
+    current.pid = pid
+    current.project = null
+    current.datasets = []
+    current.versions = []
+    current.versionId = null
+  }
+  current.error = ''
+  try {
+    const [p, ds] = await Promise.all([api.project(pid), api.datasets(pid)])
+    current.datasets = ds
+    await refreshVersions()
+    current.project = p // last: the screens render once everything they read is there
+  } catch (e) {
+    current.error = (e as Error).message
+  }
+}
+
+export async function refreshDatasets(): Promise<void> {
+  current.datasets = await api.datasets(current.pid)
+}
+
+export async function refreshVersions(): Promise<void> {
+  const vs = await api.versions(current.pid)
+  current.versions = [...vs].sort((a, b) => a.version - b.version)
+  if (!current.versions.some((v) => v.id === current.versionId)) {
+    const ready = current.versions.filter((v) => v.status === 'ready')
+    current.versionId = ready.length ? ready[ready.length - 1].id : (current.versions[0]?.id ?? null)
+  }
+}

@@ -1,0 +1,36 @@
+// Session undo for feedback clicks: each entry knows what the word had before, so undo restores
+// it exactly (a reset when there was nothing), through the same API the click used.
+import { reactive } from 'vue'
+import { api } from '../api/endpoints'
+import type { Action, Mark, Scope } from '../api/types'
+
+export type UndoEntry =
+  | { kind: 'instance'; exampleId: number; wordIndex: number; word: string; before: Mark | null; after: Action }
+  | { kind: 'task'; pid: number; word: string; label: number | null; scope: Scope; before: Mark | null; after: Action }
+
+export const undoStack = reactive<UndoEntry[]>([])
+
+export function pushUndo(e: UndoEntry): void {
+  undoStack.push(e)
+  if (undoStack.length > 200) undoStack.shift()
+}
+
+/** Revert the latest click; returns the entry (for the view to refresh what it shows) or null. */
+export async function undoLast(): Promise<UndoEntry | null> {
+  const e = undoStack.pop()
+  if (!e) return null
+  const action: Action = e.before ?? 'reset'
+  try {
+    if (e.kind === 'instance') await api.setFeedback(e.exampleId, e.wordIndex, action)
+    else await api.setTaskFeedback(e.pid, { word: e.word, action, label: e.label, scope: e.scope })
+  } catch (err) {
+    undoStack.push(e)
+    throw err
+  }
+  return e
+}
+
+export function describeUndo(e: UndoEntry): string {
+  const where = e.kind === 'instance' ? `in example ${e.exampleId}` : `across the task (${e.scope})`
+  return `${e.after} “${e.word}” ${where}`
+}
