@@ -1,0 +1,71 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { auth, initAuth, setToken } from '../stores/auth'
+import { clearErrors, status } from '../stores/status'
+import { ApiError, detailText, http, withQuery } from './client'
+
+function reply(status: number, body: unknown) {
+  return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } })
+}
+
+describe('api client', () => {
+  beforeEach(() => {
+    setToken('secret-1')
+    clearErrors()
+  })
+  afterEach(() => vi.unstubAllGlobals())
+
+  it('drops empty query values', () => {
+    expect(withQuery('/x', { a: 1, b: '', c: null, d: undefined, e: false })).toBe('/x?a=1&e=false')
+  })
+
+  it('sends the bearer token and counts the request as pending until it settles', async () => {
+    let resolve!: (r: Response) => void
+    const fetchMock = vi.fn(() => new Promise<Response>((r) => (resolve = r)))
+    vi.stubGlobal('fetch', fetchMock)
+    const p = http.get<{ ok: boolean }>('/api/me')
+    expect(status.pending).toBe(1)
+    resolve(reply(200, { ok: true }))
+    expect(await p).toEqual({ ok: true })
+    expect(status.pending).toBe(0)
+    const init = (fetchMock.mock.calls[0] as unknown as [string, RequestInit])[1]
+    expect((init.headers as Record<string, string>).Authorization).toBe('Bearer secret-1')
+  })
+
+  it('turns {"detail": ...} into an ApiError and records it for the status bar', async () => {
+    vi.stubGlobal('fetch', vi.fn(async () => reply(422, { detail: 'labels must not be empty' })))
+    await expect(http.post('/api/projects', {})).rejects.toMatchObject({ status: 422, message: 'labels must not be empty' })
+    expect(status.errors[0]).toMatchObject({ method: 'POST', path: '/api/projects', status: 422 })
+  })
+
+  it('does not record errors of quiet requests (shown inline instead)', async () => {
+    vi.stubGlobal('fetch', vi.fn(async () => reply(409, { detail: 'exists' })))
+    await expect(http.post('/api/x', {}, { quiet: true })).rejects.toBeInstanceOf(ApiError)
+    expect(status.errors).toHaveLength(0)
+  })
+
+  it('reads FastAPI validation errors as one line', () => {
+    const body = { detail: [{ loc: ['body', 'lam'], msg: 'must be >= 0' }, { loc: ['query', 'limit'], msg: 'too big' }] }
+    expect(detailText(body, 'x')).toBe('lam: must be >= 0; query.limit: too big')
+    expect(detailText('oops', 'fallback')).toBe('fallback')
+  })
+})
+
+describe('auth', () => {
+  it('takes the token from the URL fragment, keeps it and strips it from the address bar', () => {
+    localStorage.clear()
+    const replaceState = vi.fn()
+    initAuth(
+      { hash: '#token=abc%2Fdef', pathname: '/', search: '' } as Location,
+      { state: null, replaceState } as unknown as History,
+    )
+    expect(auth.token).toBe('abc/def')
+    expect(localStorage.getItem('xmd.token')).toBe('abc/def')
+    expect(replaceState).toHaveBeenCalledWith(null, '', '/#/')
+  })
+
+  it('falls back to the stored token', () => {
+    localStorage.setItem('xmd.token', 'stored')
+    initAuth({ hash: '#/p/1', pathname: '/', search: '' } as Location, { state: null, replaceState: vi.fn() } as unknown as History)
+    expect(auth.token).toBe('stored')
+  })
+})

@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest'
+import { asExplanation, asPage, sharesOf } from '../api/normalize'
+import { divergingColor, intensities, textColor } from './colors'
+import { metricRows, shareRows } from './metrics'
+import { ticks } from './scale'
+import { isSuspicious, skewText, splitWords, taskMarks } from './words'
+
+describe('colour scale', () => {
+  it('is white at zero, orange for support and blue against', () => {
+    expect(divergingColor(0)).toBe('rgb(255, 255, 255)')
+    expect(divergingColor(1)).toBe('rgb(230, 97, 1)')
+    expect(divergingColor(-1)).toBe('rgb(33, 102, 172)')
+    expect(divergingColor(5)).toBe(divergingColor(1))
+    expect(divergingColor(Number.NaN)).toBe('rgb(255, 255, 255)')
+  })
+  it('switches to white text on saturated cells', () => {
+    expect(textColor(0.9)).toBe('#fff')
+    expect(textColor(-0.2)).toBe('#1a1a1a')
+  })
+  it('scales shares to the strongest word and keeps the score sign', () => {
+    expect(intensities([0.5, 0.25, 0.25], [2, -1, 1])).toEqual([1, -0.5, 0.5])
+    expect(intensities([0, 0], [0, 0])).toEqual([0, 0])
+  })
+})
+
+describe('normalisers', () => {
+  it('reads the examples page and a bare list', () => {
+    expect(asPage({ items: [1, 2], total: 10, offset: 2, limit: 2 })).toEqual({ items: [1, 2], total: 10, offset: 2, limit: 2 })
+    expect(asPage([1, 2, 3]).total).toBe(3)
+  })
+  it('computes L1 shares like the core', () => {
+    expect(sharesOf([1, -3])).toEqual([0.25, 0.75])
+    expect(sharesOf([0, 0])).toEqual([0, 0])
+  })
+  it('splits instance and task marks and derives the prediction', () => {
+    const e = asExplanation({
+      words: ['a', 'b', 'c'],
+      scores: [1, -1, 2],
+      shares: [0.25, 0.25, 0.5],
+      probs: [0.2, 0.8],
+      target: 1,
+      marks: [
+        { word_index: 0, action: 'remove', level: 'instance' },
+        { word_index: 2, action: 'add', level: 'task', scope: 'all' },
+      ],
+    })
+    expect(e.prediction).toBe(1)
+    expect(e.feedback).toEqual({ 0: 'remove' })
+    expect(e.taskMarks).toEqual({ 2: 'add' })
+  })
+})
+
+describe('words', () => {
+  it('splits like the core (inner apostrophes, punctuation alone)', () => {
+    expect(splitWords("Don't stop, it's great!")).toEqual(["Don't", 'stop', ',', "it's", 'great', '!'])
+  })
+  it('describes label skew and flags suspicious words', () => {
+    const w = { word: 'spielberg', count: 10, mean_importance: 0.3, label_counts: [1, 9], skew: 0.8, skew_label: 1, suspicion: 0.24 }
+    expect(skewText(w, ['neg', 'pos'])).toBe('90% pos')
+    expect(isSuspicious(w)).toBe(true)
+    expect(isSuspicious({ ...w, suspicious: false })).toBe(false)
+  })
+  it('keeps the latest task feedback per word', () => {
+    const m = taskMarks([
+      { level: 'task', word: 'Foo', action: 'remove' },
+      { level: 'task', word: 'bar', action: 'add' },
+      { level: 'task', word: 'bar', action: 'reset' },
+      { level: 'instance', word: 'baz', action: 'remove' },
+    ])
+    expect([...m.entries()]).toEqual([['foo', 'remove']])
+  })
+})
+
+describe('results tables', () => {
+  it('flattens the compare metrics into rows with deltas', () => {
+    const rows = metricRows({
+      heldout: {
+        n: { before: 10, after: 10, delta: 0 },
+        accuracy: { before: 0.5, after: 0.75, delta: 0.25 },
+        macro_f1: { before: 0.4, after: 0.6, delta: null },
+      },
+    })
+    expect(rows).toHaveLength(2)
+    expect(rows[0]).toEqual({ set: 'heldout', metric: 'accuracy', before: 0.5, after: 0.75, delta: 0.25 })
+    expect(rows[1].delta).toBeCloseTo(0.2)
+  })
+  it('lists corrected-word shares that were measured', () => {
+    const rows = shareRows({
+      before: { grad_x_input: { remove: { mean_share: 0.4, n: 3 }, add: { mean_share: null, n: 0 } } },
+      after: { grad_x_input: { remove: { mean_share: 0.05, n: 3 }, add: { mean_share: null, n: 0 } } },
+    })
+    expect(rows).toEqual([{ method: 'grad_x_input', kind: 'remove', before: 0.4, after: 0.05, n: 3 }])
+  })
+  it('makes round ticks', () => {
+    expect(ticks(0, 1, 5)).toEqual([0, 0.2, 0.4, 0.6, 0.8, 1])
+    expect(ticks(0, 1, 4)).toEqual([0, 0.5, 1])
+    expect(ticks(0, 10, 5)).toEqual([0, 2, 4, 6, 8, 10])
+  })
+})
