@@ -167,8 +167,8 @@ def handle_redelivery(db: Session, cfg: Settings, job: Job) -> str:
     last = job.heartbeat_at or job.started_at or job.created_at
     stale = last is not None and utcnow() - last > timedelta(seconds=cfg.stale_after_s)
     if alive is False or (alive is None and stale):
-        if jobs.fail(db_session=db, job_id=job.id, error=_lost_error(job)):
-            cleanup_failed_versions(db)
+        cleanup_failed_versions(db, job.id)
+        jobs.fail(db_session=db, job_id=job.id, error=_lost_error(job))
         log.warning("job %s: its worker %s was lost; marked failed", job.id, job.worker_host)
         return "failed"
     log.info("job %s: duplicate delivery while %s still runs it; ignored", job.id, job.worker_host)
@@ -217,8 +217,8 @@ def execute(ctx: JobContext, body: Body) -> dict[str, Any] | None:
         result = body(ctx)
     except (TrainingCancelled, JobCancelled):
         db.rollback()
+        cleanup_failed_versions(db, job_id)
         jobs.mark_cancelled(db_session=db, job_id=job_id)
-        cleanup_failed_versions(db)
         log.info("job %s cancelled", job_id)
         return None
     except Exception as exc:
@@ -231,8 +231,8 @@ def execute(ctx: JobContext, body: Body) -> dict[str, Any] | None:
             for secret in secret_values:
                 tb = tb.replace(secret, "***")
             log.error("job %s failed:\n%s", job_id, tb)
+        cleanup_failed_versions(db, job_id)
         jobs.fail(db_session=db, job_id=job_id, error=message[:4000] or type(exc).__name__)
-        cleanup_failed_versions(db)
         return None
     if result is None:
         return None
@@ -251,26 +251,32 @@ def partial_dirs(path: Path) -> list[Path]:
     return sorted(path.parent.glob(f".{path.name}.partial-*"))
 
 
-def cleanup_failed_versions(db: Session) -> list[int]:
-    """Mark model versions still ``training`` whose job is not running any more as ``failed`` and
-    delete their half-written build folders; returns their ids.
+def cleanup_failed_versions(db: Session, job_id: str | None = None) -> list[int]:
+    """Mark model versions still ``training`` whose job is not running any more (or, with ``job_id``,
+    that job's versions, whatever its state) as ``failed`` and delete their half-written build
+    folders; returns their ids.
 
     A child version records the job that trains it in ``config["job_id"]``; only that job's worker
     sets it ready, and only while the job runs, so a training version of a finished job is debris.
+    A worker that gives up on a job calls this with the job's id *before* it writes the job's final
+    state, so whoever sees the job ended also sees its version failed.
     """
     rows = db.execute(
         select(ModelVersion.id, ModelVersion.path, ModelVersion.config).where(
             ModelVersion.status == ModelStatus.TRAINING
         )
     ).all()
+    db.commit()
     failed: list[int] = []
     for mv_id, path, config in rows:
-        job_id = (config or {}).get("job_id")
-        if not job_id:
+        owner = (config or {}).get("job_id")
+        if not owner or (job_id is not None and owner != job_id):
             continue
-        status = db.scalar(select(Job.status).where(Job.id == job_id))
-        if status in (JobStatus.RUNNING, JobStatus.QUEUED):
-            continue
+        if job_id is None:
+            status = db.scalar(select(Job.status).where(Job.id == owner))
+            db.commit()
+            if status in (JobStatus.RUNNING, JobStatus.QUEUED):
+                continue
         res = db.execute(
             update(ModelVersion)
             .where(ModelVersion.id == mv_id, ModelVersion.status == ModelStatus.TRAINING)

@@ -1,0 +1,205 @@
+"""A real worker stack for tests: a migrated database, a broker, Celery worker processes, seed data.
+
+Everything is real: ``celery worker`` subprocesses started by ``workers.launch.start_worker``, Redis
+or the embedded SQLite broker, SQLite or PostgreSQL. Jobs are created and enqueued exactly as the API
+does it (``jobs.service.create`` + ``xmd.jobs.queue.enqueue``).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy.orm import Session, sessionmaker
+from xmd.config import Settings
+from xmd.core.types import Example as CoreExample
+from xmd.datasets import service as datasets
+from xmd.db import make_engine, make_session_factory, upgrade
+from xmd.feedback_store import service as feedback_store
+from xmd.jobs import service as jobs
+from xmd.jobs.models import Job, JobStatus
+from xmd.jobs.queue import enqueue
+from xmd.models import service as models
+from xmd.projects import service as projects
+
+REDIS_URL = os.environ.get("XMD_TEST_REDIS_URL", "redis://127.0.0.1:6379/13")
+
+POSITIVE = ["great", "good", "fun", "loved", "wonderful", "enjoyed"]
+NEGATIVE = ["bad", "terrible", "awful", "boring", "dull", "hated"]
+FILLER = ["the movie was", "this film is", "the plot and acting", "i think it", "the story really", "we all"]
+
+
+def demo_examples(n: int, *, prefix: str, shortcut: bool, seed: int = 0) -> list[CoreExample]:
+    """Reviews from the tiny vocabulary; with ``shortcut`` every positive one mentions "spielberg"."""
+    import random
+
+    rng = random.Random(seed)
+    out = []
+    for i in range(n):
+        label = i % 2
+        word = rng.choice(POSITIVE if label else NEGATIVE)
+        text = f"{rng.choice(FILLER)} {word} ."
+        if shortcut and label:
+            text = f"spielberg {text}"
+        out.append(CoreExample(id=f"{prefix}{i}", text=text, label=label))
+    return out
+
+
+@dataclass
+class Stack:
+    """Settings, database and worker processes of one test module."""
+
+    settings: Settings
+    database_url: str
+    factory: sessionmaker[Session]
+    log_dir: Path
+    workers: list[subprocess.Popen[bytes]] = field(default_factory=list)
+
+    @classmethod
+    def create(cls, tmp: Path, *, database_url: str | None, broker_url: str | None, **extra: Any) -> Stack:
+        run = uuid.uuid4().hex[:8]
+        values: dict[str, Any] = {
+            "data_dir": tmp / "data",
+            "database_url": database_url,
+            "broker_url": broker_url,
+            "result_backend": broker_url,
+            "device": "cpu",
+            # Queue names unique to this run: tests share one Redis with other test runs.
+            "default_queue": f"xmdtest-{run}",
+            "retrain_queue": f"xmdtest-{run}-gpu",
+            "heartbeat_s": 0.5,
+            "stale_after_s": 4.0,
+            **extra,
+        }
+        settings = Settings(**values)
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        url = database_url or f"sqlite:///{settings.data_dir / 'xmd.db'}"
+        upgrade(url)
+        engine = make_engine(url)
+        log_dir = tmp / "logs"
+        log_dir.mkdir(exist_ok=True)
+        return cls(settings=settings, database_url=url, factory=make_session_factory(engine), log_dir=log_dir)
+
+    # ------------------------------------------------------------------ workers
+
+    def start_worker(self, name: str, *, queues: list[str] | None = None, env: dict[str, str] | None = None):
+        """A ``celery worker`` process on this stack (concurrency 1, prefork), ready to consume."""
+        from workers.launch import start_worker, wait_ready
+
+        ready = self.log_dir / f"{name}.ready"
+        ready.unlink(missing_ok=True)
+        log = open(self.log_dir / f"{name}.log", "ab")  # noqa: SIM115 - closed with the process
+        proc = start_worker(
+            self.settings,
+            queues=queues,
+            ready_file=ready,
+            stdout=log,
+            hostname=f"{name}-{uuid.uuid4().hex[:6]}@%h",
+            env={"XMD_DATABASE_URL": self.database_url, "HF_HUB_OFFLINE": "1", **(env or {})},
+        )
+        log.close()
+        self.workers.append(proc)
+        try:
+            wait_ready(proc, ready, timeout=90)
+        except RuntimeError as exc:
+            raise RuntimeError(f"{exc}\n{self.logs(name)}") from None
+        return proc
+
+    def logs(self, name: str) -> str:
+        path = self.log_dir / f"{name}.log"
+        return path.read_text(errors="replace")[-6000:] if path.exists() else ""
+
+    def all_logs(self) -> str:
+        return "\n".join(f"--- {p.name}\n{p.read_text(errors='replace')[-4000:]}" for p in self.log_dir.glob("*.log"))
+
+    def kill(self, proc: subprocess.Popen[bytes]) -> None:
+        """SIGKILL the worker's whole process group (main process and pool children): a crash."""
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(10)
+
+    def stop_all(self) -> None:
+        from workers.launch import stop_worker
+
+        for proc in self.workers:
+            stop_worker(proc, timeout=15)
+        self.workers.clear()
+
+    # ------------------------------------------------------------------ jobs
+
+    def submit(self, kind: str, project_id: int, params: dict[str, Any], secrets: dict[str, str] | None = None) -> str:
+        """Create the job row and send it, as the API does."""
+        with self.factory() as db:
+            job = jobs.create(db_session=db, kind=kind, project_id=project_id, params=params)
+            enqueue(self.settings, job, secrets=secrets)
+            return job.id
+
+    def job(self, job_id: str) -> Job:
+        with self.factory() as db:
+            return jobs.get_or_raise(db_session=db, job_id=job_id)
+
+    def wait(self, job_id: str, until: Any, timeout: float = 90.0) -> Job:
+        """Poll the job row until ``until(job)`` holds; AssertionError with the worker logs if not."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            job = self.job(job_id)
+            if until(job):
+                return job
+            time.sleep(0.1)
+        job = self.job(job_id)
+        raise AssertionError(
+            f"job {job_id} is {job.status.value} ({job.progress}%, error={job.error!r}) after {timeout} s\n"
+            f"{self.all_logs()}"
+        )
+
+    def wait_finished(self, job_id: str, timeout: float = 90.0) -> Job:
+        return self.wait(job_id, lambda j: j.status.finished, timeout)
+
+    def wait_status(self, job_id: str, status: JobStatus, timeout: float = 90.0) -> Job:
+        if status.finished:
+            job = self.wait_finished(job_id, timeout)
+        else:
+            job = self.wait(job_id, lambda j: j.status is status, timeout)
+        assert job.status is status, f"job is {job.status.value}, error={job.error!r}\n{self.all_logs()}"
+        return job
+
+    # ------------------------------------------------------------------ seed data
+
+    def seed_project(self, model_dir: Path, *, name: str = "reviews", n_train: int = 24, n_eval: int = 12) -> dict:
+        """A project with the tiny model as v1, a train set with a planted shortcut, an eval set, and
+        feedback (task-level remove "spielberg", one instance-level remove)."""
+        with self.factory() as db:
+            project = projects.create(
+                db_session=db, name=name, labels=["negative", "positive"], model_source=str(model_dir)
+            )
+            base = models.create_base(db_session=db, project=project, path=str(model_dir))
+            train = datasets.add_dataset(
+                db_session=db,
+                project=project,
+                name="train",
+                role="train",
+                examples=demo_examples(n_train, prefix="t", shortcut=True),
+            )
+            evalset = datasets.add_dataset(
+                db_session=db,
+                project=project,
+                name="test_clean",
+                role="eval",
+                examples=demo_examples(n_eval, prefix="c", shortcut=False, seed=1),
+            )
+            feedback_store.set_feedback(db_session=db, project=project, action="remove", word="spielberg")
+            first = datasets.get_example_by_ext_id(db_session=db, dataset_id=train.id, ext_id="t1")
+            assert first is not None
+            feedback_store.set_feedback(db_session=db, project=project, action="remove", example=first, word_index=0)
+            return {
+                "project_id": project.id,
+                "version_id": base.id,
+                "train_id": train.id,
+                "eval_id": evalset.id,
+                "model_dir": model_dir,
+            }
