@@ -31,6 +31,7 @@ from xmd.projects.models import Project
 
 CHUNK = 500
 MAX_PAGE = 1000
+LAST_EVENT = "xmd.last_feedback_event_id"
 
 
 def instance_key(example_id: int, word_index: int) -> str:
@@ -92,6 +93,7 @@ def _write(
     event = FeedbackEvent(project_id=project_id, key=key, user_id=user_id, created_at=now, **fields)
     db_session.add(event)
     db_session.flush()  # numbers the event (and, on SQLite, takes the write lock)
+    db_session.info[LAST_EVENT] = event.id  # the caller's receipt: which event this click became
     if action is Action.RESET:
         db_session.execute(delete(Feedback).where(Feedback.project_id == project_id, Feedback.key == key))
         return None

@@ -129,12 +129,13 @@ def _ev_out(ev: FeedbackEvent, names: dict[int, str]) -> EventOut:
     )
 
 
-def _written(db: Session, project_id: int, key: str, fb: Feedback | None, user: User) -> WriteOut:
-    last = service.history(db_session=db, project_id=project_id, key=key)[-1]
+def _written(db: Session, key: str, action: Action, fb: Feedback | None, user: User) -> WriteOut:
+    """The receipt of one click: its own event id (not the key's latest, which a concurrent click
+    may already have replaced) and the key's state as this transaction left it."""
     return WriteOut(
         key=key,
-        action=last.action,
-        event_id=last.id,
+        action=action,
+        event_id=db.info[service.LAST_EVENT],
         current=None if fb is None else _fb_out(fb, {user.id: user.name}),
     )
 
@@ -147,7 +148,7 @@ def set_instance_feedback(example_id: int, body: InstanceIn, db: DB, user: Annot
     fb = service.set_feedback(
         db_session=db, project=project, action=body.action, example=example, word_index=body.word_index, user_id=user.id
     )
-    return _written(db, project.id, service.instance_key(example.id, body.word_index), fb, user)
+    return _written(db, service.instance_key(example.id, body.word_index), body.action, fb, user)
 
 
 @router.put("/projects/{project_id}/task-feedback", response_model=WriteOut)
@@ -168,7 +169,7 @@ def set_task_feedback(project_id: int, body: TaskIn, db: DB, user: Annotator) ->
     from xmd.core.feedback import task_key
 
     key = service.task_feedback_key(task_key(body.word), body.label, body.scope)
-    return _written(db, project.id, key, fb, user)
+    return _written(db, key, body.action, fb, user)
 
 
 @router.get("/projects/{project_id}/feedback", response_model=FeedbackPage)
