@@ -39,11 +39,15 @@ app = make_app()
 
 
 def _sweep_forever(stop: threading.Event, interval: float) -> None:
+    from xmd.db.errors import SchemaNotMigratedError
+
     from workers.runtime import sweep
 
     while True:
         try:
             sweep()
+        except SchemaNotMigratedError as exc:
+            log.warning("stale-job sweep skipped: %s", exc)
         except Exception:  # the database may be briefly unreachable; try again next round
             log.warning("stale-job sweep failed", exc_info=True)
         if stop.wait(interval):

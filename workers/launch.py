@@ -99,12 +99,13 @@ def wait_ready(proc: subprocess.Popen[bytes], ready_file: Path, timeout: float =
 
 
 def stop_worker(proc: subprocess.Popen[bytes], timeout: float = 20.0) -> int:
-    """Warm shutdown (SIGTERM: finish the current task), then SIGKILL the process group if needed."""
+    """Warm shutdown (SIGTERM to the main process: finish the current task), then SIGKILL the whole
+    process group if it is not down after ``timeout`` seconds."""
     import signal
 
     if proc.poll() is None:
         with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGTERM)
+            os.kill(proc.pid, signal.SIGTERM)  # the main process only: it stops its pool
         try:
             proc.wait(timeout)
         except subprocess.TimeoutExpired:

@@ -140,6 +140,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--role", default="viewer", choices=["admin", "annotator", "viewer"])
     p.add_argument("--json", action="store_true")
 
+    p = sub.add_parser("worker", help="run a Celery worker for explain / retrain / evaluate / push jobs")
+    p.add_argument(
+        "-Q", "--queues", default=None, help="comma-separated queues (default: XMD_DEFAULT_QUEUE and XMD_RETRAIN_QUEUE)"
+    )
+    p.add_argument("-c", "--concurrency", type=int, default=1, help="jobs run at once (default 1: one model in memory)")
+    p.add_argument("-P", "--pool", default="prefork", help="prefork (default; a crashed job spares the worker) | solo")
+    p.add_argument("-l", "--loglevel", default="info")
+
+    p = sub.add_parser("serve", help="run the API, the web UI and an embedded worker (--demo: with the demo project)")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--demo", action="store_true", help="prepare the demo project (fine-tunes MiniLM on first start)")
+    p.add_argument("--no-worker", action="store_true", help="do not start an embedded worker (run `xmd worker`)")
+
     p = sub.add_parser("demo", help="the whole story on the demo data: train, find the shortcut, debug it")
     p.add_argument("--workdir", default="runs/demo", help="where data and models go (default: runs/demo)")
     p.add_argument("--n-train", type=int, default=2000)
@@ -407,6 +421,13 @@ def cmd_demo_data(args) -> None:
     _print(args, {k: str(v) for k, v in paths.items()}, "\n".join(f"{k}: {v}" for k, v in paths.items()))
 
 
+def cmd_serve(args) -> None:
+    from xmd.config import Settings
+    from xmd.serve import serve
+
+    serve(Settings.from_env(), host=args.host, port=args.port, demo=args.demo, worker=not args.no_worker)
+
+
 def cmd_demo(args) -> None:
     from xmd.core.demo_story import run_demo
 
@@ -465,6 +486,13 @@ def cmd_users(args) -> None:
         )
 
 
+def cmd_worker(args) -> None:
+    from workers.__main__ import run_worker
+
+    queues = [q.strip() for q in args.queues.split(",") if q.strip()] if args.queues else None
+    run_worker(queues=queues, concurrency=args.concurrency, pool=args.pool, loglevel=args.loglevel)
+
+
 COMMANDS = {
     "explain": cmd_explain,
     "words": cmd_words,
@@ -473,8 +501,10 @@ COMMANDS = {
     "evaluate": cmd_evaluate,
     "demo-data": cmd_demo_data,
     "demo": cmd_demo,
+    "serve": cmd_serve,
     "db": cmd_db,
     "users": cmd_users,
+    "worker": cmd_worker,
 }
 
 

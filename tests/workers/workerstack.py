@@ -7,6 +7,7 @@ does it (``jobs.service.create`` + ``xmd.jobs.queue.enqueue``).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -123,11 +124,20 @@ class Stack:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(10)
 
-    def stop_all(self) -> None:
-        from workers.launch import stop_worker
-
-        for proc in self.workers:
-            stop_worker(proc, timeout=15)
+    def stop_all(self, grace: float = 5.0) -> None:
+        """SIGTERM every worker at once (warm shutdown), SIGKILL what is left after ``grace`` seconds."""
+        live = [p for p in self.workers if p.poll() is None]
+        for proc in live:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(proc.pid, signal.SIGTERM)  # the main process only: it stops its pool
+        deadline = time.monotonic() + grace
+        for proc in live:
+            try:
+                proc.wait(max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(10)
         self.workers.clear()
 
     # ------------------------------------------------------------------ jobs
