@@ -172,3 +172,21 @@ def test_versions_lineage_and_compare(api: Api, project, db, tiny_model_dir):
     n = db.scalar(select(func.count()).select_from(Job))
     assert n == 0
     assert db.execute(text("select 1")).scalar() == 1
+
+
+def test_tokens_in_urls_are_redacted_from_access_logs():
+    import logging
+
+    from xmd.api.app import RedactTokens
+
+    record = logging.LogRecord(
+        "uvicorn.access",
+        logging.INFO,
+        __file__,
+        1,
+        '%s - "%s %s HTTP/%s" %d',
+        ("127.0.0.1:5000", "GET", "/api/jobs/j/events?token=xmd_SECRET&x=1", "1.1", 200),
+        None,
+    )
+    assert RedactTokens().filter(record)
+    assert "xmd_SECRET" not in record.getMessage() and "token=***&x=1" in record.getMessage()

@@ -7,7 +7,9 @@ fixes it, instead of failing on the first request. It serves the built web UI (`
 
 from __future__ import annotations
 
+import logging
 import os
+import re
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -46,6 +48,28 @@ ROUTERS = (
 )
 
 
+_TOKEN_IN_URL = re.compile(r"(token=)[^&\s\"]+")
+
+
+class RedactTokens(logging.Filter):
+    """Access logs print URLs; the event-stream route takes ``?token=`` (EventSource cannot send
+    headers), so the secret is replaced before any handler sees the record."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple):
+            record.args = tuple(_TOKEN_IN_URL.sub(r"\1***", a) if isinstance(a, str) else a for a in record.args)
+        if isinstance(record.msg, str):
+            record.msg = _TOKEN_IN_URL.sub(r"\1***", record.msg)
+        return True
+
+
+def install_log_redaction() -> None:
+    for name in ("uvicorn.access", "uvicorn.error", "uvicorn"):
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, RedactTokens) for f in logger.filters):
+            logger.addFilter(RedactTokens())
+
+
 def frontend_dist() -> Path | None:
     """The built UI: ``XMD_FRONTEND_DIST`` or ``frontend/dist`` next to the package's source tree."""
     env = os.environ.get("XMD_FRONTEND_DIST")
@@ -64,6 +88,7 @@ def create_app(
     """Build the app; ``engine`` lets tests share one database with their fixtures, ``enqueue`` lets
     them observe what would be sent to the workers."""
     settings = settings or Settings.from_env()
+    install_log_redaction()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
