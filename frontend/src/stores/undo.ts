@@ -10,13 +10,26 @@ export type UndoEntry =
 
 export const undoStack = reactive<UndoEntry[]>([])
 
+// Feedback writes and undos run one after another, in the order they were asked for: a quick
+// "a" then "u" must undo that add, and two clicks on a word must reach the API in order.
+let chain: Promise<unknown> = Promise.resolve()
+export function serial<T>(fn: () => Promise<T>): Promise<T> {
+  const run = chain.then(fn, fn)
+  chain = run.catch(() => undefined)
+  return run
+}
+
 export function pushUndo(e: UndoEntry): void {
   undoStack.push(e)
   if (undoStack.length > 200) undoStack.shift()
 }
 
 /** Revert the latest click; returns the entry (for the view to refresh what it shows) or null. */
-export async function undoLast(): Promise<UndoEntry | null> {
+export function undoLast(): Promise<UndoEntry | null> {
+  return serial(undoNow)
+}
+
+async function undoNow(): Promise<UndoEntry | null> {
   const e = undoStack.pop()
   if (!e) return null
   const action: Action = e.before ?? 'reset'

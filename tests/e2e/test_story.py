@@ -1,0 +1,273 @@
+"""The whole story in a real browser: sign in with a link, create a project from a model directory,
+upload data, remove a word on one example and across the task, retrain with a live progress bar,
+compare before/after, ask "what if", and push the debugged model to the (loopback) Hub.
+
+The tests run in file order and share one tab, like one person's session. Every screen is saved to
+test-output/e2e/<step>.png, and what matters on it is asserted through the DOM.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from e2ehelpers import HUB_TOKEN, shot
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.e2e
+SHORTCUT = "spielberg"
+state: dict[str, object] = {}
+
+
+def tab(page, name: str) -> None:
+    page.get_by_role("navigation", name="Project sections").get_by_role("link", name=name).click()
+
+
+def test_sign_in_link_stores_and_strips_the_token(page, service):
+    page.goto(f"{service.base_url}/#token={service.token}")
+    expect(page.get_by_test_id("who")).to_have_text("e2e-admin · admin")
+    assert service.token not in page.url
+    assert page.evaluate("localStorage.getItem('xmd.token')") == service.token
+    expect(page.get_by_role("heading", name="Projects")).to_be_visible()
+    shot(page, "01-projects-empty")
+
+
+def test_create_project_shows_api_errors_inline_then_succeeds(page, service):
+    page.get_by_role("button", name="New project").click()
+    page.get_by_label("Name").fill("movie-reviews")
+    page.get_by_label("Labels, in the model’s class order").fill("negative, positive")
+    page.get_by_label("Model directory").fill(str(service.model_dir) + "-missing")
+    page.get_by_role("button", name="Create project").click()
+    err = page.get_by_test_id("create-error")
+    expect(err).to_be_visible()
+    assert "missing" in err.inner_text()
+    shot(page, "02-create-project-error")
+
+    page.get_by_label("Model directory").fill(str(service.model_dir))
+    page.get_by_role("button", name="Create project").click()
+    expect(page).to_have_url(re.compile(r"#/p/\d+/data$"))
+    state["pid"] = int(re.search(r"/p/(\d+)/", page.url).group(1))
+    expect(page.get_by_test_id("project-name")).to_have_text("movie-reviews")
+
+
+def upload(page, path, name: str, role: str) -> None:
+    form = page.get_by_test_id("dataset-upload")
+    form.get_by_label("File (CSV, TSV, JSONL, JSON or Parquet)").set_input_files(str(path))
+    expect(form.get_by_test_id("preview")).to_be_visible()
+    form.get_by_label("Dataset name").fill(name)
+    form.get_by_label("Use").select_option(role)
+    form.get_by_role("button", name="Upload dataset").click()
+    expect(page.get_by_test_id("datasets").locator(f'tr[data-dataset="{name}"]')).to_contain_text(role)
+
+
+def test_upload_with_preview_and_explain_the_training_set(page, service):
+    form = page.get_by_test_id("dataset-upload")
+    form.get_by_label("File (CSV, TSV, JSONL, JSON or Parquet)").set_input_files(str(service.demo["train"]))
+    preview = form.get_by_test_id("preview")
+    expect(preview).to_be_visible()
+    # the first rows of the file, and the columns guessed from their names
+    first = json.loads(service.demo["train"].read_text().splitlines()[0])
+    expect(preview).to_contain_text(first["text"])
+    assert form.get_by_label("Text column").input_value() == "text"
+    assert form.get_by_label("Label column").input_value() == "label"
+    assert form.get_by_label("Id column").input_value() == "id"
+    shot(page, "03-dataset-preview")
+    form.get_by_label("Dataset name").fill("train")
+    form.get_by_role("button", name="Upload dataset").click()
+    expect(page.get_by_test_id("datasets").locator('tr[data-dataset="train"]')).to_contain_text("120")
+    # uploading a training set starts explaining it; the job ends in the UI
+    expect(page.get_by_test_id("job-status")).to_have_text("succeeded", timeout=120_000)
+    expect(page.get_by_test_id("progress")).to_have_attribute("aria-valuenow", "100")
+
+    upload(page, service.demo["test_anti"], "anti", "eval")
+    upload(page, service.demo["test_clean"], "clean", "eval")
+    expect(page.get_by_test_id("datasets").locator("tbody tr")).to_have_count(3)
+    shot(page, "04-data")
+
+
+def open_example_with_shortcut(page):
+    tab(page, "Instance explanations")
+    page.get_by_label("Predictions").select_option("all")
+    page.get_by_label("Search text").fill(SHORTCUT)
+    first = page.get_by_test_id("example-list").locator("button.list-item").first
+    expect(first).to_contain_text(SHORTCUT)
+    first.click()
+    detail = page.get_by_test_id("example-detail")
+    # by position: once marked, the button's text also holds the mark (✕spielberg)
+    found = detail.locator("button.w", has_text=re.compile(f"^[✕+]?{SHORTCUT}$", re.I)).first
+    expect(found).to_be_visible()
+    return detail, detail.locator(f'button.w[data-i="{found.get_attribute("data-i")}"]')
+
+
+def test_instance_view_defaults_to_correct_predictions(page, service):
+    tab(page, "Instance explanations")
+    assert page.get_by_label("Predictions").input_value() == "correct"
+    items = page.get_by_test_id("example-list").locator("button.list-item")
+    expect(items.first).to_be_visible()
+    # every listed example is one the model gets right: no "wrong" tag on the page
+    assert page.get_by_test_id("example-list").locator(".tag.bad").count() == 0
+    # the current example shows words shaded by importance, score as text on focus
+    words = page.get_by_test_id("example-detail").locator("button.w")
+    expect(words.first).to_be_visible()
+    words.first.focus()
+    expect(page.locator(".inspector")).to_contain_text("share")
+    assert re.search(r"score [+−]\d", words.first.get_attribute("aria-label"))
+    assert "rgb(" in words.first.get_attribute("style")
+    shot(page, "05-instance-correct")
+
+
+def test_remove_a_word_by_click_shows_the_mark_and_persists(page, service):
+    detail, word = open_example_with_shortcut(page)
+    word.click()
+    popup = page.get_by_role("dialog", name=re.compile("Feedback on"))
+    expect(popup).to_be_visible()
+    shot(page, "06-word-popup")
+    popup.get_by_role("button", name=re.compile("Remove")).click()
+    expect(word).to_have_class(re.compile(r"\bm-remove\b"))
+    expect(word.locator(".mark")).to_have_text("✕")
+    assert "marked remove" in word.get_attribute("aria-label")
+    shot(page, "07-instance-removed")
+
+    # keyboard: next word, add, then undo with u
+    word.focus()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("a")
+    marked_add = detail.locator("button.w.m-add")
+    expect(marked_add).to_have_count(1)
+    page.keyboard.press("u")
+    expect(marked_add).to_have_count(0)
+    expect(word).to_have_class(re.compile(r"\bm-remove\b"))
+
+    # the mark comes back from the API after a reload
+    page.reload()
+    _, again = open_example_with_shortcut(page)
+    expect(again).to_have_class(re.compile(r"\bm-remove\b"))
+
+
+def test_remove_a_word_across_the_task(page, service):
+    tab(page, "Task explanations")
+    ranking = page.get_by_test_id("word-list")
+    expect(ranking.locator("button.list-item").first).to_be_visible()
+    shot(page, "08-task-ranking")
+    page.get_by_test_id("word-search").fill(SHORTCUT)
+    row = ranking.locator(f'button[data-word="{SHORTCUT}"]')
+    expect(row).to_be_visible()
+    row.click()
+    panel = page.get_by_test_id("word-panel")
+    expect(panel.get_by_role("heading", level=2)).to_contain_text(SHORTCUT)
+    examples = panel.get_by_test_id("word-examples").locator("li")
+    expect(examples.first).to_be_visible()
+    expect(examples.first.locator("mark.hl-word").first).to_have_text(re.compile(SHORTCUT, re.I))
+    panel.get_by_label("Apply to").select_option("all")
+    panel.get_by_test_id("task-remove").click()
+    expect(panel.get_by_test_id("task-note")).to_contain_text(f"“{SHORTCUT}” marked remove")
+    expect(row).to_have_class(re.compile(r"\bfb-remove\b"))
+    expect(row).to_contain_text("removed")
+    shot(page, "09-task-removed")
+
+
+def test_feedback_lists_both_with_who(page, service):
+    tab(page, "Feedback")
+    table = page.get_by_test_id("feedback-by-word")
+    expect(table).to_contain_text(SHORTCUT)
+    expect(table).to_contain_text("all examples (all predictions)")
+    expect(table).to_contain_text("e2e-admin")
+    expect(table.locator("tbody tr")).to_have_count(2)
+    shot(page, "10-feedback")
+
+
+def test_retrain_shows_progress_and_loss_curve(page, service):
+    tab(page, "Retrain")
+    form = page.get_by_test_id("retrain-form")
+    form.get_by_label("Epochs").fill("6")
+    form.get_by_label("λ (strength)").fill("2")
+    form.get_by_label("Explanation loss").select_option("huber")
+    # record every value the progress bar shows, from before it exists
+    page.evaluate(
+        """() => {
+          window.__progress = [];
+          new MutationObserver(() => {
+            const el = document.querySelector('[data-testid=progress]');
+            const v = el && Number(el.getAttribute('aria-valuenow'));
+            if (el && window.__progress[window.__progress.length - 1] !== v) window.__progress.push(v);
+          }).observe(document.body, { subtree: true, childList: true, attributes: true });
+        }"""
+    )
+    page.get_by_test_id("start-retrain").click()
+    expect(page.get_by_test_id("job")).to_be_visible()
+    page.wait_for_function(
+        "window.__progress.some(v => v > 0 && v < 100)", timeout=120_000
+    )
+    shot(page, "11-retrain-running")
+    expect(page.get_by_test_id("retrain-done")).to_be_visible(timeout=240_000)
+    values = page.evaluate("window.__progress")
+    assert values[-1] == 100, values
+    assert any(0 < v < 100 for v in values), values
+    assert values == sorted(values), f"progress went backwards: {values}"
+    chart = page.get_by_test_id("loss-chart")
+    expect(chart.locator('path[data-series="task loss"]')).to_have_attribute("d", re.compile(r"^M.+L"))
+    expect(chart.locator('path[data-series="ER loss"]')).to_have_attribute("d", re.compile(r"^M"))
+    expect(page.get_by_test_id("job-status")).to_have_text("succeeded")
+    shot(page, "12-retrain-done")
+
+
+def test_results_before_after(page, service):
+    page.get_by_test_id("retrain-done").get_by_role("link").click()
+    expect(page).to_have_url(re.compile(r"/results\?b=\d+"))
+    table = page.get_by_test_id("metrics-table")
+    expect(table).to_be_visible()
+    for name in ("anti", "clean"):
+        expect(table).to_contain_text(name)
+    rows = table.locator("tbody tr")
+    expect(rows).to_have_count(4)  # accuracy and macro-F1 per eval set
+    cells = rows.first.locator("td")
+    assert re.fullmatch(r"\d+\.\d%", cells.nth(2).inner_text())
+    assert re.fullmatch(r"\d+\.\d%", cells.nth(3).inner_text())
+    assert page.locator("svg[aria-label='Metrics before and after per eval set'] rect").count() == 8
+    shares = page.get_by_test_id("shares-table")
+    expect(shares).to_contain_text("✕ removed")
+    side = page.get_by_test_id("side-by-side")
+    expect(side.get_by_test_id("example-detail")).to_have_count(2)
+    expect(side).to_contain_text("v1")
+    expect(side).to_contain_text("v2")
+    shot(page, "13-results")
+
+
+def test_what_if(page, service):
+    tab(page, "What if")
+    page.get_by_test_id("whatif-text").fill(f"{SHORTCUT} directed it and the plot was dull")
+    result = page.get_by_test_id("whatif-result")
+    expect(result.get_by_test_id("whatif-prediction")).to_have_text(re.compile("negative|positive"))
+    expect(result.locator("button.w")).to_have_count(8)
+    shot(page, "14-what-if")
+
+
+def test_push_to_the_hub_without_keeping_the_token(page, service):
+    tab(page, "Deploy")
+    form = page.get_by_test_id("push-form")
+    form.get_by_label("Repository id").fill("tester/movie-reviews-debugged")
+    form.get_by_label(re.compile("Hub write token")).fill(HUB_TOKEN)
+    form.get_by_test_id("push").click()
+    expect(form.get_by_label(re.compile("Hub write token"))).to_have_value("")
+    link = form.get_by_test_id("repo-url")
+    expect(link).to_be_visible(timeout=120_000)
+    expect(link).to_have_text(re.compile("tester/movie-reviews-debugged"))
+    repo = service.hub.repos["tester/movie-reviews-debugged"]
+    assert repo.private
+    files = repo.commits[-1][2]
+    assert "config.json" in files and "README.md" in files
+    stored = page.evaluate("JSON.stringify(Object.assign({}, localStorage))")
+    assert HUB_TOKEN not in stored and HUB_TOKEN not in page.url
+    shot(page, "15-deploy")
+
+
+def test_status_bar_keeps_errors_one_click_away(page, service):
+    page.goto(f"{service.base_url}/#/p/99999/instances")
+    bar = page.get_by_test_id("statusbar")
+    button = bar.get_by_role("button", name=re.compile("error"))
+    expect(button).to_contain_text("not found")
+    button.click()
+    expect(bar.get_by_role("region", name="Errors")).to_contain_text("/api/projects/99999")
+    shot(page, "16-status-bar-error")
+    assert not page.errors, page.errors  # no uncaught exception in the app during the whole story
