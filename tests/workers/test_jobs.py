@@ -33,8 +33,9 @@ def seeded(stack: Stack, tiny_model_dir: Path) -> dict:
 @pytest.fixture(scope="module")
 def two_workers(stack: Stack) -> Stack:
     """Two worker processes (concurrency 1 each) on both queues of the stack."""
-    while len([w for w in stack.workers if w.poll() is None]) < 2:
-        stack.start_worker(f"w{len(stack.workers) + 1}")
+    live = len([w for w in stack.workers if w.poll() is None])
+    if live < 2:
+        stack.start_workers([f"w{len(stack.workers) + 1 + i}" for i in range(2 - live)])
     return stack
 
 
@@ -65,7 +66,7 @@ def test_retrain_reports_progress_and_makes_a_new_version(two_workers: Stack, se
             seen.append(job.progress)
         if job.status.finished:
             break
-        time.sleep(0.02)
+        time.sleep(0.05)
     job = st.wait_status(job_id, JobStatus.SUCCEEDED)
     assert seen and seen == sorted(seen), f"progress must only rise while running: {seen}"
     assert job.progress == 100.0 and job.worker_host and job.started_at <= job.finished_at

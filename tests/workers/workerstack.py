@@ -91,26 +91,35 @@ class Stack:
 
     def start_worker(self, name: str, *, queues: list[str] | None = None, env: dict[str, str] | None = None):
         """A ``celery worker`` process on this stack (concurrency 1, prefork), ready to consume."""
+        return self.start_workers([name], queues=queues, env=env)[0]
+
+    def start_workers(
+        self, names: list[str], *, queues: list[str] | None = None, env: dict[str, str] | None = None
+    ) -> list[subprocess.Popen[bytes]]:
+        """Start one worker per name at once, then wait until every one consumes."""
         from workers.launch import start_worker, wait_ready
 
-        ready = self.log_dir / f"{name}.ready"
-        ready.unlink(missing_ok=True)
-        log = open(self.log_dir / f"{name}.log", "ab")  # noqa: SIM115 - closed with the process
-        proc = start_worker(
-            self.settings,
-            queues=queues,
-            ready_file=ready,
-            stdout=log,
-            hostname=f"{name}-{uuid.uuid4().hex[:6]}@%h",
-            env={"XMD_DATABASE_URL": self.database_url, "HF_HUB_OFFLINE": "1", **(env or {})},
-        )
-        log.close()
-        self.workers.append(proc)
-        try:
-            wait_ready(proc, ready, timeout=90)
-        except RuntimeError as exc:
-            raise RuntimeError(f"{exc}\n{self.logs(name)}") from None
-        return proc
+        started = []
+        for name in names:
+            ready = self.log_dir / f"{name}.ready"
+            ready.unlink(missing_ok=True)
+            with open(self.log_dir / f"{name}.log", "ab") as log:
+                proc = start_worker(
+                    self.settings,
+                    queues=queues,
+                    ready_file=ready,
+                    stdout=log,
+                    hostname=f"{name}-{uuid.uuid4().hex[:6]}@%h",
+                    env={"XMD_DATABASE_URL": self.database_url, "HF_HUB_OFFLINE": "1", **(env or {})},
+                )
+            self.workers.append(proc)
+            started.append((name, proc, ready))
+        for name, proc, ready in started:
+            try:
+                wait_ready(proc, ready, timeout=90)
+            except RuntimeError as exc:
+                raise RuntimeError(f"{exc}\n{self.logs(name)}") from None
+        return [proc for _, proc, _ in started]
 
     def logs(self, name: str) -> str:
         path = self.log_dir / f"{name}.log"
@@ -124,7 +133,7 @@ class Stack:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(10)
 
-    def stop_all(self, grace: float = 5.0) -> None:
+    def stop_all(self, grace: float = 3.0) -> None:
         """SIGTERM every worker at once (warm shutdown), SIGKILL what is left after ``grace`` seconds."""
         live = [p for p in self.workers if p.poll() is None]
         for proc in live:
