@@ -71,6 +71,20 @@ describe('AttributedText', () => {
     expect(w.emitted('update:active')).toEqual([[3]])
   })
 
+  it('keeps the text’s own spacing when spans are given', () => {
+    const text = "Don't stop,  ok."
+    const w = mount(AttributedText, {
+      props: {
+        words: ["Don't", 'stop', ',', 'ok', '.'],
+        scores: [1, 1, 1, 1, 1],
+        shares: [0.2, 0.2, 0.2, 0.2, 0.2],
+        text,
+        spans: [[0, 5], [6, 10], [10, 11], [13, 15], [15, 16]],
+      },
+    })
+    expect(w.find('.attributed-text').text()).toBe("Don't stop, ok.")
+  })
+
   it('gives one tab stop: the active word', () => {
     const w = mount(AttributedText, { props: { words, scores, shares, active: 2 } })
     const tabbable = w.findAll('button.w').filter((b) => b.attributes('tabindex') === '0')
@@ -125,6 +139,15 @@ describe('charts and small parts', () => {
     expect(rects).toHaveLength(2)
     expect(rects[1].find('title').text()).toBe('heldout, after: 80.0%')
     expect(Number(rects[1].attributes('height'))).toBeGreaterThan(Number(rects[0].attributes('height')))
+  })
+
+  it('scales bars to the data when asked, so small shares stay visible', () => {
+    const w = mount(BarChart, {
+      props: { max: 'auto', groups: [{ label: 'x', values: [{ name: 'before', value: 0.04 }, { name: 'after', value: 0.015 }] }] },
+    })
+    const labels = w.findAll('g.axis text').map((t) => t.text())
+    expect(labels).toContain('5%')
+    expect(labels).not.toContain('100%')
   })
 
   it('shows a job progress in percent and offers cancel while it runs', async () => {

@@ -28,7 +28,8 @@ export function viewQuery(): { version_id?: number; method?: string } {
 
 export function versionLabel(v: ModelVersion | null | undefined): string {
   if (!v) return '–'
-  return `v${v.version} ${v.name ? '· ' + v.name : ''}${v.kind === 'base' ? ' (base)' : ''}`.trim()
+  const name = v.name && v.name !== `v${v.version}` && v.name !== 'base' ? ` · ${v.name}` : ''
+  return `v${v.version}${name}${v.kind === 'base' ? ' (base)' : ''}`
 }
 
 export async function loadProject(pid: number): Promise<void> {
