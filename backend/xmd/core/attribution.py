@@ -84,8 +84,10 @@ def _baseline_ids(loaded: LoadedModel, enc: Encoded) -> torch.Tensor:
 # Rows x padded tokens per forward + backward of integrated gradients. On a CPU, throughput per token
 # falls once the activations of one pass outgrow the caches (a whole batch of 32 texts x 50 steps in one
 # pass ran at 0.4x the per-text loop); about 2k tokens keeps each pass the size the per-text loop runs
-# at. Measured with bench/attribution_throughput.py --ig-token-budget.
+# at. Measured with bench/ig_chunking.py and bench/attribution_throughput.py --ig-token-budget.
 IG_TOKEN_BUDGET = 2048
+# On a GPU bigger passes keep it busy (the earlier one-pass-per-batch behaviour, capped); not measured yet.
+IG_TOKEN_BUDGET_GPU = 65536
 
 
 def _ig_quadrature(n_steps: int, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
@@ -112,9 +114,9 @@ def _integrated_gradients(
     Same path (``[CLS] [PAD] … [SEP]`` baseline to the input, interpolated on the word embeddings
     before position and token-type embeddings are added), same Gauss-Legendre rule and the same
     convergence delta, computed here so that the (example, step) rows can be cut into passes of about
-    ``token_budget`` tokens (default ``IG_TOKEN_BUDGET``; ``internal_batch_size`` rows when given),
-    each trimmed to the longest text it holds, and so that Captum's two extra forward passes to
-    record the layer are skipped.
+    ``token_budget`` tokens (default ``IG_TOKEN_BUDGET``, on a GPU ``IG_TOKEN_BUDGET_GPU``; or
+    ``internal_batch_size`` rows), each trimmed to the longest text it holds, and so that Captum's
+    two extra forward passes to record the layer are skipped.
     """
     model = loaded.model
     embedding = model.get_input_embeddings()
@@ -126,7 +128,8 @@ def _integrated_gradients(
     lengths = enc.attention_mask.sum(dim=1)
     alphas, weights = _ig_quadrature(n_steps, x.device)
     weights = weights.to(x.dtype)
-    rows = internal_batch_size or max(1, (token_budget or IG_TOKEN_BUDGET) // max(1, length))
+    budget = token_budget or (IG_TOKEN_BUDGET if x.device.type == "cpu" else IG_TOKEN_BUDGET_GPU)
+    rows = internal_batch_size or max(1, budget // max(1, length))
     # Right padding: a pass can be cut to its longest text (left padding keeps the full width).
     trim = getattr(loaded.tokenizer, "padding_side", "right") == "right"
     # Step-major order (all texts at step 0, then step 1, …), cut into passes of ``rows`` rows.
