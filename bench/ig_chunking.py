@@ -94,7 +94,8 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     def chunked(budget: int | None) -> Callable[[], object]:
         def run() -> object:
-            attribution.IG_TOKEN_BUDGET = budget or 10**9  # None: one pass per batch
+            # None: one pass per batch.
+            attribution.IG_TOKEN_BUDGET = attribution.IG_TOKEN_BUDGET_GPU = budget or 10**9
             return explain(
                 loaded,
                 texts,
@@ -106,7 +107,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
         return run
 
-    default_budget = attribution.IG_TOKEN_BUDGET
+    defaults = attribution.IG_TOKEN_BUDGET, attribution.IG_TOKEN_BUDGET_GPU
     variants: dict[str, Callable[[], object]] = {str(b): chunked(b) for b in args.budgets}
     variants["whole batch"] = chunked(None)
     variants["captum (previous)"] = lambda: captum_batched(
@@ -119,7 +120,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             t = time_call(fn, device)
             seconds[name].append(t)
             log(f"repeat {r + 1}/{args.repeats} {name}: {t:.2f}s ({len(texts) / t:.1f} ex/s)")
-    attribution.IG_TOKEN_BUDGET = default_budget
+    attribution.IG_TOKEN_BUDGET, attribution.IG_TOKEN_BUDGET_GPU = defaults
     loop = median(seconds["per-example loop"])
     results: dict[str, dict[str, Any]] = {}
     for name in variants:
@@ -140,7 +141,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 "batch_size": args.batch_size,
                 "max_length": args.max_length,
                 "budgets": args.budgets,
-                "library_default_budget": default_budget,
+                "library_default_budget": defaults[0] if device.type == "cpu" else defaults[1],
                 "repeats": args.repeats,
                 "seed": args.seed,
                 "texts": f"random.Random({args.seed}).sample of the demo train split",

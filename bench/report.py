@@ -103,21 +103,21 @@ def targets(docs: dict[str, dict[str, Any] | None]) -> list[str]:
         thr,
         "grad_x_input_vs_ceiling",
         "attribution_throughput",
-        "explain()'s default over 2,000 texts vs a bare forward + backward over the same batches",
+        "explain()'s default vs a bare forward + backward over the same batches",
     )
     row(
         "default explanation vs the peers' default (throughput)",
         thr,
         "default_vs_peer_default",
         "attribution_throughput",
-        "grad x input over 2,000 texts vs per-example Captum IG, 50 steps (ex/s on a random subsample)",
+        "grad x input vs per-example Captum IG, 50 steps (ex/s; the loop on a random subsample)",
     )
     row(
         "batched IG vs per-example Captum IG, equal steps (CPU)",
         thr,
         "ig_batched_vs_peer_ig",
         "attribution_throughput",
-        "worst of 20 and 50 steps; ex/s over 2,000 texts vs ex/s of the loop on its subsample",
+        "worst over the step counts; batched ex/s over all texts vs the loop's ex/s on its subsample",
     )
     row(
         "ER step vs plain step, default objective (`both`)",
@@ -151,8 +151,9 @@ def throughput(doc: dict[str, Any] | None) -> list[str]:
         "tokenise + forward + `autograd.grad` to the input embeddings over the same length-sorted batches. The "
         f"*peer loop* is Captum `LayerIntegratedGradients` called once per text (the usual recipe), timed on a "
         f"fixed random subsample of **{p['peer_n']} of the {p['n']} texts** ({p.get('peer_sample', 'first texts')}) "
-        "because it is slow; it is compared by examples/second. Batched IG is also timed on that same subsample "
-        f"(`*_peer_texts`). IG runs in passes of about {p.get('ig_token_budget', '?')} tokens "
+        "because it is slow; it is compared by examples/second"
+        + (" (batched IG is also timed on that subsample: `*_peer_texts`)" if p.get("same_texts") else "")
+        + f". IG runs in passes of about {p.get('ig_token_budget', '?')} tokens "
         "(`xmd.core.attribution.IG_TOKEN_BUDGET`). Cheap variants: median of "
         f"{p['repeats']} passes; IG, occlusion and the peer loop: {p.get('slow_repeats', p['repeats'])}.",
         "",
@@ -171,7 +172,8 @@ def throughput(doc: dict[str, Any] | None) -> list[str]:
         )
     lines += table(["variant", "texts", "passes", "median s", "examples/s", "x ceiling"], rows)
     peer_rows = []
-    for k in p.get("peer_steps", []):
+    peer_steps = p.get("peer_steps", [])
+    for k in peer_steps if isinstance(peer_steps, list) else [peer_steps]:
         peer_rows.append(
             [
                 f"{k}",
@@ -357,12 +359,12 @@ def effect(doc: dict[str, Any] | None) -> list[str]:
     lines += [
         "`bench/effect_sweep.py`: the demo data (a planted word that predicts the positive label in training; "
         "the *anti-shortcut* test split puts it on negative texts), the fine-tuned MiniLM baseline, one "
-        f"task-level *{p['feedback']}*, then `xmd.core.pipeline.debug` retrains for {train['epochs']} epochs "
+        f"*{p['feedback']}*, then `xmd.core.pipeline.debug` retrains for {train['epochs']} epochs "
         f"(lr {train['lr']}, batch {train['batch_size']}). Settings are `objective:λ:loss`; objective `both` "
         "is `L_ER = erasure + 5 · attribution` (the default). *Share* is the removed word's mean share of "
         "|attribution| on the corrected training examples, by grad x input (what the UI shows) and by "
         "occlusion (which no loss optimises). Mean ± std (population) over seeds "
-        f"{', '.join(map(str, p['seeds']))}.",
+        f"{', '.join(map(str, p.get('seeds', sorted({r['seed'] for r in doc['runs']}))))}.",
         "",
     ]
     first = next(iter(summary.values()))

@@ -3,6 +3,7 @@
 # BENCHMARKS.md and its figures from them (bench/report.py).
 #   DEVICE=auto|cpu|cuda  device for the model benchmarks (default auto)
 #   THREADS=N             torch intra-op threads (default: torch's; use 1 on a busy shared machine)
+#   EFFECT_BUDGET_S=N     stop starting effect-sweep runs that would end after N seconds (default: run all)
 #   ONLY="a b"            run only these benchmarks (names as below); the report still uses every result
 #   PYTHON=...            interpreter (default .venv/bin/python)
 # Benchmarks run one at a time, at low CPU priority: other people's work on the machine goes first.
@@ -11,6 +12,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PY="${PYTHON:-.venv/bin/python}"
 DEVICE="${DEVICE:-auto}"
+EFFECT_ARGS=()
+if [[ -n "${EFFECT_BUDGET_S:-}" ]]; then EFFECT_ARGS=(--time-budget-s "${EFFECT_BUDGET_S}"); fi
 THREADS_ARG=()
 if [[ -n "${THREADS:-}" ]]; then THREADS_ARG=(--threads "${THREADS}"); fi
 mkdir -p bench/results runs
@@ -22,7 +25,7 @@ declare -A ARGS=(
     [er_overhead]="--device ${DEVICE} ${THREADS_ARG[*]}"
     [store_scale]="--n 100000 1000000 --db sqlite"
     # The loss x λ grid, three seeds; the log lets an interrupted sweep resume where it stopped.
-    [effect_sweep]="--device ${DEVICE} --objective both --losses mse mae --lams 0.3 1 3 --seeds 0 1 2 --log runs/bench-effect.jsonl"
+    [effect_sweep]="--device ${DEVICE} --objective both --losses mse mae --lams 0.3 1 3 --seeds 0 1 2 --log runs/bench-effect.jsonl ${EFFECT_ARGS[*]}"
 )
 ORDER=(attribution_throughput ig_chunking er_overhead store_scale effect_sweep)
 # The API benchmark belongs to the API; run it when it exists.
