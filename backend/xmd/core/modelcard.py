@@ -35,6 +35,14 @@ def _metrics_table(before: dict | None, after: dict | None) -> list[str]:
     return rows
 
 
+def _word_count(entry: Any) -> str:
+    """``{"word": w, "count": n}`` (what FeedbackSet.counts gives) as `w` (n); a bare word as `w`."""
+    if isinstance(entry, dict):
+        n = entry.get("count")
+        return f"`{entry.get('word')}`" + (f" ({n})" if n is not None else "")
+    return f"`{entry}`"
+
+
 def render_model_card(meta: dict[str, Any]) -> str:
     """Render README.md from the run metadata written next to the model (``xmd.json``)."""
     base = meta.get("base_model") or "unknown"
@@ -73,10 +81,9 @@ def render_model_card(meta: dict[str, Any]) -> str:
             f"- Task-level: {fb.get('task', {}).get('remove', 0)} remove, {fb.get('task', {}).get('add', 0)} add",
             f"- Word positions regularised in training: {meta.get('n_feedback_positions', '–')}",
         ]
-        if fb.get("top_removed"):
-            lines.append("- Top removed words: " + ", ".join(f"`{w}`" for w in fb["top_removed"][:10]))
-        if fb.get("top_added"):
-            lines.append("- Top added words: " + ", ".join(f"`{w}`" for w in fb["top_added"][:10]))
+        for key, title in (("top_removed", "Top removed words"), ("top_added", "Top added words")):
+            if fb.get(key):
+                lines.append(f"- {title}: " + ", ".join(_word_count(w) for w in fb[key][:10]))
     else:
         lines += [f"Fine-tuned from `{base}` with xmd (plain cross-entropy, no explanation regulariser).", ""]
         lines += [f"- Classes: {', '.join(f'`{x}`' for x in labels)}"]

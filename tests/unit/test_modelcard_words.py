@@ -1,0 +1,16 @@
+"""The model card lists the corrected words readably, whatever shape the feedback counts come in."""
+
+from xmd.core.modelcard import render_model_card
+
+
+def test_top_words_are_rendered_as_words_with_counts():
+    meta = {
+        "kind": "debug",
+        "base_model": "m",
+        "labels": ["a", "b"],
+        "feedback_counts": {"top_removed": [{"word": "spielberg", "count": 3}], "top_added": ["great"]},
+    }
+    card = render_model_card(meta)
+    assert "Top removed words: `spielberg` (3)" in card
+    assert "Top added words: `great`" in card
+    assert "{'word'" not in card
