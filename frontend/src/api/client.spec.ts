@@ -63,6 +63,16 @@ describe('auth', () => {
     expect(replaceState).toHaveBeenCalledWith(null, '', '/#/')
   })
 
+  it('opens the project the demo link names', () => {
+    const replaceState = vi.fn()
+    initAuth(
+      { hash: '#token=t1&project=7', pathname: '/', search: '' } as Location,
+      { state: null, replaceState } as unknown as History,
+    )
+    expect(auth.token).toBe('t1')
+    expect(replaceState).toHaveBeenCalledWith(null, '', '/#/p/7')
+  })
+
   it('falls back to the stored token', () => {
     localStorage.setItem('xmd.token', 'stored')
     initAuth({ hash: '#/p/1', pathname: '/', search: '' } as Location, { state: null, replaceState: vi.fn() } as unknown as History)

@@ -80,7 +80,7 @@ export const api = {
     http.post<Job>(`${P(pid)}/jobs/evaluate`, body),
   pushJob: (pid: number, body: { version_id: number; repo_id: string; private: boolean; token?: string }) =>
     http.post<Job>(`${P(pid)}/jobs/push`, body, { quiet: true }),
-  jobs: async (pid: number) => asPage<Job>(await http.get(`${P(pid)}/jobs`)).items,
+  jobs: async (pid: number, quiet = false) => asPage<Job>(await http.get(`${P(pid)}/jobs`, undefined, { quiet })).items,
   job: (jid: string) => http.get<Job>(`/api/jobs/${jid}`, undefined, { quiet: true }),
   metrics: async (jid: string, after?: number) =>
     asPage<MetricPoint>(await http.get(`/api/jobs/${jid}/metrics`, { after }, { quiet: true })).items,

@@ -16,7 +16,9 @@ export function initAuth(loc: Location = window.location, hist: History = window
   const m = /(?:^#|[#&?])token=([^&]+)/.exec(loc.hash)
   if (m) {
     setToken(decodeURIComponent(m[1]))
-    hist.replaceState(hist.state, '', loc.pathname + loc.search + '#/')
+    // `xmd serve --demo` adds &project=<id>: open that project directly
+    const project = /[#&?]project=(\d+)/.exec(loc.hash)?.[1]
+    hist.replaceState(hist.state, '', loc.pathname + loc.search + (project ? `#/p/${project}` : '#/'))
   } else {
     auth.token = localStorage.getItem(KEY) ?? ''
   }

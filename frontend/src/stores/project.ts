@@ -1,7 +1,7 @@
 // The open project: its datasets, versions and the version/method the explanation screens show.
 import { computed, reactive } from 'vue'
 import { api } from '../api/endpoints'
-import type { Dataset, ModelVersion, Project } from '../api/types'
+import type { Dataset, Job, ModelVersion, Project } from '../api/types'
 
 export const METHODS = ['grad_x_input', 'integrated_gradients', 'saliency', 'occlusion'] as const
 
@@ -13,6 +13,10 @@ export const current = reactive({
   versionId: null as number | null,
   method: '' as string,
   error: '',
+  /** queued or running jobs of the project (polled by the project shell) */
+  activeJobs: [] as Job[],
+  /** bumped when a job of the project ends: screens that show stored results reload */
+  dataVersion: 0,
 })
 
 export const labels = computed(() => current.project?.labels ?? [])
@@ -48,6 +52,20 @@ export async function loadProject(pid: number): Promise<void> {
     current.project = p // last: the screens render once everything they read is there
   } catch (e) {
     current.error = (e as Error).message
+  }
+}
+
+/** Poll the project's jobs; when one ends, refresh versions and tell the screens to reload. */
+export async function pollJobs(): Promise<void> {
+  const pid = current.pid
+  const jobs = await api.jobs(pid, true)
+  if (pid !== current.pid) return
+  const active = jobs.filter((j) => j.status === 'queued' || j.status === 'running')
+  const ended = current.activeJobs.some((j) => !active.some((a) => a.id === j.id))
+  current.activeJobs = active
+  if (ended) {
+    current.dataVersion++
+    await refreshVersions()
   }
 }
 
