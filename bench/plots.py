@@ -28,6 +28,37 @@ def load(results: Path, name: str) -> dict[str, Any] | None:
     return json.loads(path.read_text()) if path.exists() else None
 
 
+EFFECT_KEYS = (
+    "clean_before",
+    "clean_after",
+    "anti_before",
+    "anti_after",
+    "share_gxi_before",
+    "share_gxi_after",
+    "share_occlusion_before",
+    "share_occlusion_after",
+    "seconds",
+)
+
+
+def effect_summary(doc: dict[str, Any]) -> dict[str, dict[str, dict[str, float]]]:
+    """Mean, population std and n per setting, from the per-run records (any version of the file)."""
+    import statistics
+
+    out: dict[str, dict[str, dict[str, float]]] = {}
+    for spec in dict.fromkeys(r["setting"] for r in doc["runs"]):
+        rs = [r for r in doc["runs"] if r["setting"] == spec]
+        out[spec] = {
+            k: {
+                "mean": statistics.fmean(r[k] for r in rs),
+                "std": statistics.pstdev([r[k] for r in rs]) if len(rs) > 1 else 0.0,
+                "n": len(rs),
+            }
+            for k in EFFECT_KEYS
+        }
+    return out
+
+
 def throughput_plot(doc: dict[str, Any], out: Path) -> Path:
     """Examples/second per method against the ceiling and the per-example Captum loop (log scale)."""
     res = doc["results"]
@@ -60,7 +91,7 @@ def throughput_plot(doc: dict[str, Any], out: Path) -> Path:
 
 def effect_plot(doc: dict[str, Any], out: Path) -> Path:
     """Per setting: anti-shortcut and clean accuracy after, and the removed word's grad x input share."""
-    summary = doc["summary"]
+    summary = effect_summary(doc)
     settings = list(summary)
     panels = [
         ("anti_after", "anti-shortcut accuracy after", "anti_before"),
@@ -92,9 +123,10 @@ def draw_all(results: Path = RESULTS) -> list[Path]:
     doc = load(results, "attribution_throughput")
     if doc:
         written.append(throughput_plot(doc, results / "attribution_throughput.png"))
-    doc = load(results, "effect_sweep")
-    if doc and "anti_after" in next(iter(doc["summary"].values()), {}):
-        written.append(effect_plot(doc, results / "effect_sweep.png"))
+    for name in ("effect_sweep", "effect_objectives"):
+        doc = load(results, name)
+        if doc and doc.get("runs"):
+            written.append(effect_plot(doc, results / f"{name}.png"))
     return written
 
 

@@ -165,12 +165,13 @@ def throughput(doc: dict[str, Any] | None) -> list[str]:
                 f"`{name}`",
                 str(r["n"]),
                 str(r.get("repeats", len(r["seconds"]))),
+                ", ".join(f(x) for x in r["seconds"]),
                 f(r["median_s"]),
                 f(r["examples_per_s"]),
                 f(r["examples_per_s"] / ceiling, 2),
             ]
         )
-    lines += table(["variant", "texts", "passes", "median s", "examples/s", "x ceiling"], rows)
+    lines += table(["variant", "texts", "passes", "passes s", "median s", "examples/s", "x ceiling"], rows)
     peer_rows = []
     peer_steps = p.get("peer_steps", [])
     for k in peer_steps if isinstance(peer_steps, list) else [peer_steps]:
@@ -221,14 +222,22 @@ def ig_chunking(doc: dict[str, Any] | None) -> list[str]:
         f"{p['batch_size']}, with passes of at most *budget* tokens (rows x padded length); `whole batch` is one "
         "pass per batch (all steps of all texts at once, as Captum without `internal_batch_size` does), "
         f"`captum` the previous implementation (Captum `LayerIntegratedGradients` on the whole batch). "
-        f"Median of {p['repeats']} passes.",
+        f"Median of {p['repeats']} passes, torch threads {doc['environment'].get('torch_threads')}, "
+        f"{load_note(doc)}. Every pass is listed: where the passes of one variant spread more than the "
+        "variants differ, the machine's load decided the order, not the budget.",
         "",
     ]
     rows = [
-        [f"`{name}`", f(r["median_s"]), f(r["examples_per_s"]), f(r.get("vs_peer_loop"), 2)]
+        [
+            f"`{name}`",
+            ", ".join(f(x) for x in r["seconds"]),
+            f(r["median_s"]),
+            f(r["examples_per_s"]),
+            f(r.get("vs_peer_loop"), 2),
+        ]
         for name, r in doc["results"].items()
     ]
-    lines += table(["tokens per pass", "median s", "examples/s", "x per-example loop"], rows)
+    lines += table(["tokens per pass", "passes s", "median s", "examples/s", "x per-example loop"], rows)
     return lines
 
 
@@ -350,11 +359,14 @@ def api_latency(doc: dict[str, Any] | None) -> list[str]:
     return lines
 
 
-def effect(doc: dict[str, Any] | None) -> list[str]:
-    lines = ["## Effect: does one *remove* click fix the shortcut?", ""]
+def effect(doc: dict[str, Any] | None, name: str = "effect_sweep", title: str | None = None) -> list[str]:
+    from plots import effect_summary
+
+    lines = [title or "## Effect: does one *remove* click fix the shortcut?", ""]
     if doc is None:
         return [*lines, "Not measured yet (`bench/effect_sweep.py`).", ""]
-    p, summary = doc["params"], doc["summary"]
+    p, summary = doc["params"], effect_summary(doc)
+    accepted = doc.get("summary", {})
     train = p["train"]
     lines += [
         "`bench/effect_sweep.py`: the demo data (a planted word that predicts the positive label in training; "
@@ -368,8 +380,6 @@ def effect(doc: dict[str, Any] | None) -> list[str]:
         "",
     ]
     first = next(iter(summary.values()))
-    if "anti_after" not in first:
-        return [*lines, "(This result file predates the per-quantity summary; rerun the sweep.)", ""]
 
     def ms(s: dict[str, Any], key: str, scale: float = 1.0) -> str:
         m, sd = s[key]["mean"] * scale, s[key]["std"] * scale
@@ -396,7 +406,7 @@ def effect(doc: dict[str, Any] | None) -> list[str]:
                 ms(s, "anti_after"),
                 ms(s, "share_gxi_after"),
                 ms(s, "share_occlusion_after"),
-                "yes" if s.get("meets_acceptance") else "no",
+                "yes" if accepted.get(spec, {}).get("meets_acceptance") else "no",
                 f"{s['seconds']['mean']:.0f}",
             ]
         )
@@ -418,14 +428,29 @@ def effect(doc: dict[str, Any] | None) -> list[str]:
         "grad x input share falls ≥ 80 %.",
         "",
     ]
-    if p.get("note"):
-        lines += [p["note"], ""]
-    lines += ["![effect](bench/results/effect_sweep.png)", ""]
+    if p.get("not_run"):
+        missing = ", ".join(f"`{r['setting']}` seed {r['seed']}" for r in p["not_run"])
+        lines += [
+            f"**Incomplete grid**: the sweep ran under a time budget of {f(p.get('time_budget_s'))} s and these "
+            f"runs did not fit: {missing}. Rows with fewer seeds have a smaller n (std 0 with one seed).",
+            "",
+        ]
+    if p.get("assembled_from"):
+        lines += [f"Assembled from: {p['assembled_from']}.", ""]
+    lines += [f"![effect](bench/results/{name}.png)", ""]
     return lines
 
 
 def render(results: Path) -> str:
-    names = ["attribution_throughput", "ig_chunking", "er_overhead", "store_scale", "api_latency", "effect_sweep"]
+    names = [
+        "attribution_throughput",
+        "ig_chunking",
+        "er_overhead",
+        "store_scale",
+        "api_latency",
+        "effect_sweep",
+        "effect_objectives",
+    ]
     docs = {name: load(results, name) for name in names}
     lines = [
         "# Benchmarks",
@@ -442,7 +467,7 @@ def render(results: Path) -> str:
         "```",
         "",
     ]
-    lines += machine({k: v for k, v in docs.items() if k != "api_latency"})
+    lines += machine({k: v for k, v in docs.items() if k not in ("api_latency", "effect_objectives")})
     lines += targets(docs)
     lines += throughput(docs["attribution_throughput"])
     lines += ig_chunking(docs["ig_chunking"])
@@ -450,6 +475,12 @@ def render(results: Path) -> str:
     lines += store(docs["store_scale"])
     lines += api_latency(docs["api_latency"])
     lines += effect(docs["effect_sweep"])
+    if docs["effect_objectives"]:
+        lines += effect(
+            docs["effect_objectives"],
+            "effect_objectives",
+            "### Effect by ER objective (why `both` is the default)",
+        )
     return "\n".join(lines).rstrip() + "\n"
 
 
