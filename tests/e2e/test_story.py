@@ -33,10 +33,28 @@ def test_sign_in_link_stores_and_strips_the_token(page, service):
     shot(page, "01-projects-empty")
 
 
+def test_login_box_accepts_a_pasted_token(browser, service):
+    context = browser.new_context()
+    try:
+        pg = context.new_page()
+        pg.goto(service.base_url + "/")
+        box = pg.get_by_role("heading", name="Sign in to xmd")
+        expect(box).to_be_visible()
+        pg.get_by_label("API token").fill("xmd_not-a-token")
+        pg.get_by_role("button", name="Sign in").click()
+        expect(pg.get_by_role("alert")).to_contain_text("invalid or revoked token")
+        pg.get_by_label("API token").fill(service.token)
+        pg.get_by_role("button", name="Sign in").click()
+        expect(pg.get_by_test_id("who")).to_contain_text("e2e-admin")
+        shot(pg, "00-login-box")
+    finally:
+        context.close()
+
+
 def test_create_project_shows_api_errors_inline_then_succeeds(page, service):
     page.get_by_role("button", name="New project").click()
-    page.get_by_label("Name").fill("movie-reviews")
-    page.get_by_label("Labels, in the model’s class order").fill("negative, positive")
+    page.get_by_label("Name", exact=True).fill("movie-reviews")
+    page.get_by_label(re.compile("^Labels, in the model’s class order")).fill("negative, positive")
     page.get_by_label("Model directory").fill(str(service.model_dir) + "-missing")
     page.get_by_role("button", name="Create project").click()
     err = page.get_by_test_id("create-error")
@@ -196,6 +214,8 @@ def test_retrain_shows_progress_and_loss_curve(page, service):
     )
     page.get_by_test_id("start-retrain").click()
     expect(page.get_by_test_id("job")).to_be_visible()
+    # the browser follows the job over server-sent events (EventSource with ?token=), not polling
+    expect(page.get_by_text("updates: live stream")).to_be_visible()
     page.wait_for_function(
         "window.__progress.some(v => v > 0 && v < 100)", timeout=120_000
     )
@@ -260,6 +280,20 @@ def test_push_to_the_hub_without_keeping_the_token(page, service):
     stored = page.evaluate("JSON.stringify(Object.assign({}, localStorage))")
     assert HUB_TOKEN not in stored and HUB_TOKEN not in page.url
     shot(page, "15-deploy")
+
+
+def test_download_a_version_as_an_archive(page, service, tmp_path):
+    import tarfile
+
+    with page.expect_download() as info:
+        page.get_by_test_id("download").click()
+    download = info.value
+    assert download.suggested_filename.endswith(".tar.gz")
+    path = tmp_path / download.suggested_filename
+    download.save_as(path)
+    with tarfile.open(path) as tf:
+        names = tf.getnames()
+    assert any(n.endswith("/config.json") for n in names), names
 
 
 def test_status_bar_keeps_errors_one_click_away(page, service):

@@ -91,7 +91,7 @@ export interface Project {
 
 export interface ProjectCreate {
   name: string
-  labels: string[]
+  labels?: string[]
   model_path?: string
   hub_id?: string
   description?: string
