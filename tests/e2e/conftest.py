@@ -86,11 +86,12 @@ def service(tmp_path_factory: pytest.TempPathFactory, tiny_model_dir: Path) -> I
     if not (DIST / "index.html").is_file():
         pytest.fail(f"{DIST} has no built UI: run `make frontend` (npm ci && npm run build in frontend/)")
     from hubserver import HubServer
-    from workers.launch import start_worker, stop_worker, wait_ready
     from xmd.config import Settings
     from xmd.core.demo import write_demo_dataset
     from xmd.db import make_engine, make_session_factory, upgrade
     from xmd.users import service as users
+
+    from workers.launch import start_worker, stop_worker, wait_ready
 
     tmp = tmp_path_factory.mktemp("e2e")
     logs = tmp / "logs"
@@ -124,8 +125,19 @@ def service(tmp_path_factory: pytest.TempPathFactory, tiny_model_dir: Path) -> I
     port = _free_port()
     api_log = open(logs / "api.log", "ab")  # noqa: SIM115
     api = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "--factory", "xmd.api.app:create_app", "--host", "127.0.0.1",
-         "--port", str(port), "--log-level", "warning"],
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "--factory",
+            "xmd.api.app:create_app",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--log-level",
+            "warning",
+        ],
         cwd=ROOT,
         env=env,
         stdout=api_log,

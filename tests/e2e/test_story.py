@@ -216,9 +216,7 @@ def test_retrain_shows_progress_and_loss_curve(page, service):
     expect(page.get_by_test_id("job")).to_be_visible()
     # the browser follows the job over server-sent events (EventSource with ?token=), not polling
     expect(page.get_by_text("updates: live stream")).to_be_visible()
-    page.wait_for_function(
-        "window.__progress.some(v => v > 0 && v < 100)", timeout=120_000
-    )
+    page.wait_for_function("window.__progress.some(v => v > 0 && v < 100)", timeout=120_000)
     shot(page, "11-retrain-running")
     expect(page.get_by_test_id("retrain-done")).to_be_visible(timeout=240_000)
     values = page.evaluate("window.__progress")
