@@ -7,6 +7,7 @@ ER loss targets: remove → 0, add → 1), so what the UI shades is what trainin
 
 from __future__ import annotations
 
+import threading
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Query, Request
@@ -211,6 +212,34 @@ def get_explanation(
     return _out(exp, example.text, project, mv, example, marks_for(db, project, example, exp.words))
 
 
+class _CountCache:
+    """Totals for the ranking's pager, kept until the aggregate changes (its state row's
+    ``updated_at``): counting 100k word rows per page request cost more than the page itself."""
+
+    def __init__(self, size: int = 256) -> None:
+        self.size = size
+        self._data: dict[tuple[Any, ...], int] = {}
+        self._lock = threading.Lock()
+
+    def get(self, db: Session, args: dict[str, Any], state: Any) -> int:
+        if state is None:
+            return service.count_words(db_session=db, **args)
+        key = (db.get_bind().url.render_as_string(), state.updated_at, state.n_examples, *sorted(args.items()))
+        with self._lock:
+            hit = self._data.get(key)
+        if hit is not None:
+            return hit
+        total = service.count_words(db_session=db, **args)
+        with self._lock:
+            if len(self._data) >= self.size:
+                self._data.clear()
+            self._data[key] = total
+        return total
+
+
+_count_cache = _CountCache()
+
+
 def word_out(db: Session, project: Project, ws: WordStats, feedback: dict[str, list[WordFeedback]]) -> WordOut:
     return WordOut(
         **ws.to_dict(),
@@ -250,14 +279,14 @@ def list_words(
         "min_count": min_count,
     }
     rows = service.ranking(db_session=db, sort=sort, offset=offset, limit=limit, **args)
-    total = service.count_words(db_session=db, **args)
+    state = service.get_state(db_session=db, model_version_id=mv.id, method=m)
+    total = _count_cache.get(db, args, state)
     feedback: dict[str, list[WordFeedback]] = {}
     for fb in feedback_service.list_feedback(db_session=db, project_id=project.id, level=FeedbackLevel.TASK):
         assert fb.word is not None
         feedback.setdefault(fb.word, []).append(
             WordFeedback(action=fb.action.value, label=fb.label, scope=fb.scope.value if fb.scope else None)
         )
-    state = service.get_state(db_session=db, model_version_id=mv.id, method=m)
     return WordPage(
         items=[word_out(db, project, ws, feedback) for ws in rows],
         total=total,
