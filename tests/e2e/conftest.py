@@ -82,7 +82,8 @@ def chromium_path() -> str:
 
 @pytest.fixture(scope="session")
 def service(tmp_path_factory: pytest.TempPathFactory, tiny_model_dir: Path) -> Iterator[Service]:
-    """API + worker + database + loopback Hub, for the whole e2e session."""
+    """API + worker + database + loopback Hub, for the whole e2e session. The API finds the UI where
+    `xmd serve` does (frontend/dist next to the package), so the demo path is the one tested."""
     if not (DIST / "index.html").is_file():
         pytest.fail(f"{DIST} has no built UI: run `make frontend` (npm ci && npm run build in frontend/)")
     from hubserver import HubServer
@@ -112,7 +113,6 @@ def service(tmp_path_factory: pytest.TempPathFactory, tiny_model_dir: Path) -> I
         **os.environ,
         **settings.to_env(),
         "XMD_DATABASE_URL": db_url,
-        "XMD_FRONTEND_DIST": str(DIST),
         "HF_ENDPOINT": hub.url,
         # the worker pushes to the loopback Hub; models themselves are always local paths
         "HF_HUB_OFFLINE": "0",
