@@ -1,0 +1,118 @@
+import { flushPromises, mount } from '@vue/test-utils'
+import { beforeEach, describe, expect, it, vi } from 'vitest'
+import { createMemoryHistory, createRouter } from 'vue-router'
+
+vi.mock('../api/endpoints', () => ({
+  api: {
+    feedback: vi.fn(),
+    feedbackEvents: vi.fn(),
+    setFeedback: vi.fn(),
+    setTaskFeedback: vi.fn(),
+    exportFeedback: vi.fn(),
+    importFeedback: vi.fn(),
+    jobs: vi.fn(),
+    retrainJob: vi.fn(),
+    job: vi.fn(),
+    metrics: vi.fn(),
+    cancelJob: vi.fn(),
+    versions: vi.fn(),
+  },
+}))
+
+import { api } from '../api/endpoints'
+import { auth } from '../stores/auth'
+import { current } from '../stores/project'
+import FeedbackView from './FeedbackView.vue'
+import RetrainView from './RetrainView.vue'
+
+const A = vi.mocked(api)
+const router = () =>
+  createRouter({ history: createMemoryHistory(), routes: [{ path: '/:p(.*)*', component: { render: () => null } }] })
+
+beforeEach(() => {
+  vi.clearAllMocks()
+  auth.me = { id: 1, name: 'ann', role: 'annotator' }
+  Object.assign(current, {
+    pid: 1,
+    project: { id: 1, name: 'demo', labels: ['negative', 'positive'] },
+    datasets: [
+      { id: 5, name: 'train', role: 'train', n_examples: 100 },
+      { id: 6, name: 'anti', role: 'eval', n_examples: 30 },
+    ],
+    versions: [{ id: 9, version: 1, name: 'base', kind: 'base', status: 'ready', parent_id: null, metrics: {} }],
+    versionId: 9,
+    method: '',
+    activeJobs: [],
+  })
+})
+
+describe('FeedbackView', () => {
+  it('groups feedback by word with who and when, and resets one item', async () => {
+    A.feedback.mockResolvedValue({
+      items: [
+        { id: 1, level: 'instance', example_id: 4, word_index: 0, word: 'spielberg', action: 'remove', updated_by: 'ann', updated_at: '2026-01-01T10:00:00Z' },
+        { id: 2, level: 'task', word: 'spielberg', scope: 'all', label: null, action: 'remove', updated_by: 'bob', updated_at: '2026-01-01T11:00:00Z' },
+        { id: 3, level: 'instance', example_id: 7, word_index: 2, word: 'superb', action: 'add', updated_by: 'ann', updated_at: '2026-01-01T12:00:00Z' },
+      ],
+      total: 3,
+      offset: 0,
+      limit: 200,
+    })
+    A.setTaskFeedback.mockResolvedValue({})
+    const w = mount(FeedbackView, { global: { plugins: [router()] } })
+    await flushPromises()
+    const rows = w.findAll('[data-testid=feedback-by-word] tbody tr')
+    expect(rows).toHaveLength(3)
+    expect(rows[0].text()).toContain('spielberg')
+    expect(rows[0].text()).toContain('example 4, word 0')
+    expect(rows[1].text()).toContain('all examples (all predictions)')
+    expect(rows[1].text()).toContain('bob')
+    expect(rows[2].text()).toContain('superb')
+    await rows[1].find('button').trigger('click')
+    await flushPromises()
+    expect(A.setTaskFeedback).toHaveBeenCalledWith(1, { word: 'spielberg', action: 'reset', label: null, scope: 'all' })
+    expect(A.feedback).toHaveBeenCalledTimes(2)
+  })
+
+  it('shows why an import was refused', async () => {
+    A.feedback.mockResolvedValue({ items: [], total: 0, offset: 0, limit: 200 })
+    A.importFeedback.mockRejectedValue(new Error('not a feedback file: instance'))
+    const w = mount(FeedbackView, { global: { plugins: [router()] } })
+    await flushPromises()
+    const input = w.find('#fb-file')
+    const file = new File(['{"instance": 3}'], 'fb.json', { type: 'application/json' })
+    Object.defineProperty(input.element, 'files', { value: [file] })
+    await input.trigger('change')
+    // FileReader answers in a later task, not a microtask
+    await vi.waitFor(() => expect(A.importFeedback).toHaveBeenCalledWith(1, 5, { instance: 3 }))
+    await flushPromises()
+    expect(w.find('[role=alert]').text()).toBe('not a feedback file: instance')
+  })
+})
+
+describe('RetrainView', () => {
+  it('starts a retrain with the chosen loss, λ, epochs and eval sets, and shows API errors inline', async () => {
+    A.jobs.mockResolvedValue([])
+    A.feedback.mockResolvedValue({ items: [], total: 2, offset: 0, limit: 1 })
+    A.retrainJob.mockRejectedValueOnce(new Error('there is no feedback to train with yet'))
+    A.retrainJob.mockResolvedValueOnce({ id: 'j1', kind: 'retrain', status: 'queued', progress: 0 })
+    A.job.mockResolvedValue({ id: 'j1', kind: 'retrain', status: 'running', progress: 25, step: 3, total_steps: 12 })
+    A.metrics.mockResolvedValue([{ id: 1, step: 1, task_loss: 0.7, er_loss: 0.2, loss: 1.1 }])
+    const w = mount(RetrainView, { global: { plugins: [router()] } })
+    await flushPromises()
+    expect(w.text()).toContain('2 piece(s) of feedback will be used.')
+    await w.find('#rt-loss').setValue('huber')
+    await w.find('#rt-lam').setValue('0.5')
+    await w.find('#rt-epochs').setValue('3')
+    await w.find('form').trigger('submit')
+    await flushPromises()
+    expect(A.retrainJob).toHaveBeenCalledWith(1, expect.objectContaining({ version_id: 9, loss: 'huber', lam: 0.5, epochs: 3, eval_dataset_ids: [6] }))
+    expect(w.find('[data-testid=retrain-error]').text()).toBe('there is no feedback to train with yet')
+    await w.find('form').trigger('submit')
+    await flushPromises()
+    expect(w.find('[data-testid=job-status]').text()).toBe('running')
+    expect(w.find('[role=progressbar]').attributes('aria-valuenow')).toBe('25')
+    expect(w.findAll('path[data-series]').map((p) => p.attributes('data-series'))).toEqual(['task loss', 'total', 'ER loss'])
+    w.unmount()
+  })
+})
