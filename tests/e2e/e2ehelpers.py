@@ -15,3 +15,14 @@ def shot(page, name: str) -> Path:
     path = SHOTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
     return path
+
+
+UNLABELLED_JS = """() => [...document.querySelectorAll('input, select, textarea, button')]
+  .filter((el) => el.offsetParent !== null)
+  .filter((el) => !(el.labels && el.labels.length) && !el.getAttribute('aria-label') && !el.textContent.trim())
+  .map((el) => el.outerHTML.slice(0, 120))"""
+
+
+def unlabelled(page) -> list[str]:
+    """Visible form controls and buttons a screen reader could not name (no label, aria-label or text)."""
+    return page.evaluate(UNLABELLED_JS)

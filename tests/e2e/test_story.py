@@ -12,7 +12,7 @@ import json
 import re
 
 import pytest
-from e2ehelpers import HUB_TOKEN, shot
+from e2ehelpers import HUB_TOKEN, shot, unlabelled
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.e2e
@@ -132,6 +132,7 @@ def test_instance_view_defaults_to_correct_predictions(page, service):
     expect(page.locator(".inspector")).to_contain_text("share")
     assert re.search(r"score [+−]\d", words.first.get_attribute("aria-label"))
     assert "rgb(" in words.first.get_attribute("style")
+    assert unlabelled(page) == []
     shot(page, "05-instance-correct")
 
 
@@ -182,6 +183,7 @@ def test_remove_a_word_across_the_task(page, service):
     expect(panel.get_by_test_id("task-note")).to_contain_text(f"“{SHORTCUT}” marked remove")
     expect(row).to_have_class(re.compile(r"\bfb-remove\b"))
     expect(row).to_contain_text("removed")
+    assert unlabelled(page) == []
     shot(page, "09-task-removed")
 
 
@@ -193,6 +195,27 @@ def test_feedback_lists_both_with_who(page, service):
     expect(table).to_contain_text("e2e-admin")
     expect(table.locator("tbody tr")).to_have_count(2)
     shot(page, "10-feedback")
+
+
+def test_feedback_export_and_import_round_trip(page, service, tmp_path):
+    with page.expect_download() as info:
+        page.get_by_role("button", name="Export JSON").click()
+    path = tmp_path / info.value.suggested_filename
+    info.value.save_as(path)
+    exported = json.loads(path.read_text())
+    assert [t["word"] for t in exported["task"]] == [SHORTCUT]
+    assert len(exported["instance"]) == 1
+    # importing the same file records the same feedback again as new events (same current state)
+    page.get_by_label("JSON file").set_input_files(str(path))
+    expect(page.get_by_text(f"imported {path.name}")).to_be_visible()
+    expect(page.get_by_test_id("feedback-by-word").locator("tbody tr")).to_have_count(2)
+    # history: click remove, key add, undo (a reset), task remove, then the 2 imported events
+    page.get_by_role("tab", name="History").click()
+    history = page.get_by_test_id("feedback-history").locator("tbody tr")
+    expect(history).to_have_count(6)
+    expect(history.nth(3)).to_contain_text("reset")
+    shot(page, "10b-feedback-history")
+    page.get_by_role("tab", name="By word").click()
 
 
 def test_retrain_shows_progress_and_loss_curve(page, service):
@@ -227,6 +250,7 @@ def test_retrain_shows_progress_and_loss_curve(page, service):
     expect(chart.locator('path[data-series="task loss"]')).to_have_attribute("d", re.compile(r"^M.+L"))
     expect(chart.locator('path[data-series="ER loss"]')).to_have_attribute("d", re.compile(r"^M"))
     expect(page.get_by_test_id("job-status")).to_have_text("succeeded")
+    assert unlabelled(page) == []
     shot(page, "12-retrain-done")
 
 
