@@ -318,6 +318,19 @@ def test_download_a_version_as_an_archive(page, service, tmp_path):
     assert any(n.endswith("/config.json") for n in names), names
 
 
+def test_cancel_a_running_retrain(page, service):
+    tab(page, "Retrain")
+    form = page.get_by_test_id("retrain-form")
+    form.get_by_label("Epochs").fill("50")
+    page.get_by_test_id("start-retrain").click()
+    status = page.get_by_test_id("job-status")
+    expect(status).to_have_text("running", timeout=60_000)
+    page.get_by_test_id("job").get_by_role("button", name="Cancel").click()
+    expect(status).to_have_text("cancelled", timeout=60_000)
+    expect(page.get_by_test_id("retrain-done")).to_have_count(0)
+    shot(page, "16-retrain-cancelled")
+
+
 def test_status_bar_keeps_errors_one_click_away(page, service):
     page.goto(f"{service.base_url}/#/p/99999/instances")
     bar = page.get_by_test_id("statusbar")
@@ -325,5 +338,5 @@ def test_status_bar_keeps_errors_one_click_away(page, service):
     expect(button).to_contain_text("not found")
     button.click()
     expect(bar.get_by_role("region", name="Errors")).to_contain_text("/api/projects/99999")
-    shot(page, "16-status-bar-error")
+    shot(page, "17-status-bar-error")
     assert not page.errors, page.errors  # no uncaught exception in the app during the whole story
