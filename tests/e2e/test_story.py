@@ -275,6 +275,14 @@ def test_results_before_after(page, service):
     expect(side).to_contain_text("v2")
     shot(page, "13-results")
 
+    # the base version has no metrics of its own until it is evaluated
+    base = page.get_by_test_id("versions-table").locator("tbody tr").first
+    expect(base.locator("td").first).to_have_text("v1 (base)")
+    expect(base.locator("td").nth(4)).to_have_text("–")
+    page.get_by_role("button", name="Evaluate v1 (base) on the eval sets").click()
+    expect(page.get_by_test_id("job-status")).to_have_text("succeeded", timeout=120_000)
+    expect(base.locator("td").nth(4)).to_have_text(re.compile(r"anti \d+\.\d% · clean \d+\.\d%"))
+
 
 def test_what_if(page, service):
     tab(page, "What if")
