@@ -180,3 +180,36 @@ def test_what_if_predicts_without_storing(api: Api, project, db):
     assert api.post(f"/api/projects/{pid}/predict", json={"text": "   "}).status_code == 422
     assert api.post(f"/api/projects/{pid}/predict", json={"text": 5}).status_code == 422
     assert api.post("/api/projects/9999/predict", json={"text": "ok"}).status_code == 404
+
+
+def test_word_examples_by_correctness_scoped_marks_and_newest_first_history(api: Api, project):
+    _explain_all(api, project)
+    pid = project["id"]
+    url = f"/api/projects/{pid}/words/spielberg/examples"
+    every = api.get(url, params={"limit": 100}).json()
+    right = api.get(url, params={"limit": 100, "correctness": "correct"}).json()
+    wrong = api.get(url, params={"limit": 100, "correctness": "incorrect"}).json()
+    assert right["total"] + wrong["total"] == every["total"] == len(every["items"])
+    assert right["total"] == len(right["items"]) and all(e["prediction"]["correct"] for e in right["items"])
+    assert not any(e["prediction"]["correct"] for e in wrong["items"])
+
+    api.put(f"/api/projects/{pid}/task-feedback", json={"word": "spielberg", "action": "remove", "scope": "correct"})
+    for group, expect in ((right["items"], True), (wrong["items"], False)):
+        for e in group[:3]:
+            body = api.get(f"/api/examples/{e['id']}/explanation").json()
+            assert body["prediction"] == max(range(2), key=body["probs"].__getitem__)
+            has = any(m["level"] == "task" for m in body["marks"])
+            assert has is expect, (e["id"], body["marks"])
+
+    api.put(f"/api/projects/{pid}/task-feedback", json={"word": "great", "action": "add"})
+    latest = api.get(f"/api/projects/{pid}/feedback/events", params={"order": "desc", "limit": 1}).json()
+    assert [e["word"] for e in latest] == ["great"]
+    older = api.get(f"/api/projects/{pid}/feedback/events", params={"order": "desc", "before_id": latest[0]["id"]})
+    assert [e["word"] for e in older.json()] == ["spielberg"]
+
+
+def test_download_accepts_a_token_in_the_url(api: Api, project):
+    vid = project["base_version_id"]
+    assert api.client.get(f"/api/versions/{vid}/download").status_code == 401
+    r = api.client.get(f"/api/versions/{vid}/download", params={"token": api.tokens["viewer"]})
+    assert r.status_code == 200 and r.headers["content-type"] == "application/gzip"

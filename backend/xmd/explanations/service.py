@@ -721,20 +721,9 @@ def word_stats(*, db_session: Session, model_version_id: int, method: str, word:
     return _stats(row, prior, project.labels, num_labels)
 
 
-def examples_with_word(
-    *,
-    db_session: Session,
-    model_version_id: int,
-    method: str,
-    word: str,
-    label: int | None = None,
-    after_id: int | None = None,
-    offset: int = 0,
-    limit: int = 50,
-) -> list[Example]:
-    """One page of the examples whose explanation counts ``word`` (among the words the model saw), by id."""
-    if offset < 0 or not 0 <= limit <= MAX_PAGE:
-        raise ValueError(f"offset must be >= 0 and limit in 0..{MAX_PAGE}")
+def _word_examples_stmt(
+    model_version_id: int, method: str, word: str, label: int | None, prediction: str | None
+) -> Any:
     stmt = (
         select(Example)
         .join(WordOccurrence, WordOccurrence.example_id == Example.id)
@@ -746,7 +735,51 @@ def examples_with_word(
     )
     if label is not None:
         stmt = stmt.where(Example.label == label)
+    if prediction is not None:
+        if prediction not in ("correct", "incorrect"):
+            raise ValueError(f"prediction must be 'correct' or 'incorrect', got {prediction!r}")
+        agree = Explanation.target == Example.label if prediction == "correct" else Explanation.target != Example.label
+        stmt = stmt.join(
+            Explanation,
+            (Explanation.example_id == Example.id)
+            & (Explanation.model_version_id == model_version_id)
+            & (Explanation.method == method),
+        ).where(Example.label.is_not(None), agree)
+    return stmt
+
+
+def examples_with_word(
+    *,
+    db_session: Session,
+    model_version_id: int,
+    method: str,
+    word: str,
+    label: int | None = None,
+    prediction: str | None = None,
+    after_id: int | None = None,
+    offset: int = 0,
+    limit: int = 50,
+) -> list[Example]:
+    """One page of the examples whose explanation counts ``word`` (among the words the model saw), by id;
+    ``prediction`` = ``correct`` / ``incorrect`` keeps those the version predicts right / wrong."""
+    if offset < 0 or not 0 <= limit <= MAX_PAGE:
+        raise ValueError(f"offset must be >= 0 and limit in 0..{MAX_PAGE}")
+    stmt = _word_examples_stmt(model_version_id, method, word, label, prediction)
     if after_id is not None:
         stmt = stmt.where(WordOccurrence.example_id > after_id)
     stmt = stmt.order_by(WordOccurrence.example_id).offset(offset).limit(limit)
     return list(db_session.scalars(stmt))
+
+
+def count_examples_with_word(
+    *,
+    db_session: Session,
+    model_version_id: int,
+    method: str,
+    word: str,
+    label: int | None = None,
+    prediction: str | None = None,
+) -> int:
+    """How many examples :func:`examples_with_word` pages through with these filters."""
+    stmt = _word_examples_stmt(model_version_id, method, word, label, prediction)
+    return int(db_session.scalar(select(func.count()).select_from(stmt.subquery())) or 0)

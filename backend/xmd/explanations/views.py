@@ -63,6 +63,7 @@ class ExplanationOut(BaseModel):
     shares: list[float] = Field(description="|score| / sum |score| per example: the scale feedback targets")
     target: int
     target_name: str
+    prediction: int = Field(description="the predicted class (argmax of probs)")
     probs: list[float]
     label: int | None = None
     label_name: str | None = None
@@ -138,6 +139,7 @@ def _out(
         shares=normalize_scores(exp.scores),
         target=exp.target,
         target_name=project.labels[exp.target],
+        prediction=exp.prediction,
         probs=exp.probs,
         label=None if example is None else example.label,
         label_name=None if example is None or example.label is None else project.labels[example.label],
@@ -168,8 +170,12 @@ def explanation_for(
     return stored
 
 
-def marks_for(db: Session, project: Project, example: Example, words: list[str]) -> list[WordMark]:
-    """Instance feedback on the example, plus task-level feedback on any of its words."""
+def marks_for(
+    db: Session, project: Project, example: Example, words: list[str], predicted: int | None = None
+) -> list[WordMark]:
+    """Instance feedback on the example, plus the task-level feedback that applies to it: on one of its
+    words, for its gold label (or any), and whose scope (correct / incorrect predictions) matches
+    ``predicted`` under the version shown (scoped feedback is left out when the prediction is unknown)."""
     marks = [
         WordMark(word_index=fb.word_index, action=fb.action.value, level="instance")
         for fb in feedback_service.list_feedback(db_session=db, project_id=project.id, example_id=example.id)
@@ -179,6 +185,12 @@ def marks_for(db: Session, project: Project, example: Example, words: list[str])
     if task:
         keys = [word_key(w) for w in words]
         for fb in task:
+            scope = fb.scope.value if fb.scope else "all"
+            if scope != "all":
+                if predicted is None or example.label is None:
+                    continue
+                if (predicted == example.label) != (scope == "correct"):
+                    continue
             for i, k in enumerate(keys):
                 if k == fb.word and (fb.label is None or fb.label == example.label):
                     marks.append(
@@ -209,7 +221,7 @@ def get_explanation(
     mv = version_for(db, project, version_id)
     m = method_for(project, method)
     exp = explanation_for(db, models_of(request), project, mv, example, m)
-    return _out(exp, example.text, project, mv, example, marks_for(db, project, example, exp.words))
+    return _out(exp, example.text, project, mv, example, marks_for(db, project, example, exp.words, exp.prediction))
 
 
 class _CountCache:
@@ -307,6 +319,7 @@ def word_examples(
     version_id: int | None = None,
     method: str | None = None,
     label: Annotated[int | None, Query(ge=0)] = None,
+    correctness: Literal["correct", "incorrect", "all"] = "all",
     offset: Annotated[int, Query(ge=0)] = 0,
     limit: Annotated[int, Query(ge=0, le=service.MAX_PAGE)] = 20,
 ) -> WordExamplePage:
@@ -314,9 +327,9 @@ def word_examples(
     project = projects_service.get_or_raise(db_session=db, project_id=project_id)
     mv = version_for(db, project, version_id)
     m = method_for(project, method)
-    rows = service.examples_with_word(
-        db_session=db, model_version_id=mv.id, method=m, word=word, label=label, offset=offset, limit=limit
-    )
+    pred = None if correctness == "all" else correctness
+    args: dict[str, Any] = {"model_version_id": mv.id, "method": m, "word": word, "label": label, "prediction": pred}
+    rows = service.examples_with_word(db_session=db, offset=offset, limit=limit, **args)
     stats = service.word_stats(db_session=db, model_version_id=mv.id, method=m, word=word)
     key = word_key(word.strip())
     items = []
@@ -326,6 +339,8 @@ def word_examples(
         items.append(WordExample(**ex.model_dump(), highlight=hl, spans=[tuple(s) for s in spans]))
     if stats is None:
         total = 0
+    elif pred is not None:
+        total = service.count_examples_with_word(db_session=db, **args)
     else:
         total = stats.count if label is None else stats.label_counts[label] if label < len(stats.label_counts) else 0
     return WordExamplePage(items=items, total=total, offset=offset, limit=limit)

@@ -218,13 +218,23 @@ def history(*, db_session: Session, project_id: int, key: str) -> list[FeedbackE
 
 
 def list_events(
-    *, db_session: Session, project_id: int, after_id: int | None = None, limit: int = 100
+    *,
+    db_session: Session,
+    project_id: int,
+    after_id: int | None = None,
+    before_id: int | None = None,
+    newest_first: bool = False,
+    limit: int = 100,
 ) -> list[FeedbackEvent]:
-    """The project's event log, oldest first, paged by event id (e.g. for an activity feed)."""
+    """The project's event log paged by event id: oldest first (``after_id``), or newest first
+    (``before_id``) for an activity feed that shows the latest clicks."""
     stmt = select(FeedbackEvent).where(FeedbackEvent.project_id == project_id)
     if after_id is not None:
         stmt = stmt.where(FeedbackEvent.id > after_id)
-    return list(db_session.scalars(stmt.order_by(FeedbackEvent.id).limit(min(limit, MAX_PAGE))))
+    if before_id is not None:
+        stmt = stmt.where(FeedbackEvent.id < before_id)
+    order = FeedbackEvent.id.desc() if newest_first else FeedbackEvent.id
+    return list(db_session.scalars(stmt.order_by(order).limit(min(limit, MAX_PAGE))))
 
 
 def to_feedback_set(*, db_session: Session, project: Project, dataset_id: int | None = None) -> FeedbackSet:

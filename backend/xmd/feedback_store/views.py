@@ -7,7 +7,7 @@ move between projects, or be simulated from rationale files and word lists.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Query
 from pydantic import BaseModel, Field
@@ -199,15 +199,28 @@ def list_events(
     _: Viewer,
     key: Annotated[str | None, Query(max_length=300, description="one key's history")] = None,
     after_id: int | None = None,
+    before_id: int | None = None,
+    order: Literal["asc", "desc"] = "asc",
     limit: Annotated[int, Query(ge=1, le=service.MAX_PAGE)] = 100,
 ) -> list[EventOut]:
-    """Every click, resets included, oldest first: the audit trail (and what undo steps back through)."""
+    """Every click, resets included: the audit trail (and what undo steps back through). Oldest
+    first with ``after_id`` paging, or ``order=desc`` with ``before_id`` for the latest clicks."""
     projects_service.get_or_raise(db_session=db, project_id=project_id)
     if key is not None:
         events = service.history(db_session=db, project_id=project_id, key=key)
-        events = [e for e in events if after_id is None or e.id > after_id][:limit]
+        events = [
+            e for e in events if (after_id is None or e.id > after_id) and (before_id is None or e.id < before_id)
+        ]
+        events = (events[::-1] if order == "desc" else events)[:limit]
     else:
-        events = service.list_events(db_session=db, project_id=project_id, after_id=after_id, limit=limit)
+        events = service.list_events(
+            db_session=db,
+            project_id=project_id,
+            after_id=after_id,
+            before_id=before_id,
+            newest_first=order == "desc",
+            limit=limit,
+        )
     names = _names(db, {e.user_id for e in events})
     return [_ev_out(e, names) for e in events]
 

@@ -14,7 +14,7 @@ from fastapi.responses import FileResponse
 from pydantic import BaseModel
 from sqlalchemy.orm import Session
 
-from xmd.api.deps import DB, require
+from xmd.api.deps import DB, require, user_from_token
 from xmd.api.resolve import method_for, version_for
 from xmd.api.runtime import models_of, settings_of
 from xmd.core.evaluate import compare_metrics
@@ -136,7 +136,7 @@ def compare(
         example = {}
         for side, mv in (("a", va), ("b", vb)):
             exp = explanation_for(db, models, project, mv, ex, m)
-            example[side] = _out(exp, ex.text, project, mv, ex, marks_for(db, project, ex, exp.words))
+            example[side] = _out(exp, ex.text, project, mv, ex, marks_for(db, project, ex, exp.words, exp.prediction))
     return CompareOut(a=ra, b=rb, metrics=compare_metrics(metrics_a, metrics_b), shares=shares, example=example)
 
 
@@ -149,9 +149,16 @@ def _archive(src: Path, name: str, tmp_root: Path) -> Path:
 
 
 @router.get("/versions/{version_id}/download", response_class=FileResponse)
-async def download(version_id: int, request: Request, db: DB, _: Viewer, background: BackgroundTasks) -> FileResponse:
+async def download(
+    version_id: int,
+    request: Request,
+    db: DB,
+    _: Annotated[User, Depends(user_from_token)],
+    background: BackgroundTasks,
+) -> FileResponse:
     """The version's model directory (weights, tokenizer, model card) as a .tar.gz; loads with
-    ``from_pretrained`` after extraction, nothing of xmd's needed."""
+    ``from_pretrained`` after extraction, nothing of xmd's needed. Accepts ``?token=`` so that a plain
+    download link works (the token is redacted from access logs)."""
     mv = _version(db, version_id)
     if mv.status is not ModelStatus.READY:
         raise ConflictError(f"model version {mv.name} is {mv.status.value}; only ready versions can be downloaded")
