@@ -144,6 +144,8 @@ def throughput(doc: dict[str, Any] | None) -> list[str]:
         return [*lines, "Not measured yet (`bench/attribution_throughput.py`).", ""]
     p, res, ratios = doc["params"], doc["results"], doc["ratios"]
     ceiling = res["ceiling"]["examples_per_s"]
+    ig_rates = [r["examples_per_s"] for name, r in res.items() if name.startswith("integrated_gradients_")]
+    ig_minutes = " + ".join(f"{p['n'] / rate / 60:.0f}" for rate in ig_rates) or "?"
     lines += [
         f"`bench/attribution_throughput.py`: `xmd.core.attribution.explain` over {p['n']} demo train texts "
         f"(mean {p['data']['mean_tokens']:.1f} tokens, max {p['data']['max_tokens']}), batch size {p['batch_size']}, "
@@ -153,6 +155,14 @@ def throughput(doc: dict[str, Any] | None) -> list[str]:
         f"fixed random subsample of **{p['peer_n']} of the {p['n']} texts** ({p.get('peer_sample', 'first texts')}) "
         "because it is slow; it is compared by examples/second"
         + (" (batched IG is also timed on that subsample: `*_peer_texts`)" if p.get("same_texts") else "")
+        + (
+            ". **Batched integrated gradients was timed on that same subsample too, not on all "
+            f"{p['n']} texts** (`--ig-on-peer-texts`): at the rates measured here one pass over all of them "
+            f"would take about {ig_minutes} minutes, which the time for the whole suite did not allow; the "
+            "subsample is a seeded random draw from the same texts, so its examples/second stand for the set's"
+            if p.get("ig_on_peer_texts")
+            else ""
+        )
         + f". IG runs in passes of about {p.get('ig_token_budget', '?')} tokens "
         "(`xmd.core.attribution.IG_TOKEN_BUDGET`). Cheap variants: median of "
         f"{p['repeats']} passes; IG, occlusion and the peer loop: {p.get('slow_repeats', p['repeats'])}.",
@@ -174,6 +184,7 @@ def throughput(doc: dict[str, Any] | None) -> list[str]:
     lines += table(["variant", "texts", "passes", "passes s", "median s", "examples/s", "x ceiling"], rows)
     peer_rows = []
     peer_steps = p.get("peer_steps", [])
+    peer_steps_list = peer_steps if isinstance(peer_steps, list) else [peer_steps]
     for k in peer_steps if isinstance(peer_steps, list) else [peer_steps]:
         peer_rows.append(
             [
@@ -193,7 +204,9 @@ def throughput(doc: dict[str, Any] | None) -> list[str]:
         lines += table(
             [
                 "IG steps",
-                f"batched, {p['n']} texts (ex/s)",
+                f"batched, {res.get(f'integrated_gradients_{peer_steps_list[0]}', {}).get('n', p['n'])} texts (ex/s)"
+                if peer_steps_list
+                else "batched (ex/s)",
                 f"batched, the {p['peer_n']} texts (ex/s)",
                 "per-example loop (ex/s)",
                 "ratio",
@@ -270,6 +283,15 @@ def er_overhead(doc: dict[str, Any] | None) -> list[str]:
     lines += table(
         ["variant", "median step ms", "x plain", "peak MiB", "peak increase MiB", "feedback words/step"], rows
     )
+    t = doc.get("targets", {}).get("both_default_vs_plain")
+    if t and t.get("met") is False:
+        lines += [
+            f"The default objective misses the {t['threshold']}x target ({f(t['value'])}x): its attribution term "
+            "differentiates the model's own grad x input (`create_graph=True`), so every step with feedback "
+            "backpropagates through a second backward pass of the transformer for the rows that carry feedback. "
+            "The `erasure` term alone costs one extra forward pass over those rows.",
+            "",
+        ]
     return lines
 
 
