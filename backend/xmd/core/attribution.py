@@ -81,11 +81,11 @@ def _baseline_ids(loaded: LoadedModel, enc: Encoded) -> torch.Tensor:
     return torch.where(special, enc.input_ids, base)
 
 
-# Rows x padded tokens per forward + backward of integrated gradients. On a CPU, throughput per token
-# falls once the activations of one pass outgrow the caches (a whole batch of 32 texts x 50 steps in one
-# pass ran at 0.4x the per-text loop); about 2k tokens keeps each pass the size the per-text loop runs
-# at. Measured with bench/ig_chunking.py and bench/attribution_throughput.py --ig-token-budget.
-IG_TOKEN_BUDGET = 2048
+# Rows x padded tokens per forward + backward of integrated gradients on a CPU. Throughput per token
+# falls as one pass's activations outgrow the caches: on the 2-core benchmark machine a whole batch of
+# 32 texts x 50 steps per pass ran at 0.4x the per-text Captum loop, 2048-token passes at 0.6x, and
+# 512-token passes (about the size of the loop's own passes) at 0.97-1.06x (BENCHMARKS.md).
+IG_TOKEN_BUDGET = 512
 # On a GPU bigger passes keep it busy (the earlier one-pass-per-batch behaviour, capped); not measured yet.
 IG_TOKEN_BUDGET_GPU = 65536
 
