@@ -117,7 +117,7 @@ def targets(docs: dict[str, dict[str, Any] | None]) -> list[str]:
         thr,
         "ig_batched_vs_peer_ig",
         "attribution_throughput",
-        "worst over the step counts; batched ex/s over all texts vs the loop's ex/s on its subsample",
+        "worst over the step counts; examples/s of batched IG vs the per-example loop",
     )
     row(
         "ER step vs plain step, default objective (`both`)",
@@ -182,38 +182,40 @@ def throughput(doc: dict[str, Any] | None) -> list[str]:
             ]
         )
     lines += table(["variant", "texts", "passes", "passes s", "median s", "examples/s", "x ceiling"], rows)
-    peer_rows = []
     peer_steps = p.get("peer_steps", [])
     peer_steps_list = peer_steps if isinstance(peer_steps, list) else [peer_steps]
-    for k in peer_steps if isinstance(peer_steps, list) else [peer_steps]:
-        peer_rows.append(
-            [
-                f"{k}",
-                f(res.get(f"integrated_gradients_{k}", {}).get("examples_per_s")),
+    peer_rows = []
+    same = bool(p.get("same_texts"))
+    for k in peer_steps_list:
+        row = [
+            f"{k}",
+            f(res.get(f"integrated_gradients_{k}", {}).get("examples_per_s")),
+            f(res.get(f"peer_ig_loop_{k}", {}).get("examples_per_s")),
+            f(ratios.get(f"ig_batched_vs_peer_ig_{k}"), 2),
+        ]
+        if same:
+            row += [
                 f(res.get(f"integrated_gradients_{k}_peer_texts", {}).get("examples_per_s")),
-                f(res.get(f"peer_ig_loop_{k}", {}).get("examples_per_s")),
-                f(ratios.get(f"ig_batched_vs_peer_ig_{k}"), 2),
                 f(ratios.get(f"ig_batched_vs_peer_ig_{k}_same_texts"), 2),
             ]
-        )
+        peer_rows.append(row)
     if peer_rows:
+        ig_n = res.get(f"integrated_gradients_{peer_steps_list[0]}", {}).get("n", p["n"])
+        header = ["IG steps", f"batched, {ig_n} texts (ex/s)", "per-example loop (ex/s)", "ratio"]
+        if same:
+            header += [f"batched, the loop's {p['peer_n']} texts (ex/s)", "ratio, same texts"]
+        lines += ["Integrated gradients at equal steps, batched (`explain`) vs the per-example Captum loop:", ""]
+        lines += table(header, peer_rows)
+    old = load(RESULTS, "attribution_throughput_budget2048")
+    if old:
+        o = old["ratios"]
         lines += [
-            "Integrated gradients at equal steps, batched (`explain`) vs the per-example Captum loop:",
+            f"The same run with {old['params'].get('ig_token_budget')}-token IG passes (the previous default; "
+            "`bench/results/attribution_throughput_budget2048.json`, "
+            f"{load_note(old)}): batched IG at {f(o.get('ig_batched_vs_peer_ig_20'), 2)}x / "
+            f"{f(o.get('ig_batched_vs_peer_ig_50'), 2)}x the per-example loop at 20 / 50 steps.",
             "",
         ]
-        lines += table(
-            [
-                "IG steps",
-                f"batched, {res.get(f'integrated_gradients_{peer_steps_list[0]}', {}).get('n', p['n'])} texts (ex/s)"
-                if peer_steps_list
-                else "batched (ex/s)",
-                f"batched, the {p['peer_n']} texts (ex/s)",
-                "per-example loop (ex/s)",
-                "ratio",
-                "ratio, same texts",
-            ],
-            peer_rows,
-        )
     lines += [
         f"Default explanation (grad x input) vs the peers' default (per-example IG, "
         f"{p.get('peer_default_steps', 50)} steps): **{f(ratios.get('default_vs_peer_default'))}x** faster.",
