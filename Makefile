@@ -8,7 +8,7 @@ STAMP   = $(VENV)/.xmd-installed
 export HF_HUB_OFFLINE ?= 1
 export TOKENIZERS_PARALLELISM ?= false
 
-.PHONY: install install-e2e frontend demo test lint bench bench-report clean
+.PHONY: install install-e2e frontend demo demo-story test lint bench bench-report clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -39,8 +39,13 @@ frontend: $(FRONTEND_STAMP)
 install-e2e: install
 	command -v chromium || (apt-get update && apt-get install -y chromium)
 
-## Install, then run the whole story on the demo data (SQLite + embedded broker, no servers needed).
+## Install, then serve the web UI with the demo project ready to debug (SQLite + embedded broker + an
+## embedded worker: no servers needed). Open the printed URL; Ctrl-C stops everything.
 demo: install frontend
+	XMD_DATA_DIR=$${XMD_DATA_DIR:-runs/serve} $(BIN)/xmd serve --demo --port $${PORT:-8000}
+
+## The same story without a browser: plant, find and remove the shortcut from the command line.
+demo-story: install
 	$(BIN)/xmd demo --workdir runs/demo
 
 ## Install, then run the full test suite (what CI runs).
