@@ -136,6 +136,37 @@ def test_instance_view_defaults_to_correct_predictions(page, service):
     shot(page, "05-instance-correct")
 
 
+def test_save_apply_and_delete_a_slice(page, service):
+    tab(page, "Instance explanations")
+    page.get_by_label("Predictions").select_option("incorrect")
+    page.get_by_label("Search text").fill(SHORTCUT)
+    page.get_by_label("Save these filters as").fill("shortcut-wrong")
+    page.get_by_role("button", name="Save slice").click()
+    expect(page.get_by_test_id("slice-note")).to_have_text("saved slice “shortcut-wrong”")
+    picker = page.get_by_label("Saved slice")
+    expect(picker).to_have_value("shortcut-wrong")
+    listed = page.get_by_test_id("example-list").locator("button.list-item")
+    expect(listed.filter(has_not_text=re.compile(SHORTCUT, re.I))).to_have_count(0)
+    shot(page, "05b-slice-saved")
+    # the slice is the project's: after a reload (default filters), picking it sets the filters again
+    page.reload()
+    picker = page.get_by_label("Saved slice")
+    expect(picker.locator("option")).to_have_text(["(none)", "shortcut-wrong"])
+    expect(picker).to_have_value("")
+    picker.select_option("shortcut-wrong")
+    expect(page.get_by_label("Predictions")).to_have_value("incorrect")
+    expect(page.get_by_label("Search text")).to_have_value(SHORTCUT)
+    # every listed example is a wrong prediction containing the word
+    expect(listed.filter(has_not_text=re.compile(SHORTCUT, re.I))).to_have_count(0)
+    expect(listed.filter(has_not=page.locator(".tag.bad"))).to_have_count(0)
+    expect(listed.first).to_be_visible()
+    page.get_by_role("button", name="Delete slice shortcut-wrong").click()
+    expect(page.get_by_test_id("slice-note")).to_contain_text("deleted slice “shortcut-wrong”")
+    expect(picker.locator("option")).to_have_text(["(none saved)"])
+    assert unlabelled(page) == []
+    page.reload()
+
+
 def test_remove_a_word_by_click_shows_the_mark_and_persists(page, service):
     detail, word = open_example_with_shortcut(page)
     word.click()
@@ -178,6 +209,12 @@ def test_remove_a_word_across_the_task(page, service):
     examples = panel.get_by_test_id("word-examples").locator("li")
     expect(examples.first).to_be_visible()
     expect(examples.first.locator("mark.hl-word").first).to_have_text(re.compile(SHORTCUT, re.I))
+    # the API filters the word's examples by the scope: only right / only wrong predictions
+    panel.get_by_label("Apply to").select_option("incorrect")
+    expect(examples.filter(has_not=page.locator(".tag.bad"))).to_have_count(0)
+    panel.get_by_label("Apply to").select_option("correct")
+    expect(examples.filter(has=page.locator(".tag.bad"))).to_have_count(0)
+    expect(examples.first).to_be_visible()
     panel.get_by_label("Apply to").select_option("all")
     panel.get_by_test_id("task-remove").click()
     expect(panel.get_by_test_id("task-note")).to_contain_text(f"“{SHORTCUT}” marked remove")
@@ -209,11 +246,14 @@ def test_feedback_export_and_import_round_trip(page, service, tmp_path):
     page.get_by_label("JSON file").set_input_files(str(path))
     expect(page.get_by_text(f"imported {path.name}")).to_be_visible()
     expect(page.get_by_test_id("feedback-by-word").locator("tbody tr")).to_have_count(2)
-    # history: click remove, key add, undo (a reset), task remove, then the 2 imported events
+    # history, newest first: the 2 imported events, task remove, undo (a reset), key add, click remove
     page.get_by_role("tab", name="History").click()
     history = page.get_by_test_id("feedback-history").locator("tbody tr")
     expect(history).to_have_count(6)
+    expect(history.nth(2)).to_contain_text("all examples")
     expect(history.nth(3)).to_contain_text("reset")
+    expect(history.nth(5)).to_contain_text("remove")
+    expect(page.get_by_test_id("history-older")).to_have_count(0)
     shot(page, "10b-feedback-history")
     page.get_by_role("tab", name="By word").click()
 
@@ -315,8 +355,11 @@ def test_push_to_the_hub_without_keeping_the_token(page, service):
 def test_download_a_version_as_an_archive(page, service, tmp_path):
     import tarfile
 
+    link = page.get_by_test_id("download")
+    # a plain link (the browser streams the archive to disk), authorised by ?token=
+    assert re.search(r"/api/versions/\d+/download\?token=", link.get_attribute("href"))
     with page.expect_download() as info:
-        page.get_by_test_id("download").click()
+        link.click()
     download = info.value
     assert download.suggested_filename.endswith(".tar.gz")
     path = tmp_path / download.suggested_filename

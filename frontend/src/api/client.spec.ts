@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { auth, initAuth, setToken } from '../stores/auth'
 import { clearErrors, status } from '../stores/status'
 import { ApiError, detailText, http, withQuery } from './client'
+import { api } from './endpoints'
 
 function reply(status: number, body: unknown) {
   return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } })
@@ -41,6 +42,31 @@ describe('api client', () => {
     vi.stubGlobal('fetch', vi.fn(async () => reply(409, { detail: 'exists' })))
     await expect(http.post('/api/x', {}, { quiet: true })).rejects.toBeInstanceOf(ApiError)
     expect(status.errors).toHaveLength(0)
+  })
+
+  it('builds download and event links with the token as a query parameter', () => {
+    expect(api.downloadUrl(9)).toBe('/api/versions/9/download?token=secret-1')
+    setToken('a b/c')
+    expect(api.downloadUrl(9)).toBe('/api/versions/9/download?token=a+b%2Fc')
+    expect(api.jobEventsUrl('j1')).toBe('/api/jobs/j1/events?token=a+b%2Fc')
+  })
+
+  it('asks for the feedback history newest first and manages saved slices', async () => {
+    const fetchMock = vi.fn(async () => reply(200, []))
+    vi.stubGlobal('fetch', fetchMock)
+    await api.feedbackEvents(3, { order: 'desc', limit: 100, before_id: 42 })
+    await api.slices(3)
+    await api.saveSlice(3, { name: 'wrong', dataset_id: 5, filters: { correctness: 'incorrect' } })
+    fetchMock.mockResolvedValueOnce(new Response(null, { status: 204 }))
+    await api.deleteSlice(3, 'a/b c')
+    const calls = fetchMock.mock.calls as unknown as [string, RequestInit][]
+    expect(calls.map(([url, init]) => `${init.method} ${url}`)).toEqual([
+      'GET /api/projects/3/feedback/events?order=desc&limit=100&before_id=42',
+      'GET /api/projects/3/slices',
+      'POST /api/projects/3/slices',
+      'DELETE /api/projects/3/slices/a%2Fb%20c',
+    ])
+    expect(JSON.parse(String(calls[2][1].body))).toEqual({ name: 'wrong', dataset_id: 5, filters: { correctness: 'incorrect' } })
   })
 
   it('reads FastAPI validation errors as one line', () => {

@@ -48,7 +48,6 @@ interface Options {
   form?: FormData
   /** don't show in the status bar's error list (the caller shows it inline) */
   quiet?: boolean
-  raw?: boolean
 }
 
 export async function request<T>(method: string, path: string, opts: Options = {}): Promise<T> {
@@ -78,7 +77,6 @@ export async function request<T>(method: string, path: string, opts: Options = {
       }
       throw new ApiError(res.status, detailText(parsed, `${res.status} ${res.statusText}`))
     }
-    if (opts.raw) return res as unknown as T
     if (res.status === 204) return undefined as T
     const text = await res.text()
     return (text ? JSON.parse(text) : undefined) as T

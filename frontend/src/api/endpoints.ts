@@ -1,5 +1,5 @@
 // One typed function per REST route the UI uses (docs/API.md).
-import { http, request, withQuery, type Query } from './client'
+import { http, withQuery, type Query } from './client'
 import { asExplanation, asPage } from './normalize'
 import type {
   Action,
@@ -18,6 +18,7 @@ import type {
   ProjectCreate,
   RetrainParams,
   Scope,
+  Slice,
   WordStats,
 } from './types'
 import { auth } from '../stores/auth'
@@ -41,6 +42,10 @@ export const api = {
   uploadDataset: (pid: number, form: FormData) => http.form<Dataset>(`${P(pid)}/datasets`, form, { quiet: true }),
   examples: async (did: number, q: Query) =>
     asPage<ExampleRow>(await http.get(`/api/datasets/${did}/examples`, q), Number(q.offset ?? 0), Number(q.limit ?? 0)),
+  /** Saved example filters of the project (named; a later save under the same name replaces it). */
+  slices: async (pid: number) => asPage<Slice>(await http.get(`${P(pid)}/slices`)).items,
+  saveSlice: (pid: number, body: Slice) => http.post<Slice>(`${P(pid)}/slices`, body, { quiet: true }),
+  deleteSlice: (pid: number, name: string) => http.del<void>(`${P(pid)}/slices/${encodeURIComponent(name)}`, { quiet: true }),
 
   // explanations
   explanation: async (eid: number, q: Query = {}): Promise<Explanation> =>
@@ -61,7 +66,8 @@ export const api = {
     http.put<unknown>(`${P(pid)}/task-feedback`, body),
   feedback: async (pid: number, q: Query = {}) =>
     asPage<FeedbackItem>(await http.get(`${P(pid)}/feedback`, q), Number(q.offset ?? 0), Number(q.limit ?? 0)),
-  /** The click history, oldest first, paged by event id (`after_id`). */
+  /** The click history paged by event id: oldest first with `after_id`, or `order: 'desc'` with
+   * `before_id` for the latest clicks first. */
   feedbackEvents: async (pid: number, q: Query = {}) =>
     asPage<FeedbackItem>(await http.get(`${P(pid)}/feedback/events`, q)).items,
   exportFeedback: (pid: number) => http.get<unknown>(`${P(pid)}/feedback/export`),
@@ -100,8 +106,9 @@ export const api = {
       example: ex?.a && ex?.b ? { a: asExplanation(ex.a), b: asExplanation(ex.b) } : null,
     }
   },
-  /** The version as a .tar.gz; fetched with the bearer header, then saved by the browser. */
-  download: (vid: number) => request<Response>('GET', `/api/versions/${vid}/download`, { raw: true }),
+  /** Link to the version as a .tar.gz: a plain `<a href download>` cannot send the bearer header, so
+   * this route (like the job events) takes the token as a query parameter. */
+  downloadUrl: (vid: number) => withQuery(`/api/versions/${vid}/download`, { token: auth.token }),
 }
 
 export type Api = typeof api

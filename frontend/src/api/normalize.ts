@@ -45,14 +45,6 @@ export function feedbackMap(raw: unknown, level: 'instance' | 'task' = 'instance
   return out
 }
 
-function argmax(xs: number[]): number {
-  let best = 0
-  xs.forEach((x, i) => {
-    if (x > xs[best]) best = i
-  })
-  return best
-}
-
 export function asExplanation(raw: unknown): Explanation {
   const o = ((raw as Obj)?.explanation ?? raw ?? {}) as Obj
   const scores = (o.scores as number[]) ?? []
@@ -64,8 +56,9 @@ export function asExplanation(raw: unknown): Explanation {
     scores,
     shares: (o.shares as number[]) ?? sharesOf(scores),
     probs,
-    prediction: typeof o.prediction === 'number' ? o.prediction : argmax(probs),
-    target: typeof o.target === 'number' ? o.target : argmax(probs),
+    // the API's own prediction (ExplanationOut.prediction) and explained class; the UI computes neither
+    prediction: o.prediction as number,
+    target: o.target as number,
     feedback: feedbackMap(marks, 'instance'),
     taskMarks: feedbackMap(marks, 'task'),
   }

@@ -126,7 +126,26 @@ export interface ExampleRow {
   spans?: [number, number][]
 }
 
-/** Feedback on one word of an explanation, as the API lists it. */
+/** Query parameters of the examples route a slice may keep (the API refuses other keys). */
+export interface SliceFilters {
+  search?: string
+  regex?: string
+  label?: number
+  correctness?: Correctness
+  has_feedback?: boolean
+  version_id?: number
+  method?: string
+}
+
+/** A named, saved filter of a dataset's examples. */
+export interface Slice {
+  name: string
+  dataset_id?: number | null
+  filters: SliceFilters
+}
+
+/** Feedback on one word of an explanation, as the API lists it: instance feedback, and the task
+ * feedback that applies to the example (its word, gold label and prediction scope). */
 export interface WordMark {
   word_index: number
   action: Action
@@ -149,6 +168,7 @@ export interface Explanation {
   scores: number[]
   shares: number[]
   target: number
+  /** the predicted class, from the API (argmax of probs, first class on ties) */
   prediction: number
   probs: number[]
   method?: string
@@ -156,7 +176,8 @@ export interface Explanation {
   truncated?: boolean
   /** word index -> instance feedback on this example */
   feedback: Record<number, Mark>
-  /** word index -> task-level feedback that reaches this word (shown when there is no instance mark) */
+  /** word index -> task-level feedback that applies here (shown when there is no instance mark); the
+   * API leaves out task feedback whose label or scope does not match this example */
   taskMarks: Record<number, Mark>
   label?: number | null
   label_name?: string | null

@@ -83,18 +83,64 @@ describe('WordExamples', () => {
     expect(items[1].find('mark.hl-word').text()).toBe('spielberg')
   })
 
-  it('sends task feedback with the chosen scope and filters the examples by it', async () => {
+  it('asks the API for the examples in the chosen scope and shows its page and total as they are', async () => {
+    const w = mountIt()
+    await flushPromises()
+    expect(A.wordExamples).toHaveBeenLastCalledWith(1, 'spielberg', expect.objectContaining({ correctness: 'all', offset: 0, limit: 10 }))
+    expect(w.find('[data-testid=word-examples-total]').text()).toBe(': 2')
+    A.wordExamples.mockResolvedValueOnce({
+      items: [{ id: 4, text: 'spielberg made it.', label: 1, prediction: { label: 1, probs: [0.2, 0.8], correct: true }, highlight: [0] }],
+      total: 17,
+      offset: 0,
+      limit: 10,
+    })
+    await w.find('[data-testid=scope]').setValue('correct')
+    await flushPromises()
+    expect(A.wordExamples).toHaveBeenLastCalledWith(1, 'spielberg', expect.objectContaining({ correctness: 'correct', offset: 0 }))
+    // total counts the filtered set (from the API); the page is not filtered again locally
+    expect(w.findAll('[data-testid=word-examples] li')).toHaveLength(1)
+    expect(w.find('[data-testid=word-examples-total]').text()).toBe(': 17')
+    expect(w.find('.pager').text()).toContain('17')
+    A.wordExamples.mockResolvedValueOnce({ items: [], total: 0, offset: 0, limit: 10 })
+    await w.find('[data-testid=scope]').setValue('incorrect')
+    await flushPromises()
+    expect(A.wordExamples).toHaveBeenLastCalledWith(1, 'spielberg', expect.objectContaining({ correctness: 'incorrect' }))
+    expect(w.find('[data-testid=word-examples-empty]').text()).toContain('No examples in this scope')
+  })
+
+  it('sends task feedback with the chosen scope', async () => {
     const w = mountIt()
     await flushPromises()
     await w.find('[data-testid=scope]').setValue('correct')
     await flushPromises()
-    expect(w.findAll('[data-testid=word-examples] li')).toHaveLength(1)
     await w.find('[data-testid=task-remove]').trigger('click')
     await flushPromises()
     expect(A.setTaskFeedback).toHaveBeenCalledWith(1, { word: 'spielberg', action: 'remove', label: null, scope: 'correct' })
     expect(w.find('[data-testid=task-note]').text()).toBe('“spielberg” marked remove in examples the model predicts correctly.')
     expect(w.emitted('changed')).toHaveLength(1)
     expect(undoStack[0]).toMatchObject({ kind: 'task', word: 'spielberg', scope: 'correct', before: null })
+  })
+
+  it('marks the word only in the examples its task feedback applies to (gold label and scope)', async () => {
+    const w = mount(WordExamples, {
+      props: {
+        pid: 1,
+        word: spielberg,
+        labels: ['negative', 'positive'],
+        query: {},
+        mark: 'remove',
+        taskFeedback: [
+          { level: 'task', word: 'spielberg', action: 'remove', label: null, scope: 'correct' },
+          { level: 'task', word: 'spielberg', action: 'add', label: 0, scope: 'all' },
+        ],
+      },
+    })
+    await flushPromises()
+    const items = w.findAll('[data-testid=word-examples] li')
+    // example 4 is predicted correctly: the scoped remove applies
+    expect(items[0].find('mark.hl-word').classes()).toContain('m-remove')
+    // example 5 is predicted wrongly (gold negative): only the add for gold negative applies
+    expect(items[1].find('mark.hl-word').classes()).toContain('m-add')
   })
 
   it('removes the word in one example at its highlighted position', async () => {

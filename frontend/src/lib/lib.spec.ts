@@ -32,20 +32,23 @@ describe('normalisers', () => {
     expect(sharesOf([1, -3])).toEqual([0.25, 0.75])
     expect(sharesOf([0, 0])).toEqual([0, 0])
   })
-  it('splits instance and task marks and derives the prediction', () => {
+  it('splits instance and task marks and takes the prediction from the API', () => {
     const e = asExplanation({
       words: ['a', 'b', 'c'],
       scores: [1, -1, 2],
       shares: [0.25, 0.25, 0.5],
-      probs: [0.2, 0.8],
-      target: 1,
+      probs: [0.3, 0.7],
+      prediction: 1,
+      target: 0,
       marks: [
         { word_index: 0, action: 'remove', level: 'instance' },
-        { word_index: 2, action: 'add', level: 'task', scope: 'all' },
+        { word_index: 2, action: 'add', level: 'task', scope: 'correct' },
       ],
     })
     expect(e.prediction).toBe(1)
+    expect(e.target).toBe(0)
     expect(e.feedback).toEqual({ 0: 'remove' })
+    // task marks are shown as the API lists them (it leaves out those whose scope does not apply)
     expect(e.taskMarks).toEqual({ 2: 'add' })
   })
 })

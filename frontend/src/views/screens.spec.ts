@@ -16,12 +16,16 @@ vi.mock('../api/endpoints', () => ({
     metrics: vi.fn(),
     cancelJob: vi.fn(),
     versions: vi.fn(),
+    pushJob: vi.fn(),
+    downloadUrl: vi.fn(),
   },
 }))
 
 import { api } from '../api/endpoints'
+import type { FeedbackItem } from '../api/types'
 import { auth } from '../stores/auth'
 import { current } from '../stores/project'
+import DeployView from './DeployView.vue'
 import FeedbackView from './FeedbackView.vue'
 import RetrainView from './RetrainView.vue'
 
@@ -74,6 +78,32 @@ describe('FeedbackView', () => {
     expect(A.feedback).toHaveBeenCalledTimes(2)
   })
 
+  it('shows the history newest first and pages back with before_id', async () => {
+    A.feedback.mockResolvedValue({ items: [], total: 0, offset: 0, limit: 200 })
+    const ev = (id: number): FeedbackItem => ({ id, level: 'instance', example_id: 4, word_index: 0, word: `w${id}`, action: 'remove', user: 'ann', created_at: '2026-01-01T10:00:00Z' })
+    const newest = Array.from({ length: 100 }, (_, i) => ev(250 - i)) // 250 … 151
+    A.feedbackEvents.mockResolvedValueOnce(newest).mockResolvedValueOnce([ev(150), ev(149)])
+    const w = mount(FeedbackView, { global: { plugins: [router()] } })
+    await flushPromises()
+    await w.find('[role=tab]:nth-child(3)').trigger('click')
+    await flushPromises()
+    expect(A.feedbackEvents).toHaveBeenCalledTimes(1)
+    expect(A.feedbackEvents).toHaveBeenLastCalledWith(1, { order: 'desc', limit: 100, before_id: undefined })
+    let rows = w.findAll('[data-testid=feedback-history] tbody tr')
+    expect(rows).toHaveLength(100)
+    expect(rows[0].text()).toContain('w250')
+    expect(rows[99].text()).toContain('w151')
+    await w.find('[data-testid=history-older]').trigger('click')
+    await flushPromises()
+    expect(A.feedbackEvents).toHaveBeenLastCalledWith(1, { order: 'desc', limit: 100, before_id: 151 })
+    rows = w.findAll('[data-testid=feedback-history] tbody tr')
+    expect(rows).toHaveLength(102)
+    expect(rows[101].text()).toContain('w149')
+    // a short page is the oldest one
+    expect(w.find('[data-testid=history-older]').exists()).toBe(false)
+    expect(w.find('[data-testid=history-count]').text()).toBe('latest 102 event(s)')
+  })
+
   it('shows why an import was refused', async () => {
     A.feedback.mockResolvedValue({ items: [], total: 0, offset: 0, limit: 200 })
     A.importFeedback.mockRejectedValue(new Error('not a feedback file: instance'))
@@ -114,5 +144,18 @@ describe('RetrainView', () => {
     expect(w.find('[role=progressbar]').attributes('aria-valuenow')).toBe('25')
     expect(w.findAll('path[data-series]').map((p) => p.attributes('data-series'))).toEqual(['task loss', 'total', 'ER loss'])
     w.unmount()
+  })
+})
+
+describe('DeployView', () => {
+  it('downloads with a plain link that carries the token, not a fetch into memory', async () => {
+    A.downloadUrl.mockImplementation((vid: number) => `/api/versions/${vid}/download?token=secret-1`)
+    const w = mount(DeployView, { global: { plugins: [router()] } })
+    await flushPromises()
+    const link = w.find('a[data-testid=download]')
+    expect(link.attributes('href')).toBe('/api/versions/9/download?token=secret-1')
+    expect(link.attributes('download')).toBeDefined()
+    expect(link.text()).toBe('Download v1 (base)')
+    expect(A.downloadUrl).toHaveBeenCalledWith(9)
   })
 })

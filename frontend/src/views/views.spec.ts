@@ -6,6 +6,9 @@ import { createMemoryHistory, createRouter } from 'vue-router'
 vi.mock('../api/endpoints', () => ({
   api: {
     examples: vi.fn(),
+    slices: vi.fn(),
+    saveSlice: vi.fn(),
+    deleteSlice: vi.fn(),
     explanation: vi.fn(),
     setFeedback: vi.fn(),
     setTaskFeedback: vi.fn(),
@@ -63,6 +66,7 @@ describe('InstanceView', () => {
     A.examples.mockResolvedValue({ items: rows, total: 2, offset: 0, limit: 20 })
     A.explanation.mockImplementation(async (id: number) => explanationOf(id))
     A.setFeedback.mockResolvedValue({})
+    A.slices.mockResolvedValue([])
   })
   afterEach(() => {
     document.body.innerHTML = ''
@@ -141,6 +145,86 @@ describe('InstanceView', () => {
     await flushPromises()
     expect(A.examples).toHaveBeenLastCalledWith(5, expect.objectContaining({ correctness: 'incorrect', offset: 0 }))
     w.unmount()
+  })
+
+  it('sends the search text as a regular expression when asked', async () => {
+    vi.useFakeTimers()
+    try {
+      const w = await mountView()
+      await w.find('#ie-search').setValue('spiel.*g')
+      await w.find('[data-testid=filter-regex]').setValue(true)
+      await vi.advanceTimersByTimeAsync(400)
+      await flushPromises()
+      expect(A.examples).toHaveBeenLastCalledWith(5, expect.objectContaining({ regex: 'spiel.*g', search: undefined }))
+      await w.find('[data-testid=filter-regex]').setValue(false)
+      await flushPromises()
+      expect(A.examples).toHaveBeenLastCalledWith(5, expect.objectContaining({ search: 'spiel.*g', regex: undefined }))
+      w.unmount()
+    } finally {
+      vi.useRealTimers()
+    }
+  })
+
+  it('saves the filters as a slice, applies a saved one and deletes it', async () => {
+    const saved = { name: 'wrong-neg', dataset_id: 5, filters: { correctness: 'incorrect' as const, label: 0, has_feedback: false, regex: 'dull|slow' } }
+    A.slices.mockResolvedValueOnce([]).mockResolvedValue([{ name: 'mine', dataset_id: 5, filters: { correctness: 'correct' as const } }, saved])
+    A.saveSlice.mockResolvedValue({ name: 'mine', dataset_id: 5, filters: {} })
+    A.deleteSlice.mockResolvedValue(undefined)
+    const w = await mountView()
+    expect(A.slices).toHaveBeenCalledWith(1)
+    expect(w.findAll('[data-testid=slice-select] option').map((o) => o.text())).toEqual(['(none saved)'])
+    expect(w.find('[data-testid=slice-delete]').attributes('disabled')).toBeDefined()
+
+    // save: the dataset and the filters that differ from the route's defaults
+    await w.find('[data-testid=slice-name]').setValue(' mine ')
+    await w.find('[data-testid=slice-save]').trigger('click')
+    await flushPromises()
+    expect(A.saveSlice).toHaveBeenCalledWith(1, { name: 'mine', dataset_id: 5, filters: { correctness: 'correct' } })
+    expect(w.find('[data-testid=slice-note]').text()).toBe('saved slice “mine”')
+    const select = w.find('[data-testid=slice-select]')
+    expect(select.findAll('option').map((o) => o.text())).toEqual(['(none)', 'mine', 'wrong-neg'])
+    // the filters are those of "mine" now
+    expect((select.element as HTMLSelectElement).value).toBe('mine')
+
+    // apply another: the filter bar takes its values and the list is asked for them
+    await select.setValue('wrong-neg')
+    await flushPromises()
+    expect((w.find('[data-testid=filter-correctness]').element as HTMLSelectElement).value).toBe('incorrect')
+    expect((w.find('#ie-search').element as HTMLInputElement).value).toBe('dull|slow')
+    expect((w.find('[data-testid=filter-regex]').element as HTMLInputElement).checked).toBe(true)
+    expect(A.examples).toHaveBeenLastCalledWith(5, expect.objectContaining({ correctness: 'incorrect', label: 0, has_feedback: 'false', regex: 'dull|slow', offset: 0 }))
+    expect((select.element as HTMLSelectElement).value).toBe('wrong-neg')
+
+    // changing a filter leaves the slice (the picker says so)
+    await w.find('[data-testid=filter-correctness]').setValue('all')
+    await flushPromises()
+    expect((select.element as HTMLSelectElement).value).toBe('')
+    await select.setValue('wrong-neg')
+    await flushPromises()
+
+    // delete the slice the filters are set to
+    await w.find('[data-testid=slice-delete]').trigger('click')
+    await flushPromises()
+    expect(A.deleteSlice).toHaveBeenCalledWith(1, 'wrong-neg')
+    expect(select.findAll('option').map((o) => o.text())).toEqual(['(none)', 'mine'])
+    expect(w.find('[data-testid=slice-note]').text()).toContain('deleted slice “wrong-neg”')
+    w.unmount()
+  })
+
+  it('shows why a slice was not saved, and offers viewers only the picker', async () => {
+    A.saveSlice.mockRejectedValue(new Error("unknown slice filter(s) ['x']"))
+    const w = await mountView()
+    await w.find('[data-testid=slice-name]').setValue('bad')
+    await w.find('[data-testid=slice-save]').trigger('click')
+    await flushPromises()
+    expect(w.find('[data-testid=slice-note]').text()).toBe("slice not saved: unknown slice filter(s) ['x']")
+    w.unmount()
+    auth.me = { id: 2, name: 'vic', role: 'viewer' }
+    const v = await mountView()
+    expect(v.find('[data-testid=slice-select]').exists()).toBe(true)
+    expect(v.find('[data-testid=slice-save]').exists()).toBe(false)
+    expect(v.find('[data-testid=slice-delete]').exists()).toBe(false)
+    v.unmount()
   })
 })
 
