@@ -307,7 +307,9 @@ def store(doc: dict[str, Any] | None) -> list[str]:
         f"({p['explanations_per_transaction']} explanations per transaction, each updating the word aggregates "
         "the task view reads). Each (database, size) in a fresh process; peak memory is its peak RSS. Latencies "
         f"are medians of {p['repeat']} calls. *Click → ranking*: a feedback write and its commit, then the "
-        "suspicion top-100 and the current task feedback read again (what the UI refetches).",
+        "suspicion top-100 and the current task feedback read again (what the UI refetches). Peak RSS includes "
+        "the benchmark's own list of generated examples, held until the bulk insert returns. "
+        f"Measured under a {load_note(doc)}.",
         "",
     ]
     rows = []
