@@ -38,6 +38,11 @@ def table(header: list[str], rows: list[list[str]]) -> list[str]:
     return [*out, ""]
 
 
+def r2(x: float | None) -> str:
+    """A ratio to two decimals ('–' when not measured)."""
+    return "–" if x is None else f"{x:.2f}"
+
+
 def met(t: dict[str, Any] | None) -> str:
     if not t or t.get("met") is None:
         return "not measured"
@@ -178,10 +183,18 @@ def throughput(doc: dict[str, Any] | None) -> list[str]:
                 ", ".join(f(x) for x in r["seconds"]),
                 f(r["median_s"]),
                 f(r["examples_per_s"]),
-                f(r["examples_per_s"] / ceiling, 2),
+                f"{r['examples_per_s'] / ceiling:.3f}",
             ]
         )
     lines += table(["variant", "texts", "passes", "passes s", "median s", "examples/s", "x ceiling"], rows)
+    spreads = [max(r["seconds"]) / min(r["seconds"]) - 1 for r in res.values() if len(r["seconds"]) > 1]
+    if spreads:
+        lines += [
+            f"Run-to-run noise in this run: the passes of one variant differ by up to {100 * max(spreads):.0f} % "
+            "(shared machine); IG and the peer loop were timed once each, so their ratios carry at least that "
+            "uncertainty.",
+            "",
+        ]
     peer_steps = p.get("peer_steps", [])
     peer_steps_list = peer_steps if isinstance(peer_steps, list) else [peer_steps]
     peer_rows = []
@@ -191,12 +204,12 @@ def throughput(doc: dict[str, Any] | None) -> list[str]:
             f"{k}",
             f(res.get(f"integrated_gradients_{k}", {}).get("examples_per_s")),
             f(res.get(f"peer_ig_loop_{k}", {}).get("examples_per_s")),
-            f(ratios.get(f"ig_batched_vs_peer_ig_{k}"), 2),
+            r2(ratios.get(f"ig_batched_vs_peer_ig_{k}")),
         ]
         if same:
             row += [
                 f(res.get(f"integrated_gradients_{k}_peer_texts", {}).get("examples_per_s")),
-                f(ratios.get(f"ig_batched_vs_peer_ig_{k}_same_texts"), 2),
+                r2(ratios.get(f"ig_batched_vs_peer_ig_{k}_same_texts")),
             ]
         peer_rows.append(row)
     if peer_rows:
@@ -212,8 +225,8 @@ def throughput(doc: dict[str, Any] | None) -> list[str]:
         lines += [
             f"The same run with {old['params'].get('ig_token_budget')}-token IG passes (the previous default; "
             "`bench/results/attribution_throughput_budget2048.json`, "
-            f"{load_note(old)}): batched IG at {f(o.get('ig_batched_vs_peer_ig_20'), 2)}x / "
-            f"{f(o.get('ig_batched_vs_peer_ig_50'), 2)}x the per-example loop at 20 / 50 steps.",
+            f"{load_note(old)}): batched IG at {r2(o.get('ig_batched_vs_peer_ig_20'))}x / "
+            f"{r2(o.get('ig_batched_vs_peer_ig_50'))}x the per-example loop at 20 / 50 steps.",
             "",
         ]
     lines += [
@@ -248,7 +261,7 @@ def ig_chunking(doc: dict[str, Any] | None) -> list[str]:
             ", ".join(f(x) for x in r["seconds"]),
             f(r["median_s"]),
             f(r["examples_per_s"]),
-            f(r.get("vs_peer_loop"), 2),
+            r2(r.get("vs_peer_loop")),
         ]
         for name, r in doc["results"].items()
     ]
@@ -401,7 +414,7 @@ def effect(doc: dict[str, Any] | None, name: str = "effect_sweep", title: str | 
         f"(lr {train['lr']}, batch {train['batch_size']}). Settings are `objective:λ:loss`; objective `both` "
         "is `L_ER = erasure + 5 · attribution` (the default). *Share* is the removed word's mean share of "
         "|attribution| on the corrected training examples, by grad x input (what the UI shows) and by "
-        "occlusion (which no loss optimises). Mean ± std (population) over seeds "
+        "occlusion (which no loss optimises). Mean ± std (population) over the seeds run, of "
         f"{', '.join(map(str, p.get('seeds', sorted({r['seed'] for r in doc['runs']}))))}.",
         "",
     ]
@@ -409,7 +422,7 @@ def effect(doc: dict[str, Any] | None, name: str = "effect_sweep", title: str | 
 
     def ms(s: dict[str, Any], key: str, scale: float = 1.0) -> str:
         m, sd = s[key]["mean"] * scale, s[key]["std"] * scale
-        return f"{m:.3f} ± {sd:.3f}"
+        return f"{m:.3f}" if s[key]["n"] < 2 else f"{m:.3f} ± {sd:.3f}"
 
     rows = [
         [
