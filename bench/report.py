@@ -414,8 +414,8 @@ def effect(doc: dict[str, Any] | None, name: str = "effect_sweep", title: str | 
         f"(lr {train['lr']}, batch {train['batch_size']}). Settings are `objective:λ:loss`; objective `both` "
         "is `L_ER = erasure + 5 · attribution` (the default). *Share* is the removed word's mean share of "
         "|attribution| on the corrected training examples, by grad x input (what the UI shows) and by "
-        "occlusion (which no loss optimises). Mean ± std (population) over the seeds run, of "
-        f"{', '.join(map(str, p.get('seeds', sorted({r['seed'] for r in doc['runs']}))))}.",
+        "occlusion (which no loss optimises). Mean ± std (population) over the seeds that ran (planned: "
+        f"{', '.join(map(str, p.get('seeds', sorted({r['seed'] for r in doc['runs']}))))}); one seed, no std.",
         "",
     ]
     first = next(iter(summary.values()))
@@ -471,7 +471,7 @@ def effect(doc: dict[str, Any] | None, name: str = "effect_sweep", title: str | 
         missing = ", ".join(f"`{r['setting']}` seed {r['seed']}" for r in p["not_run"])
         lines += [
             f"**Incomplete grid**: the sweep ran under a time budget of {f(p.get('time_budget_s'))} s and these "
-            f"runs did not fit: {missing}. Rows with fewer seeds have a smaller n (std 0 with one seed).",
+            f"runs did not fit: {missing}. The command resumes from its log and runs the rest.",
             "",
         ]
     if p.get("assembled_from"):
