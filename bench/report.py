@@ -382,6 +382,8 @@ def api_latency(doc: dict[str, Any] | None) -> list[str]:
             "`bench/results/api_latency.json`, and this section then shows it.",
             "",
         ]
+    if isinstance(doc.get("scenarios"), dict):
+        return lines + api_scenarios(doc)
     results = doc.get("results", {})
     lines += [f"`bench/api_latency.py`; {load_note(doc)}.", ""]
     if isinstance(results, dict) and all(isinstance(v, dict) for v in results.values()) and results:
@@ -395,6 +397,39 @@ def api_latency(doc: dict[str, Any] | None) -> list[str]:
         flat: dict[str, Any] = {}
         _flatten("", results, flat)
         lines += table(["measure", "value"], [[k, f(v)] for k, v in flat.items()])
+    return lines
+
+
+def api_scenarios(doc: dict[str, Any]) -> list[str]:
+    """The scenario x mode layout of ``bench/api_latency.py``'s result."""
+    load = doc.get("loadavg_start")
+    modes = doc.get("modes", {})
+    lines = [
+        f"`bench/api_latency.py`: {doc.get('n_examples', '?'):,} examples in {doc.get('database', '?')}, "
+        f"{doc.get('clients', '?')} concurrent clients, {doc.get('requests_per_scenario', '?')} requests per "
+        f"scenario and mode, server: {doc.get('server', '?')}. "
+        + " ".join(f"*{m}*: {text}." for m, text in modes.items())
+        + (f" Load average at start {'/'.join(f'{x:.2f}' for x in load)}." if load else ""),
+        "",
+    ]
+    rows = []
+    for name, by_mode in doc["scenarios"].items():
+        for mode, r in by_mode.items():
+            target = r.get("target_p95_ms")
+            rows.append(
+                [
+                    f"`{name}`",
+                    mode,
+                    str(r.get("requests", "–")),
+                    f(r.get("p50_ms")),
+                    f(r.get("p95_ms")),
+                    f(r.get("p99_ms")),
+                    f(r.get("throughput_rps")),
+                    str(sum(r.get("errors", {}).values())) if isinstance(r.get("errors"), dict) else "–",
+                    f"p95 ≤ {f(target)} ms: " + ("**met**" if r.get("met") else "**missed**") if target else "",
+                ]
+            )
+    lines += table(["scenario", "mode", "requests", "p50 ms", "p95 ms", "p99 ms", "req/s", "errors", "target"], rows)
     return lines
 
 
