@@ -149,7 +149,8 @@ def test_two_workers_share_an_explain_job_with_the_aggregates_of_one(
         project = projects.get_or_raise(db_session=db, project_id=seeded["project_id"])
         reference = models.create_base(db_session=db, project=project, path=str(tiny_model_dir), name="reference")
         ref_id, shared_id = reference.id, seeded["version_id"]
-    params = {"dataset_id": seeded["train_id"], "method": "integrated_gradients", "chunk_size": 2}
+    # One example per chunk: enough chunks that the second worker joins before the first is done.
+    params = {"dataset_id": seeded["train_id"], "method": "integrated_gradients", "chunk_size": 1}
 
     # One worker: this test process runs the job body itself, with no helpers.
     for key, value in {**st.settings.to_env(), "XMD_EXPLAIN_FANOUT": "0"}.items():
@@ -165,12 +166,12 @@ def test_two_workers_share_an_explain_job_with_the_aggregates_of_one(
     ref = st.job(ref_job.id)
     assert ref.status is JobStatus.SUCCEEDED and len(ref.result["workers"]) == 1
 
-    # Two workers: the job's worker plans 12 chunks and sends helpers; both workers take chunks.
+    # Two workers: the job's worker plans 24 chunks and sends helpers; both workers take chunks.
     job_id = st.submit("explain", seeded["project_id"], {**params, "version_id": shared_id})
     job = st.wait_status(job_id, JobStatus.SUCCEEDED)
-    assert job.result["n_explained"] == 24 and job.result["chunks"] == 12
+    assert job.result["n_explained"] == 24 and job.result["chunks"] == 24
     assert len(job.result["workers"]) == 2, f"one worker did every chunk: {job.result}"
-    assert job.step == job.total_steps == 12
+    assert job.step == job.total_steps == 24
 
     one, two = _aggregates(st, ref_id, params["method"]), _aggregates(st, shared_id, params["method"])
     assert one.keys() == two.keys() and len(one) > 10
