@@ -21,6 +21,23 @@ from xmd.config import Settings
 from workers.app import READY_FILE_ENV
 
 
+def declare_queues(settings: Settings, queues: Sequence[str]) -> None:
+    """Create the queues on the embedded (SQLite) broker before any worker starts: kombu's SQLAlchemy
+    transport creates a queue's row on first use, and two workers starting at once race on it (one
+    dies on the unique constraint). Redis needs no declaration."""
+    url = settings.effective_broker_url
+    if not url.startswith(("sqla+", "sqlalchemy+")):
+        return
+    from kombu import Connection
+    from xmd.jobs.queue import celery_config
+
+    options = celery_config(settings)["broker_transport_options"]
+    with Connection(url, transport_options=options) as conn:
+        channel = conn.default_channel
+        for name in queues:
+            channel.queue_declare(queue=name)
+
+
 def worker_argv(
     settings: Settings,
     *,
@@ -71,6 +88,7 @@ def start_worker(
     """
     settings = settings or Settings.from_env()
     settings.data_dir.mkdir(parents=True, exist_ok=True)
+    declare_queues(settings, list(queues or dict.fromkeys([settings.default_queue, settings.retrain_queue])))
     child_env = {**os.environ, **settings.to_env(), **(env or {})}
     if ready_file is not None:
         child_env[READY_FILE_ENV] = str(ready_file)
