@@ -97,36 +97,18 @@ def _names(db: Session, ids: set[int | None]) -> dict[int, str]:
     return {u.id: u.name for u in db.scalars(select(User).where(User.id.in_(wanted)))}
 
 
+_SHARED = ("id", "key", "level", "example_id", "word_index", "word", "label", "scope", "action")
+"""Columns a current-feedback row and an event row have in common (what was clicked, and how)."""
+
+
 def _fb_out(fb: Feedback, names: dict[int, str]) -> FeedbackOut:
-    return FeedbackOut(
-        id=fb.id,
-        key=fb.key,
-        level=fb.level,
-        example_id=fb.example_id,
-        word_index=fb.word_index,
-        word=fb.word,
-        label=fb.label,
-        scope=fb.scope,
-        action=fb.action,
-        updated_by=names.get(fb.updated_by) if fb.updated_by is not None else None,
-        updated_at=fb.updated_at,
-    )
+    by = names.get(fb.updated_by) if fb.updated_by is not None else None
+    return FeedbackOut(**{f: getattr(fb, f) for f in _SHARED}, updated_by=by, updated_at=fb.updated_at)
 
 
 def _ev_out(ev: FeedbackEvent, names: dict[int, str]) -> EventOut:
-    return EventOut(
-        id=ev.id,
-        key=ev.key,
-        level=ev.level,
-        example_id=ev.example_id,
-        word_index=ev.word_index,
-        word=ev.word,
-        label=ev.label,
-        scope=ev.scope,
-        action=ev.action,
-        user=names.get(ev.user_id) if ev.user_id is not None else None,
-        created_at=ev.created_at,
-    )
+    user = names.get(ev.user_id) if ev.user_id is not None else None
+    return EventOut(**{f: getattr(ev, f) for f in _SHARED}, user=user, created_at=ev.created_at)
 
 
 def _written(db: Session, key: str, action: Action, fb: Feedback | None, user: User) -> WriteOut:
