@@ -115,34 +115,33 @@ def encode(tokenizer, texts: list[str], max_length: int = 256) -> Encoded:
             "xmd needs a fast (Rust) tokenizer to map word pieces to words; "
             "load it with AutoTokenizer.from_pretrained(..., use_fast=True)"
         )
-    enc = tokenizer(
-        texts,
-        padding=True,
-        truncation=True,
-        max_length=max_length,
-        return_offsets_mapping=True,
-        return_special_tokens_mask=True,
-        return_tensors="pt",
-    )
-    offsets = enc.pop("offset_mapping").tolist()
-    special = enc.pop("special_tokens_mask").tolist()
-    word_index = torch.full(enc["input_ids"].shape, -1, dtype=torch.long)
+    enc = tokenizer(texts, padding=True, truncation=True, max_length=max_length, return_tensors="pt")
+    # Offsets and special-token flags come from the Rust encodings themselves: asking the wrapper for
+    # ``return_offsets_mapping`` converts a nested list per token into a tensor only to turn it back
+    # into lists here, which cost as much as the tokenisation (bench/attribution_throughput.py on a GPU).
+    encodings = enc.encodings
+    if encodings is None:
+        raise TypeError("the tokenizer returned no encodings; xmd needs a fast (Rust) tokenizer")
+    width = enc["input_ids"].shape[1]
+    flat = [-1] * (len(texts) * width)
     all_words, all_spans, n_seen = [], [], []
     for b, text in enumerate(texts):
         words, spans = split_words(text)
         starts = [s for s, _ in spans]
         ends = [e for _, e in spans]
         seen = -1
-        for t, ((s, e), sp) in enumerate(zip(offsets[b], special[b], strict=True)):
+        row = b * width
+        for t, ((s, e), sp) in enumerate(zip(encodings[b].offsets, encodings[b].special_tokens_mask, strict=True)):
             if sp or e <= s:
                 continue
             w = _token_word(s, e, text, starts, ends)
             if w >= 0:
-                word_index[b, t] = w
+                flat[row + t] = w
                 seen = max(seen, w)
         all_words.append(words)
         all_spans.append(spans)
         n_seen.append(seen + 1)
+    word_index = torch.tensor(flat, dtype=torch.long).view(len(texts), width)
     return Encoded(
         input_ids=enc["input_ids"],
         attention_mask=enc["attention_mask"],
