@@ -79,7 +79,9 @@ def throughput_plot(doc: dict[str, Any], out: Path) -> Path:
     env = doc["environment"]
     ax.set_title(
         f"Attribution throughput, MiniLM on demo texts (n = texts timed)\n"
-        f"{env['device_name']}, {env['torch_threads']} torch thread(s); red: per-example Captum loop",
+        f"{env['device_name']}"
+        + (f", {env['torch_threads']} torch thread(s)" if env.get("device") != "cuda" else "")
+        + "; red: per-example Captum loop",
         fontsize=9,
     )
     ax.set_xlim(right=max(rates) * 12)
@@ -120,10 +122,11 @@ def effect_plot(doc: dict[str, Any], out: Path) -> Path:
 def draw_all(results: Path = RESULTS) -> list[Path]:
     """Every figure whose results exist; returns the files written."""
     written = []
-    doc = load(results, "attribution_throughput")
-    if doc:
-        written.append(throughput_plot(doc, results / "attribution_throughput.png"))
-    for name in ("effect_sweep", "effect_objectives"):
+    for name in ("attribution_throughput", "attribution_throughput_cuda"):
+        doc = load(results, name)
+        if doc:
+            written.append(throughput_plot(doc, results / f"{name}.png"))
+    for name in ("effect_sweep", "effect_sweep_cuda", "effect_objectives"):
         doc = load(results, name)
         if doc and doc.get("runs"):
             written.append(effect_plot(doc, results / f"{name}.png"))
