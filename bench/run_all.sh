@@ -32,9 +32,12 @@ if [[ "${DEVICE}" == "cuda" ]]; then
         [attribution_throughput]="attribution_throughput --device cuda --same-texts --repeats 3"
         [er_overhead]="er_overhead --device cuda --n 12 --warmup 2 --repeats 2"
         [er_overhead_share30]="er_overhead --device cuda --n 12 --warmup 2 --repeats 2 --feedback-share 0.3 --variants plain erasure both_default"
+        # A GPU step at batch 16 is bound by kernel launches: the same at batch 64.
+        [er_overhead_b64]="er_overhead --device cuda --n 12 --warmup 2 --repeats 2 --batch-size 64 --variants plain erasure both_default"
+        [er_overhead_b64_share30]="er_overhead --device cuda --n 12 --warmup 2 --repeats 2 --batch-size 64 --feedback-share 0.3 --variants plain erasure both_default"
         [effect_sweep]="effect_sweep --device cuda --workdir runs/bench-demo-cuda --objective both --losses mse mae --lams 0.3 1 3 --seeds 0 1 2 --log runs/bench-effect-cuda.jsonl ${EFFECT_ARGS[*]}"
     )
-    ORDER=(attribution_throughput er_overhead er_overhead_share30 effect_sweep)
+    ORDER=(attribution_throughput er_overhead er_overhead_share30 er_overhead_b64 er_overhead_b64_share30 effect_sweep)
 else
     SUFFIX=
     ARGS=(
