@@ -44,7 +44,7 @@ else
         # Batched IG is timed on the peer loop's 200-text subsample: over all 2,000 texts it takes about an
         # hour on a 2-core CPU (drop --ig-on-peer-texts to measure it anyway; add occlusion with --methods).
         [attribution_throughput]="attribution_throughput --device ${DEVICE} ${THREADS_ARG[*]} --methods grad_x_input saliency integrated_gradients --ig-on-peer-texts --repeats 2"
-        [ig_chunking]="ig_chunking --device ${DEVICE} ${THREADS_ARG[*]} --n 32"
+        [ig_chunking]="ig_chunking --device ${DEVICE} ${THREADS_ARG[*]} --n 32 --n-steps 50 --budgets 512 1024 2048 4096"
         [er_overhead]="er_overhead --device ${DEVICE} ${THREADS_ARG[*]} --n 12 --warmup 2 --repeats 3"
         # The demo's own share of training rows that carry the feedback word (30 %), beside the 50 % above.
         [er_overhead_share30]="er_overhead --device ${DEVICE} ${THREADS_ARG[*]} --n 12 --warmup 2 --repeats 3 --feedback-share 0.3 --variants plain erasure both_default"

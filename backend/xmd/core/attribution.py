@@ -83,10 +83,10 @@ def _baseline_ids(loaded: LoadedModel, enc: Encoded) -> torch.Tensor:
 
 
 # Rows x padded tokens per forward + backward of integrated gradients on a CPU. Throughput per token
-# falls as one pass's activations outgrow the caches: on the 2-core benchmark machine a whole batch of
-# 32 texts x 50 steps per pass ran at 0.4x the per-text Captum loop, 2048-token passes at 0.6x, and
-# 512-token passes (about the size of the loop's own passes) at 0.97-1.06x (BENCHMARKS.md).
-IG_TOKEN_BUDGET = 512
+# falls as one pass's activations outgrow the caches: on the 2-core benchmark machine (50 steps, quiet
+# machine) one pass per batch of 32 texts ran at 0.3x the per-text Captum loop, while passes of 1,200 to
+# 4,096 tokens in example-major order all ran at 1.07-1.09x (bench/ig_chunking.py, BENCHMARKS.md).
+IG_TOKEN_BUDGET = 2048
 # On a GPU bigger passes keep it busy (the earlier one-pass-per-batch behaviour, capped); not measured yet.
 IG_TOKEN_BUDGET_GPU = 65536
 
@@ -133,9 +133,11 @@ def _integrated_gradients(
     rows = internal_batch_size or max(1, budget // max(1, length))
     # Right padding: a pass can be cut to its longest text (left padding keeps the full width).
     trim = getattr(loaded.tokenizer, "padding_side", "right") == "right"
-    # Step-major order (all texts at step 0, then step 1, …), cut into passes of ``rows`` rows.
-    step_of = torch.arange(n_steps, device=x.device).repeat_interleave(n)
-    example_of = torch.arange(n, device=x.device).repeat(n_steps)
+    # Example-major order (every step of text 0, then of text 1, …), cut into passes of ``rows`` rows: a
+    # pass then holds one or two texts of (length-sorted) similar length, so trimming it to its longest
+    # text leaves almost no padding. Step-major order mixed ~20 lengths per pass and ran 13 % slower.
+    step_of = torch.arange(n_steps, device=x.device).repeat(n)
+    example_of = torch.arange(n, device=x.device).repeat_interleave(n_steps)
     total = torch.zeros_like(x)
     with torch.enable_grad():
         for start in range(0, n * n_steps, rows):
