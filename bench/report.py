@@ -223,6 +223,7 @@ def throughput(
     if doc is None:
         return [*lines, "Not measured yet (`bench/attribution_throughput.py`).", ""]
     p, res, ratios = doc["params"], doc["results"], doc["ratios"]
+    on_gpu = doc["environment"].get("device") == "cuda"
     ceiling = res["ceiling"]["examples_per_s"]
     ig_rates = [r["examples_per_s"] for name, r in res.items() if name.startswith("integrated_gradients_")]
     ig_minutes = " + ".join(f"{p['n'] / rate / 60:.0f}" for rate in ig_rates) or "?"
@@ -244,7 +245,8 @@ def throughput(
             else ""
         )
         + f". IG runs in passes of about {p.get('ig_token_budget', '?')} tokens "
-        "(`xmd.core.attribution.IG_TOKEN_BUDGET`). Cheap variants: median of "
+        + ("(`xmd.core.attribution.IG_TOKEN_BUDGET_GPU`)" if on_gpu else "(`xmd.core.attribution.IG_TOKEN_BUDGET`)")
+        + ". Cheap variants: median of "
         f"{p['repeats']} passes; IG, occlusion and the peer loop: {p.get('slow_repeats', p['repeats'])}.",
         "",
     ]
@@ -266,7 +268,8 @@ def throughput(
     if spreads:
         lines += [
             f"Run-to-run noise in this run: the passes of one variant differ by up to {100 * max(spreads):.0f} % "
-            "(shared machine); IG and the peer loop were timed once each, so their ratios carry at least that "
+            + ("(at these speeds the host's Python and kernel launches set the pace)" if on_gpu else "(shared machine)")
+            + "; IG and the peer loop were timed once each, so their ratios carry at least that "
             "uncertainty.",
             "",
         ]
@@ -565,7 +568,9 @@ def effect(doc: dict[str, Any] | None, name: str = "effect_sweep", title: str | 
         "is `L_ER = erasure + 5 · attribution` (the default). *Share* is the removed word's mean share of "
         "|attribution| on the corrected training examples, by grad x input (what the UI shows) and by "
         "occlusion (which no loss optimises). Mean ± std (population) over the seeds that ran (planned: "
-        f"{', '.join(map(str, p.get('seeds', sorted({r['seed'] for r in doc['runs']}))))}); one seed, no std.",
+        f"{', '.join(map(str, p.get('seeds', sorted({r['seed'] for r in doc['runs']}))))}); one seed, no std. "
+        "The seed drives the retraining (batch order, dropout); every seed starts from the same fine-tuned "
+        "baseline.",
         "",
     ]
     first = next(iter(summary.values()))
