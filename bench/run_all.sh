@@ -51,10 +51,12 @@ else
         [store_scale]="store_scale --n 100000 1000000 --db sqlite"
         # The loss x λ grid, three seeds; the log lets an interrupted sweep resume where it stopped.
         [effect_sweep]="effect_sweep --device ${DEVICE} --objective both --losses mse mae --lams 0.3 1 3 --seeds 0 1 2 --log runs/bench-effect.jsonl ${EFFECT_ARGS[*]}"
+        # Why `both` is the default: each ER objective alone and `both` at two epoch/weight settings.
+        [effect_objectives]="effect_sweep --device ${DEVICE} --settings erasure:1:mse attribution:10:mse both:1:mse:1:10 both:1:mse:2:5 --seeds 0 1 2 --log runs/bench-objectives.jsonl ${EFFECT_ARGS[*]}"
         # The API benchmark starts the service itself (uvicorn on loopback) against a 100k-example store.
         [api_latency]="api_latency"
     )
-    ORDER=(attribution_throughput ig_chunking er_overhead er_overhead_share30 store_scale effect_sweep api_latency)
+    ORDER=(attribution_throughput ig_chunking er_overhead er_overhead_share30 store_scale effect_sweep effect_objectives api_latency)
 fi
 
 for name in ${ONLY:-${ORDER[*]}}; do
