@@ -15,7 +15,7 @@ from xmd.core.attribution import gradient_word_scores
 from xmd.core.feedback import FeedbackSet
 from xmd.core.modeling import load_model
 from xmd.core.pipeline import debug, fine_tune
-from xmd.core.training import ERConfig, TrainConfig, TrainingCancelled, _er_term, train_loop
+from xmd.core.training import ERConfig, TrainConfig, TrainingCancelled, _er_term, _split_forward, train_loop
 from xmd.core.types import Action, Example, TaskFeedback, XMDError
 from xmd.core.words import encode
 
@@ -246,3 +246,41 @@ def test_attribution_term_on_feedback_rows_only_equals_full_batch(tiny):
         grads.append((loss.item(), tiny.model.bert.encoder.layer[1].output.dense.weight.grad.clone()))
     assert grads[0][0] == pytest.approx(grads[1][0], rel=1e-5)
     assert torch.allclose(grads[0][1], grads[1][1], atol=1e-6)
+
+
+@pytest.mark.parametrize("feedback_rows", [(2, 5), tuple(range(8))])
+def test_split_forward_gives_the_losses_and_gradients_of_one_full_forward(tiny, feedback_rows):
+    """Training runs the feedback rows through the attribution forward and only the others through a
+    plain one; task loss, ER loss and every gradient must be those of differentiating the whole batch
+    (the tiny model has no dropout, so both ways see the same function)."""
+    import torch.nn.functional as F
+
+    batch = shortcut_data(8)
+    enc = encode(tiny.tokenizer, [ex.text for ex in batch])
+    labels = torch.tensor([ex.label for ex in batch])
+    value = torch.zeros(len(batch), enc.max_words)
+    kind = torch.zeros(len(batch), enc.max_words, dtype=torch.long)
+    for r in feedback_rows:
+        kind[r, 0] = -1
+    kind[feedback_rows[-1], 1] = 1
+    value[feedback_rows[-1], 1] = 1.0
+    er = ERConfig(objective="both", loss="mse")
+    results = []
+    for split in (False, True):
+        tiny.model.zero_grad()
+        rows = (kind != 0).any(dim=1)
+        if split:
+            logits, ws = _split_forward(tiny.model, enc, labels, rows, "grad_x_input")
+            er_loss = _er_term(tiny.model, enc, labels, logits, ws, (value, kind), er, rows)
+        else:
+            logits, ws, _ = gradient_word_scores(tiny.model, enc, labels, create_graph=True)
+            er_loss = _er_term(tiny.model, enc, labels, logits, ws, (value, kind), er)
+        task = F.cross_entropy(logits.float(), labels)
+        (task + er_loss).backward()
+        grad = tiny.model.bert.encoder.layer[1].output.dense.weight.grad.clone()
+        results.append((task.item(), er_loss.item(), logits.detach(), grad))
+    (t0, e0, l0, g0), (t1, e1, l1, g1) = results
+    assert t0 == pytest.approx(t1, rel=1e-5) and e0 == pytest.approx(e1, rel=1e-5)
+    assert torch.allclose(l0, l1, atol=1e-5)
+    assert torch.allclose(g0, g1, atol=1e-6)
+    assert e0 > 0 and g0.abs().sum() > 0

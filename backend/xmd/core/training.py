@@ -221,6 +221,29 @@ def _er_term(
     return total
 
 
+def _split_forward(
+    model: torch.nn.Module, enc, labels: torch.Tensor, attr_rows: torch.Tensor, method: str
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Logits of the whole batch and in-graph word scores of the ``attr_rows``, each row run once.
+
+    Rows with feedback go through the differentiable attribution forward (a second derivative follows),
+    and its logits also serve the task loss; only the other rows take a plain forward. Running every row
+    through a plain forward as well cost another forward and backward of the feedback rows per step
+    (``bench/er_overhead.py``). Returns ``(logits [B, C] in batch order, word_scores [R, W])``.
+    """
+    attr_logits, word_scores, _ = gradient_word_scores(
+        model, enc.select(attr_rows), labels[attr_rows], method=method, create_graph=True
+    )
+    rest = ~attr_rows
+    if not bool(rest.any()):
+        return attr_logits, word_scores
+    rest_logits = model(**enc.select(rest).model_inputs()).logits
+    # Rows in (feedback rows, other rows) order, put back in batch order.
+    order = torch.cat([attr_rows.nonzero().flatten(), rest.nonzero().flatten()])
+    logits = torch.cat([attr_logits, rest_logits.to(attr_logits.dtype)])[torch.argsort(order)]
+    return logits, word_scores
+
+
 def train_loop(
     loaded: LoadedModel,
     examples: Sequence[Example],
@@ -296,19 +319,8 @@ def train_loop(
                 with amp:
                     word_scores, attr_rows = None, None
                     if fb is not None and er.objective != "erasure":
-                        rows = (fb[1] != 0).any(dim=1)
-                        if rows.float().mean() > 0.5:
-                            # Most rows have feedback: one forward serves both losses.
-                            logits, word_scores, _ = gradient_word_scores(
-                                model, enc, labels, method=er.method, create_graph=True
-                            )
-                        else:
-                            # Few rows have feedback: differentiate twice through those rows only.
-                            logits = model(**enc.model_inputs()).logits
-                            attr_rows = rows
-                            _, word_scores, _ = gradient_word_scores(
-                                model, enc.select(rows), labels[rows], method=er.method, create_graph=True
-                            )
+                        attr_rows = (fb[1] != 0).any(dim=1)
+                        logits, word_scores = _split_forward(model, enc, labels, attr_rows, er.method)
                     else:
                         logits = model(**enc.model_inputs()).logits
                     task_loss = F.cross_entropy(logits.float(), labels)
