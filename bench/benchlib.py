@@ -83,6 +83,27 @@ def memory_total_gib() -> float | None:
     return None
 
 
+def xmd_commit() -> str | None:
+    """The checked-out commit (``+dirty`` with uncommitted changes): which code a result measured."""
+    import subprocess
+
+    root = Path(__file__).resolve().parent.parent
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "--short=12", "HEAD"], cwd=root, capture_output=True, text=True, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no", "--", "backend", "workers"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return head + ("+dirty" if dirty else "")
+
+
 def environment(device: torch.device, loadavg_start: list[float] | None = None) -> dict[str, Any]:
     """What a reader needs to compare two result files: hardware, threads, library versions, load.
 
@@ -108,6 +129,7 @@ def environment(device: torch.device, loadavg_start: list[float] | None = None) 
         "platform": platform.platform(),
         "loadavg_start": loadavg_start,
         "loadavg_end": load_average(),
+        "xmd_commit": xmd_commit(),
     }
 
 

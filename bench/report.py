@@ -417,7 +417,17 @@ def er_overhead(
 def er_gpu_note(doc: dict[str, Any]) -> list[str]:
     """Why the GPU ratio is larger than the CPU's: the plain step is too short to hide kernel launches."""
     plain = doc["results"]["plain"]["median_step_s"] * 1000
+    stale = []
+    if "xmd_commit" not in doc["environment"]:
+        stale = [
+            "**These GPU step times predate the current training step**: they were taken before the ER step "
+            "stopped running the feedback rows through a plain forward and backward besides the attribution "
+            "forward (commit d3be759), so they overstate what the ER objectives cost now; the CPU table above "
+            "was measured after that change. No GPU was left to this session to measure it again.",
+            "",
+        ]
     return [
+        *stale,
         f"On the GPU a plain step of this 16-text batch takes {f(plain)} ms, far more than the arithmetic of "
         "MiniLM on 16 short texts needs on an H100: the step is bound by the host issuing kernels (and by "
         "AdamW over 22M parameters), so an extra pass costs roughly its kernel launches, whatever its size, "
