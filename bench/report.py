@@ -422,8 +422,9 @@ def er_gpu_note(doc: dict[str, Any]) -> list[str]:
         stale = [
             "**These GPU step times predate the current training step**: they were taken before the ER step "
             "stopped running the feedback rows through a plain forward and backward besides the attribution "
-            "forward (commit d3be759), so they do not measure the current code: on the CPU that change took "
-            "`both` from 1.95x to 1.65x a plain step; on a launch-bound GPU the step still makes the same number "
+            "forward (commit d3be759), so they do not measure the current code: on the quiet CPU that change took "
+            "`both` at 30 % feedback rows from 1.65x to 1.52x a plain step; on a launch-bound GPU the step still "
+            "makes the same number "
             "of passes, so less is to be expected there. The CPU table above was measured after the change; no "
             "GPU time was left to measure it again.",
             "",
