@@ -84,10 +84,12 @@ def _baseline_ids(loaded: LoadedModel, enc: Encoded) -> torch.Tensor:
 
 # Rows x padded tokens per forward + backward of integrated gradients on a CPU. Throughput per token
 # falls as one pass's activations outgrow the caches: on the 2-core benchmark machine (50 steps, quiet
-# machine) one pass per batch of 32 texts ran at 0.3x the per-text Captum loop, while passes of 1,200 to
-# 4,096 tokens in example-major order all ran at 1.07-1.09x (bench/ig_chunking.py, BENCHMARKS.md).
+# machine) one pass per batch of 32 texts ran at 0.3x the per-text Captum loop, passes of 1,024 to 4,096
+# tokens in example-major order at 1.03-1.05x and 512-token passes at 0.98x
+# (bench/results/ig_chunking.json).
 IG_TOKEN_BUDGET = 2048
-# On a GPU bigger passes keep it busy (the earlier one-pass-per-batch behaviour, capped); not measured yet.
+# On a GPU bigger passes keep it busy: batched IG ran at 19-32x the per-text loop on an H100
+# (bench/results/attribution_throughput_cuda.json).
 IG_TOKEN_BUDGET_GPU = 65536
 
 
@@ -135,7 +137,8 @@ def _integrated_gradients(
     trim = getattr(loaded.tokenizer, "padding_side", "right") == "right"
     # Example-major order (every step of text 0, then of text 1, …), cut into passes of ``rows`` rows: a
     # pass then holds one or two texts of (length-sorted) similar length, so trimming it to its longest
-    # text leaves almost no padding. Step-major order mixed ~20 lengths per pass and ran 13 % slower.
+    # text leaves almost no padding. Step-major order mixed ~20 lengths per pass: 0.87x the per-text loop
+    # against 1.01x for this order, both at 512 tokens (bench/ig_chunking.py, 50 steps, same machine).
     step_of = torch.arange(n_steps, device=x.device).repeat(n)
     example_of = torch.arange(n, device=x.device).repeat_interleave(n_steps)
     total = torch.zeros_like(x)
