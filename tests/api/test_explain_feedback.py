@@ -213,3 +213,58 @@ def test_download_accepts_a_token_in_the_url(api: Api, project):
     assert api.client.get(f"/api/versions/{vid}/download").status_code == 401
     r = api.client.get(f"/api/versions/{vid}/download", params={"token": api.tokens["viewer"]})
     assert r.status_code == 200 and r.headers["content-type"] == "application/gzip"
+
+
+def test_signed_download_link_works_without_a_token_and_only_briefly(api: Api, project, db):
+    """POST …/download-link gives a URL with no API token in it; it downloads this version only, goes
+    stale after LINK_TTL_S, and dies with the token that asked for it."""
+    import time
+
+    from xmd.api import links
+    from xmd.users import service as users_service
+
+    vid = project["base_version_id"]
+    r = api.post(f"/api/versions/{vid}/download-link", role="viewer")
+    assert r.status_code == 200, r.text
+    url = r.json()["url"]
+    assert "xmd_" not in url and "link=" in url and api.tokens["viewer"] not in url
+    got = api.client.get(url)
+    assert got.status_code == 200 and got.headers["content-type"] == "application/gzip"
+    assert len(got.content) > 1000
+
+    link = url.split("link=", 1)[1]
+    token_id, expires, sig = link.split(".")
+    forged = [
+        f"{token_id}.{int(expires) + 3600}.{sig}",  # a later expiry is not what was signed
+        f"{token_id}.{expires}.{'0' * len(sig)}",
+        "not-a-link",
+        f"{'9' * 40}.{expires}.{sig}",  # an id no database integer holds
+    ]
+    for bad in forged:
+        r = api.client.get(f"/api/versions/{vid}/download", params={"link": bad})
+        assert r.status_code == 401 and "link" in r.json()["detail"], bad
+    # Bound to the version it was made for.
+    other = api.client.get(f"/api/versions/{vid + 1000}/download", params={"link": link})
+    assert other.status_code == 401
+
+    user = users_service.create_user(db_session=db, name="link-owner")
+    row, _secret = users_service.create_token(db_session=db, user=user)
+    stale, _ = links.make(row, vid, now=time.time() - links.LINK_TTL_S - 5)
+    assert api.client.get(f"/api/versions/{vid}/download", params={"link": stale}).status_code == 401
+    fresh, _ = links.make(row, vid)
+    assert api.client.get(f"/api/versions/{vid}/download", params={"link": fresh}).status_code == 200
+    users_service.revoke(db_session=db, token_id=row.id)
+    assert api.client.get(f"/api/versions/{vid}/download", params={"link": fresh}).status_code == 401
+
+
+def test_download_link_refuses_early_when_the_version_cannot_be_downloaded(api: Api, project, db):
+    import shutil
+
+    from xmd.models.models import ModelVersion
+
+    vid = project["base_version_id"]
+    path = db.get(ModelVersion, vid).path
+    shutil.rmtree(path)
+    r = api.post(f"/api/versions/{vid}/download-link", role="viewer")
+    assert r.status_code == 422 and "missing" in r.json()["detail"]
+    assert api.post("/api/versions/999999/download-link", role="viewer").status_code == 404

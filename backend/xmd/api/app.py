@@ -48,7 +48,7 @@ ROUTERS = (
 )
 
 
-_TOKEN_IN_URL = re.compile(r"(token=)[^&\s\"]+")
+_TOKEN_IN_URL = re.compile(r"((?:token|link)=)[^&\s\"]+")
 
 
 class RedactTokens(logging.Filter):

@@ -50,10 +50,33 @@ def user_from_token(
     db: DB,
     token: Annotated[str | None, Query(description="for EventSource, which cannot send headers")] = None,
 ) -> User:
-    """Like :func:`current_user`, also accepting ``?token=`` (only the server-sent events route uses it)."""
+    """Like :func:`current_user`, also accepting ``?token=`` (server-sent events and downloads use it)."""
     if credentials is None and token:
         credentials = HTTPAuthorizationCredentials(scheme="Bearer", credentials=token)
     return current_user(credentials, db)
+
+
+def link_or_token_user(
+    version_id: int,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
+    db: DB,
+    token: Annotated[str | None, Query(description="an API token, for links that cannot send headers")] = None,
+    link: Annotated[
+        str | None, Query(description="a signed link from POST /api/versions/{version_id}/download-link")
+    ] = None,
+) -> User:
+    """Downloads: a bearer token, ``?token=``, or a short-lived signed ``?link=`` for this version."""
+    from xmd.api import links
+
+    if credentials is None and not token and link:
+        user = links.verify(db, version_id, link)
+        if user is None:
+            raise HTTPException(401, "the download link is invalid or has expired; ask for a new one")
+        return user
+    return user_from_token(credentials, db, token)
+
+
+link_or_token_user.required_role = Role.VIEWER  # type: ignore[attr-defined]
 
 
 def require(role: Role) -> Callable[[User], User]:

@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import tarfile
 import tempfile
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import APIRouter, BackgroundTasks, Depends, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import FileResponse
+from fastapi.security import HTTPAuthorizationCredentials
 from pydantic import BaseModel
 from sqlalchemy.orm import Session
 
-from xmd.api.deps import DB, require, user_from_token
+from xmd.api import links
+from xmd.api.deps import DB, bearer, link_or_token_user, require
 from xmd.api.resolve import method_for, version_for
 from xmd.api.runtime import models_of, settings_of
 from xmd.core.evaluate import compare_metrics
@@ -27,6 +29,7 @@ from xmd.jobs.models import JobKind, JobStatus
 from xmd.models import service
 from xmd.models.models import ModelKind, ModelStatus, ModelVersion
 from xmd.projects import service as projects_service
+from xmd.users import service as users_service
 from xmd.users.models import Role, User
 
 router = APIRouter(prefix="/api", tags=["model versions"])
@@ -148,23 +151,55 @@ def _archive(src: Path, name: str, tmp_root: Path) -> Path:
     return Path(out)
 
 
+def _downloadable(db: Session, version_id: int) -> ModelVersion:
+    """The version if its files can be downloaded now; the error a person should see otherwise."""
+    mv = _version(db, version_id)
+    if mv.status is not ModelStatus.READY:
+        raise ConflictError(f"model version {mv.name} is {mv.status.value}; only ready versions can be downloaded")
+    if not Path(mv.path).is_dir():
+        raise DataError(f"the files of model version {mv.name} are missing on the server ({mv.path})")
+    return mv
+
+
+class DownloadLinkOut(BaseModel):
+    url: str
+    expires_at: datetime
+
+
+@router.post("/versions/{version_id}/download-link", response_model=DownloadLinkOut)
+def download_link(
+    version_id: int,
+    db: DB,
+    _: Annotated[User, Depends(require(Role.VIEWER))],
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
+) -> DownloadLinkOut:
+    """A download URL that works for a few minutes without any token in it, for a plain browser link.
+    Refuses at once when the version cannot be downloaded (not ready, files missing)."""
+    _downloadable(db, version_id)
+    token = users_service.token_of(db_session=db, secret=credentials.credentials if credentials else "")
+    if token is None:  # pragma: no cover - require() has just accepted this bearer token
+        raise DataError("a download link needs a bearer token")
+    link, expires = links.make(token, version_id)
+    return DownloadLinkOut(
+        url=f"/api/versions/{version_id}/download?link={link}",
+        expires_at=datetime.fromtimestamp(expires, tz=UTC),
+    )
+
+
 @router.get("/versions/{version_id}/download", response_class=FileResponse)
 async def download(
     version_id: int,
     request: Request,
     db: DB,
-    _: Annotated[User, Depends(user_from_token)],
+    _: Annotated[User, Depends(link_or_token_user)],
     background: BackgroundTasks,
 ) -> FileResponse:
     """The version's model directory (weights, tokenizer, model card) as a .tar.gz; loads with
-    ``from_pretrained`` after extraction, nothing of xmd's needed. Accepts ``?token=`` so that a plain
-    download link works (the token is redacted from access logs)."""
-    mv = _version(db, version_id)
-    if mv.status is not ModelStatus.READY:
-        raise ConflictError(f"model version {mv.name} is {mv.status.value}; only ready versions can be downloaded")
+    ``from_pretrained`` after extraction, nothing of xmd's needed. Besides a bearer token it accepts a
+    signed ``?link=`` from ``POST …/download-link`` (or ``?token=``), so that a plain browser link works;
+    both are redacted from access logs."""
+    mv = _downloadable(db, version_id)
     src = Path(mv.path)
-    if not src.is_dir():
-        raise DataError(f"the files of model version {mv.name} are missing on the server ({src})")
     project = projects_service.get_or_raise(db_session=db, project_id=mv.project_id)
     name = f"{project.name}-v{mv.version}".replace("/", "_").replace(" ", "_")
     path = await run_in_threadpool(_archive, src, name, settings_of(request).uploads_dir)

@@ -99,6 +99,15 @@ def authenticate(*, db_session: Session, secret: str) -> User | None:
     return db_session.get(User, token.user_id)
 
 
+def token_of(*, db_session: Session, secret: str) -> ApiToken | None:
+    """The un-revoked token row of ``secret``, or None (signed links are keyed with its stored hash)."""
+    if not secret or not secret.startswith(TOKEN_PREFIX):
+        return None
+    return db_session.scalars(
+        select(ApiToken).where(ApiToken.token_hash == hash_token(secret), ApiToken.revoked_at.is_(None))
+    ).one_or_none()
+
+
 def revoke(*, db_session: Session, token_id: int) -> ApiToken:
     """Revoke a token (kept for the record, rejected by :func:`authenticate` from now on)."""
     token = db_session.get(ApiToken, token_id)

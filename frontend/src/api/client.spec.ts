@@ -44,11 +44,20 @@ describe('api client', () => {
     expect(status.errors).toHaveLength(0)
   })
 
-  it('builds download and event links with the token as a query parameter', () => {
-    expect(api.downloadUrl(9)).toBe('/api/versions/9/download?token=secret-1')
+  it('builds event links with the token as a query parameter (EventSource cannot send headers)', () => {
+    expect(api.jobEventsUrl('j1')).toBe('/api/jobs/j1/events?token=secret-1')
     setToken('a b/c')
-    expect(api.downloadUrl(9)).toBe('/api/versions/9/download?token=a+b%2Fc')
     expect(api.jobEventsUrl('j1')).toBe('/api/jobs/j1/events?token=a+b%2Fc')
+  })
+
+  it('asks the server for a signed download link with the bearer header, not a token in a URL', async () => {
+    const fetchMock = vi.fn(async () => reply(200, { url: '/api/versions/9/download?link=1.2.ab', expires_at: 'x' }))
+    vi.stubGlobal('fetch', fetchMock)
+    await expect(api.downloadLink(9)).resolves.toMatchObject({ url: '/api/versions/9/download?link=1.2.ab' })
+    const [url, init] = fetchMock.mock.calls[0] as unknown as [string, RequestInit]
+    expect(url).toBe('/api/versions/9/download-link')
+    expect(init.method).toBe('POST')
+    expect(new Headers(init.headers).get('Authorization')).toBe('Bearer secret-1')
   })
 
   it('asks for the feedback history newest first and manages saved slices', async () => {

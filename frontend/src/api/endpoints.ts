@@ -108,7 +108,9 @@ export const api = {
   },
   /** Link to the version as a .tar.gz: a plain `<a href download>` cannot send the bearer header, so
    * this route (like the job events) takes the token as a query parameter. */
-  downloadUrl: (vid: number) => withQuery(`/api/versions/${vid}/download`, { token: auth.token }),
+  // A URL valid for a few minutes with a signature instead of the API token, for a plain browser download.
+  downloadLink: (vid: number) =>
+    http.post<{ url: string; expires_at: string }>(`/api/versions/${vid}/download-link`, undefined, { quiet: true }),
 }
 
 export type Api = typeof api

@@ -17,7 +17,7 @@ vi.mock('../api/endpoints', () => ({
     cancelJob: vi.fn(),
     versions: vi.fn(),
     pushJob: vi.fn(),
-    downloadUrl: vi.fn(),
+    downloadLink: vi.fn(),
   },
 }))
 
@@ -148,14 +148,34 @@ describe('RetrainView', () => {
 })
 
 describe('DeployView', () => {
-  it('downloads with a plain link that carries the token, not a fetch into memory', async () => {
-    A.downloadUrl.mockImplementation((vid: number) => `/api/versions/${vid}/download?token=secret-1`)
+  it('downloads through a short-lived signed link, with no API token in it and no fetch into memory', async () => {
+    A.downloadLink.mockResolvedValue({ url: '/api/versions/9/download?link=7.99.abc', expires_at: '2026-01-01T00:00:00Z' })
+    const clicked: HTMLAnchorElement[] = []
+    const click = vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) {
+      clicked.push(this)
+    })
     const w = mount(DeployView, { global: { plugins: [router()] } })
     await flushPromises()
-    const link = w.find('a[data-testid=download]')
-    expect(link.attributes('href')).toBe('/api/versions/9/download?token=secret-1')
-    expect(link.attributes('download')).toBeDefined()
-    expect(link.text()).toBe('Download v1 (base)')
-    expect(A.downloadUrl).toHaveBeenCalledWith(9)
+    const button = w.find('button[data-testid=download]')
+    expect(button.text()).toBe('Download v1 (base)')
+    await button.trigger('click')
+    await flushPromises()
+    expect(A.downloadLink).toHaveBeenCalledWith(9)
+    expect(clicked).toHaveLength(1)
+    expect(clicked[0].getAttribute('href')).toBe('/api/versions/9/download?link=7.99.abc')
+    expect(clicked[0].hasAttribute('download')).toBe(true)
+    click.mockRestore()
+  })
+
+  it('shows why a version cannot be downloaded instead of starting a failed download', async () => {
+    A.downloadLink.mockRejectedValue(new Error('the files of model version v1 are missing on the server'))
+    const click = vi.spyOn(HTMLAnchorElement.prototype, 'click')
+    const w = mount(DeployView, { global: { plugins: [router()] } })
+    await flushPromises()
+    await w.find('button[data-testid=download]').trigger('click')
+    await flushPromises()
+    expect(w.find('[data-testid=download-error]').text()).toBe('the files of model version v1 are missing on the server')
+    expect(click).not.toHaveBeenCalled()
+    click.mockRestore()
   })
 })
