@@ -190,3 +190,16 @@ def test_tokens_in_urls_are_redacted_from_access_logs():
     )
     assert RedactTokens().filter(record)
     assert "xmd_SECRET" not in record.getMessage() and "token=***&x=1" in record.getMessage()
+
+
+def test_signed_download_links_are_redacted_from_access_logs_too():
+    import logging
+
+    from xmd.api.app import RedactTokens
+
+    path = "/api/versions/3/download?link=12.1999999999." + "ab" * 32
+    record = logging.LogRecord(
+        "uvicorn.access", logging.INFO, __file__, 1, '%s - "%s %s"', ("127.0.0.1:5000", "GET", path), None
+    )
+    assert RedactTokens().filter(record)
+    assert "ab" * 32 not in record.getMessage() and "download?link=***" in record.getMessage()
