@@ -347,6 +347,22 @@ def ig_chunking(doc: dict[str, Any] | None) -> list[str]:
     return lines
 
 
+def _er_rows(doc: dict[str, Any], suffix: str = "") -> list[list[str]]:
+    """One table row per variant of an ``er_overhead`` result (``suffix`` tells further runs apart)."""
+    ratios = doc["ratios"]
+    return [
+        [
+            f"`{name}`{suffix}",
+            f(r["median_step_s"] * 1000),
+            "1.00" if name == "plain" else f(ratios.get(f"{name}_vs_plain"), 3),
+            f(r["peak_memory_mib"], 4),
+            f(r["peak_memory_increase_mib"], 4),
+            str(r["n_feedback_words"]),
+        ]
+        for name, r in doc["results"].items()
+    ]
+
+
 def er_overhead(
     doc: dict[str, Any] | None,
     extras: Sequence[dict[str, Any] | None] = (),
@@ -356,7 +372,7 @@ def er_overhead(
     lines = [title, ""]
     if doc is None:
         return [*lines, "Not measured yet (`bench/er_overhead.py`).", ""]
-    p, res, ratios = doc["params"], doc["results"], doc["ratios"]
+    p, res = doc["params"], doc["results"]
     lines += [
         f"`bench/er_overhead.py`: one `train_loop` step (encode + forward (+ ER) + backward + clip + AdamW + "
         f"scheduler) on one fixed batch of {p['batch_size']} demo texts, {p['batch_with_feedback']} of them with "
@@ -366,39 +382,19 @@ def er_overhead(
         f"{next(iter(res.values()))['memory_kind']}, the maximum over the runs.",
         "",
     ]
-    rows = []
-    for name, r in res.items():
-        rows.append(
-            [
-                f"`{name}`",
-                f(r["median_step_s"] * 1000),
-                "1.00" if name == "plain" else f(ratios.get(f"{name}_vs_plain"), 3),
-                f(r["peak_memory_mib"], 4),
-                f(r["peak_memory_increase_mib"], 4),
-                str(r["n_feedback_words"]),
-            ]
-        )
+    rows = _er_rows(doc)
     more = [d for d in extras if d]
     for extra in more:
-        px, resx, ratiosx = extra["params"], extra["results"], extra["ratios"]
-        for name, r in resx.items():
-            rows.append(
-                [
-                    f"`{name}`, batch {px['batch_size']}, {px['batch_with_feedback']} rows with feedback",
-                    f(r["median_step_s"] * 1000),
-                    "1.00" if name == "plain" else f(ratiosx.get(f"{name}_vs_plain"), 3),
-                    f(r["peak_memory_mib"], 4),
-                    f(r["peak_memory_increase_mib"], 4),
-                    str(r["n_feedback_words"]),
-                ]
-            )
+        px = extra["params"]
+        rows += _er_rows(extra, f", batch {px['batch_size']}, {px['batch_with_feedback']} rows with feedback")
     lines += table(
         ["variant", "median step ms", "x plain", "peak MiB", "peak increase MiB", "feedback words/step"], rows
     )
     if more:
         lines += [
-            "The rows after the first five are further runs of the same script, each with its own plain step: "
-            "`--feedback-share 0.3` is the demo's own share of training rows that contain the corrected word; "
+            f"The rows after the first {len(res)} are further runs of the same script, each with its own plain step "
+            "and its batch size and feedback rows in the variant's name (`--feedback-share 0.3` is the demo's own "
+            "share of training rows that contain the corrected word); "
             "the ER cost grows with the rows that carry feedback, the plain step does not.",
             "",
         ]
