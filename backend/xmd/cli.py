@@ -161,6 +161,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.add_argument("--quiet", action="store_true")
     p.add_argument("--device", default="auto")
+    from xmd.cli_feedback import add_parser as add_feedback_parser
+
+    add_feedback_parser(sub)
     return parser
 
 
@@ -493,6 +496,12 @@ def cmd_worker(args) -> None:
     run_worker(queues=queues, concurrency=args.concurrency, pool=args.pool, loglevel=args.loglevel)
 
 
+def cmd_feedback(args) -> None:
+    from xmd.cli_feedback import run
+
+    run(args)
+
+
 COMMANDS = {
     "explain": cmd_explain,
     "words": cmd_words,
@@ -505,6 +514,7 @@ COMMANDS = {
     "db": cmd_db,
     "users": cmd_users,
     "worker": cmd_worker,
+    "feedback": cmd_feedback,
 }
 
 

@@ -81,6 +81,8 @@ def render_model_card(meta: dict[str, Any]) -> str:
             f"- Task-level: {fb.get('task', {}).get('remove', 0)} remove, {fb.get('task', {}).get('add', 0)} add",
             f"- Word positions regularised in training: {meta.get('n_feedback_positions', '–')}",
         ]
+        for src, n in (fb.get("sources") or {}).items():  # simulated feedback is never passed off as human
+            lines.append(f"- From `{src}`: {n.get('instance', 0)} instance-level, {n.get('task', 0)} task-level")
         for key, title in (("top_removed", "Top removed words"), ("top_added", "Top added words")):
             if fb.get(key):
                 lines.append(f"- {title}: " + ", ".join(_word_count(w) for w in fb[key][:10]))
