@@ -124,6 +124,11 @@ def align_tokens(text: str, tokens: Sequence[str]) -> list[list[int] | None]:
     if the next token then follows it, so a short token ("a") never skips over the text that
     later tokens need.
     """
+    return _align(text, tokens)[0]
+
+
+def _align(text: str, tokens: Sequence[str]) -> tuple[list[list[int] | None], float]:
+    """:func:`align_tokens` plus the share of literal (non-placeholder) tokens found in the text."""
     t = _Text(text)
     keys = [_norm(str(tok)) for tok in tokens]
     placed: list[tuple[int, int] | None] = [None] * len(keys)
@@ -177,7 +182,9 @@ def align_tokens(text: str, tokens: Sequence[str]) -> list[list[int] | None]:
                 for r, chunk in zip(run, chunks, strict=True):
                     out[r] = _content(chunk, t.words)
         i = j
-    return out
+    literal = [i for i, key in enumerate(keys) if key and not _PLACEHOLDER.match(str(tokens[i]).strip())]
+    found = sum(1 for i in literal if placed[i] is not None) / len(literal) if literal else 1.0
+    return out, found
 
 
 def _whitespace_chunks(t: _Text, words: list[int]) -> list[list[int]]:
@@ -220,8 +227,8 @@ def parse_cell(value: Any) -> Any:
             parts = [p for p in re.split(r"[\s,;]+", s) if p]
             if all(_INT_STR.match(p) for p in parts):
                 return [int(p) for p in parts]
-            if all(_SPAN_STR.match(p) for p in parts):
-                return [[int(m.group(1)), int(m.group(2))] for p in parts if (m := _SPAN_STR.match(p))]
+            if all(_SPAN_STR.match(p) for p in parts):  # "3:8 10:15" is spans, never positions
+                return [{"start": int(m.group(1)), "end": int(m.group(2))} for p in parts if (m := _SPAN_STR.match(p))]
             return s.split()
     if isinstance(value, tuple):
         value = list(value)
@@ -378,7 +385,10 @@ def _check(row: _Row, fmt: str) -> str | None:
         bad = next((a for a in row.scalars if len(a) != n), None)
         return None if bad is None else f"has {len(bad)} flags but the row has {n} {what}"
     bad_pos = next((int(x) for x in items if not 0 <= int(x) < n), None)
-    return None if bad_pos is None else f"position {bad_pos} is out of range for {n} {what}"
+    if bad_pos is not None:
+        return f"position {bad_pos} is out of range for {n} {what}"
+    # [0, 1, 0, 0] is a flag list of the wrong length, not positions: positions do not repeat
+    return "repeats a position" if any(len(set(map(int, a))) != len(a) for a in row.scalars) else None
 
 
 def align_rationales(
@@ -512,9 +522,8 @@ def _project(row: _Row, fmt: str, k: float, out: AlignedRationales) -> str | Non
         units = _units(row, fmt)
         mapping: list[list[int] | None] | None = None
         if units is not None:
-            mapping = align_tokens(row.ex.text, units)
-            placed = sum(1 for m in mapping if m is not None)
-            if placed < 0.5 * len(units):
+            mapping, found = _align(row.ex.text, units)
+            if found < 0.5:  # most tokens (placeholders aside) are not in the text: another text's tokens
                 return "tokens do not match the text"
             if units is not row.tokens:
                 out.notes["units"] = "some rows' flags are per whitespace token (aligned to xmd words)"
