@@ -216,7 +216,7 @@ def read_word_list(
     skipped: dict[str, list[str]] = {}
     seen_content = False
     for n, raw in enumerate(lines, start=1):
-        line = raw.strip()
+        line = raw.strip().lstrip("\ufeff").strip()
         if not line or line.startswith("#"):
             continue
         parts = [p.strip() for p in _SPLIT.split(line, maxsplit=1)]
