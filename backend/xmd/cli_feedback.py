@@ -111,13 +111,14 @@ def _labels(args: argparse.Namespace) -> list[str] | None:
     return [x.strip() for x in args.labels.split(",")] if args.labels else None
 
 
-def _load(args: argparse.Namespace, path: str, labels: list[str] | None) -> list:
+def _load(args: argparse.Namespace, path: str, labels: list[str] | None, *, need_labels: bool) -> list:
+    """The dataset; gold labels are read only when something uses them (label names need --labels/--model)."""
     from xmd.core.data import load_examples
 
     examples = load_examples(
         path,
         text_column=args.text_column,
-        label_column=args.label_column,
+        label_column=args.label_column if need_labels or labels is not None else None,
         id_column=args.id_column,
         labels=labels,
         split=args.split,
@@ -144,6 +145,8 @@ def _from_rationales(args: argparse.Namespace):
     from xmd.cli import _resolve_model
     from xmd.core.simulate import feedback_from_rationales
 
+    if args.only != "all" and not args.model and not args.predictions:
+        raise ValueError(f"--only {args.only} needs --model or --predictions")
     loaded = None
     labels = _labels(args)
     if args.model:
@@ -151,11 +154,9 @@ def _from_rationales(args: argparse.Namespace):
 
         loaded = load_model(_resolve_model(args.model), device=args.device)
         labels = loaded.labels
-    examples = _load(args, args.data, labels)
+    examples = _load(args, args.data, labels, need_labels=args.only != "all")
     if args.only != "all" and not any(ex.label is not None for ex in examples):
         raise ValueError(f"--only {args.only} needs gold labels, and column {args.label_column!r} holds none")
-    if args.only != "all" and loaded is None and not args.predictions:
-        raise ValueError(f"--only {args.only} needs --model or --predictions")
     predictions = _read_predictions(args.predictions, labels) if args.predictions else None
     fs, summary = feedback_from_rationales(
         examples,
@@ -208,7 +209,7 @@ def _from_words(args: argparse.Namespace):
             label = [x.lower() for x in labels].index(args.label.strip().lower())
         else:
             raise ValueError(f"--label {args.label!r} is not a class index; pass --labels to give it by name")
-    examples = _load(args, args.data, labels) if args.data else None
+    examples = _load(args, args.data, labels, need_labels=label is not None) if args.data else None
     fs, summary = feedback_from_words(
         args.words,
         action=args.action,
