@@ -8,7 +8,8 @@ import re
 from pathlib import Path
 
 import pytest
-from xmd.core.rationales import align_rationales, align_tokens, parse_cell
+from xmd.core.align import align_tokens
+from xmd.core.rationales import align_rationales, parse_cell
 from xmd.core.types import DataError, Example
 from xmd.core.words import split_words, word_key
 

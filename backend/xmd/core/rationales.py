@@ -7,12 +7,7 @@ a whole column, decides its format once for all rows (a column is never half fla
 positions), projects every annotator onto xmd's words and keeps the words enough annotators agree
 on. A column that cannot be read is a :class:`DataError` naming the rows; a row whose tokens do not
 line up with its text is *skipped* and counted, so a person sees how much of the data was usable.
-
-Alignment works on a normalised character stream (case-folded, NFKD without combining marks or
-zero-width characters, curly quotes straightened, whitespace dropped), so "Don’t" matches "don't",
-"ｕ.ｓ." matches "u.s." and emoji with or without variation selectors match. Placeholder tokens
-such as ``<user>`` or ``<number>`` that have no literal counterpart take the text between their
-aligned neighbours ("@alfred", "9").
+The alignment itself is :mod:`xmd.core.align`.
 """
 
 from __future__ import annotations
@@ -20,182 +15,18 @@ from __future__ import annotations
 import ast
 import json
 import re
-import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from xmd.core.align import TextWords, align_with_coverage, content_words
 from xmd.core.types import DataError, Example
-from xmd.core.words import is_punctuation, split_words
 
 FORMATS = ("binary", "positions", "words", "spans")
-_PLACEHOLDER = re.compile(r"^<[^<>\s]+>$")
 _SPAN_STR = re.compile(r"^(\d+)\s*[:\-]\s*(\d+)$")
 _INT_STR = re.compile(r"^[+-]?\d+$")
-_QUOTES = {"’": "'", "‘": "'", "`": "'", "´": "'", "“": '"', "”": '"'}
 _SHOW = 5
-
-
-def _norm_char(c: str) -> str:
-    """What one character contributes to the alignment stream ('' for spaces and marks)."""
-    if c.isspace():
-        return ""
-    c = _QUOTES.get(c, c)
-    out = []
-    for d in unicodedata.normalize("NFKD", c.casefold()):
-        if unicodedata.category(d) in ("Mn", "Me", "Cf") or d.isspace():
-            continue
-        out.append(_QUOTES.get(d, d))
-    return "".join(out)
-
-
-def _stream(text: str) -> tuple[str, list[int]]:
-    """Normalised ``text`` and, per normalised character, the index of the original character."""
-    chars: list[str] = []
-    where: list[int] = []
-    for i, c in enumerate(text):
-        n = _norm_char(c)
-        chars.append(n)
-        where.extend([i] * len(n))
-    return "".join(chars), where
-
-
-def _norm(s: str) -> str:
-    return "".join(_norm_char(c) for c in s)
-
-
-class _Text:
-    """One text's xmd words plus its alignment stream, built once per row."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.words, self.spans = split_words(text)
-        self.stream, self.where = _stream(text)
-        self.word_of = [-1] * len(text)
-        for w, (s, e) in enumerate(self.spans):
-            for i in range(s, e):
-                self.word_of[i] = w
-        self.starts = {s for s, _ in self.spans}
-        self.ends = {e for _, e in self.spans}
-
-    def words_in(self, a: int, b: int) -> list[int]:
-        """Words overlapping stream positions ``[a, b)``."""
-        if a >= b:
-            return []
-        ws = {self.word_of[self.where[k]] for k in range(a, b)}
-        return sorted(w for w in ws if w >= 0)
-
-    def words_in_chars(self, s: int, e: int) -> list[int]:
-        """Words overlapping original character range ``[s, e)``."""
-        return sorted({w for i in range(s, e) if (w := self.word_of[i]) >= 0})
-
-    def at_word_start(self, k: int) -> bool:
-        return k < len(self.where) and self.where[k] in self.starts
-
-    def at_word_end(self, k: int) -> bool:
-        return k > 0 and self.where[k - 1] + 1 in self.ends
-
-    def find_phrase(self, phrase: str) -> list[list[int]]:
-        """Every occurrence of ``phrase`` that starts and ends on a word boundary, as word lists."""
-        key = _norm(phrase)
-        if not key:
-            return []
-        out, k = [], self.stream.find(key)
-        while k >= 0:
-            if self.at_word_start(k) and self.at_word_end(k + len(key)):
-                out.append(self.words_in(k, k + len(key)))
-            k = self.stream.find(key, k + 1)
-        return out
-
-
-def _content(words: list[int], all_words: list[str]) -> list[int]:
-    """Drop punctuation from a multi-word match ("u.s." → u, s; "<user>" → user) unless nothing is left."""
-    kept = [w for w in words if not is_punctuation(all_words[w])]
-    return kept or words
-
-
-def align_tokens(text: str, tokens: Sequence[str]) -> list[list[int] | None]:
-    """For each token of another tokenisation of ``text``, the xmd word positions it covers.
-
-    None marks a token that could not be placed (its text is absent and no unambiguous gap is
-    left for it); a token of only invisible characters covers ``[]``. Tokens are matched left to
-    right; a token not found right after the previous one may jump forward to a word start only
-    if the next token then follows it, so a short token ("a") never skips over the text that
-    later tokens need.
-    """
-    return _align(text, tokens)[0]
-
-
-def _align(text: str, tokens: Sequence[str]) -> tuple[list[list[int] | None], float]:
-    """:func:`align_tokens` plus the share of literal (non-placeholder) tokens found in the text."""
-    t = _Text(text)
-    keys = [_norm(str(tok)) for tok in tokens]
-    placed: list[tuple[int, int] | None] = [None] * len(keys)
-    cur = 0
-    stream = t.stream
-    for i, key in enumerate(keys):
-        if not key:
-            continue
-        if stream.startswith(key, cur):
-            placed[i] = (cur, cur + len(key))
-            cur += len(key)
-            continue
-        if _PLACEHOLDER.match(str(tokens[i]).strip()):
-            continue
-        nxt = next((k for k in keys[i + 1 :] if k), None)
-        k = stream.find(key, cur)
-        while k >= 0:
-            end = k + len(key)
-            if t.at_word_start(k) and (nxt is None or stream.startswith(nxt, end) or _PLACEHOLDER.match(nxt)):
-                placed[i] = (k, end)
-                cur = end
-                break
-            k = stream.find(key, k + 1)
-    # A token with no visible character (a stray BOM) covers no word, which is not a failure.
-    out: list[list[int] | None] = [None if key else [] for key in keys]
-    for i, p in enumerate(placed):
-        if p is not None:
-            out[i] = _content(t.words_in(*p), t.words)
-    # Unplaced runs take the words between their placed neighbours.
-    i = 0
-    while i < len(keys):
-        if placed[i] is not None or not keys[i]:
-            i += 1
-            continue
-        j = i
-        while j < len(keys) and placed[j] is None:
-            j += 1
-        run = [r for r in range(i, j) if keys[r]]
-        lo = max((p[1] for p in placed[:i] if p is not None), default=0)
-        hi = next((p[0] for p in placed[j:] if p is not None), len(stream))
-        claimed = {w for r, p in enumerate(placed) if p is not None for w in t.words_in(*p)}
-        region = [w for w in t.words_in(lo, hi) if w not in claimed]
-        if len(run) == 1 and region:
-            out[run[0]] = _content(region, t.words)
-        elif region and len(run) == len(region):
-            for r, w in zip(run, region, strict=True):
-                out[r] = [w]
-        elif region:
-            chunks = _whitespace_chunks(t, region)
-            if len(chunks) == len(run):
-                for r, chunk in zip(run, chunks, strict=True):
-                    out[r] = _content(chunk, t.words)
-        i = j
-    literal = [i for i, key in enumerate(keys) if key and not _PLACEHOLDER.match(str(tokens[i]).strip())]
-    found = sum(1 for i in literal if placed[i] is not None) / len(literal) if literal else 1.0
-    return out, found
-
-
-def _whitespace_chunks(t: _Text, words: list[int]) -> list[list[int]]:
-    """Group consecutive words that touch (no whitespace between them)."""
-    chunks: list[list[int]] = []
-    for w in words:
-        if chunks and t.spans[chunks[-1][-1]][1] == t.spans[w][0] and chunks[-1][-1] == w - 1:
-            chunks[-1].append(w)
-        else:
-            chunks.append([w])
-    return chunks
 
 
 # --------------------------------------------------------------------------------------------------
@@ -336,11 +167,11 @@ class _Row:
     scalars: list[list[Any]]
     spans: list[list[Any]] | None
     tokens: list[str] | None
-    text: _Text | None = None
+    text: TextWords | None = None
 
-    def t(self) -> _Text:
+    def t(self) -> TextWords:
         if self.text is None:
-            self.text = _Text(self.ex.text)
+            self.text = TextWords(self.ex.text)
         return self.text
 
 
@@ -507,7 +338,7 @@ def _project(row: _Row, fmt: str, k: float, out: AlignedRationales) -> str | Non
     if fmt == "spans":
         assert row.spans is not None
         for ann in row.spans:
-            per_annotator.append({w for sp in ann for w in _content(t.words_in_chars(*_span(sp)), t.words)})
+            per_annotator.append({w for sp in ann for w in content_words(t.words_in_chars(*_span(sp)), t.words)})
     elif fmt == "words":
         for ann in row.scalars:
             marked: set[int] = set()
@@ -516,13 +347,13 @@ def _project(row: _Row, fmt: str, k: float, out: AlignedRationales) -> str | Non
                 if not hits:
                     return "rationale word not found in the text"
                 for h in hits:
-                    marked.update(_content(h, t.words))
+                    marked.update(content_words(h, t.words))
             per_annotator.append(marked)
     else:
         units = _units(row, fmt)
         mapping: list[list[int] | None] | None = None
         if units is not None:
-            mapping, found = _align(row.ex.text, units)
+            mapping, found = align_with_coverage(row.ex.text, units)
             if found < 0.5:  # most tokens (placeholders aside) are not in the text: another text's tokens
                 return "tokens do not match the text"
             if units is not row.tokens:
