@@ -178,7 +178,7 @@ def test_unreadable_cells_and_bad_options():
         align_rationales([Example("x", "a b", meta={"r": [1, 0]})], "r", min_agreement=1.5)
     with pytest.raises(DataError, match="both as character spans and as per-annotator"):
         align_rationales([Example("x", "aa bb cc dd", meta={"r": [[0, 2], [1, 3]]})], "r")
-    assert parse_cell("  ") is None and parse_cell("[]") is None
+    assert parse_cell("  ") is None and parse_cell("[]") is None and parse_cell(3.0) == [3]
 
 
 # ------------------------------------------------------------------ real HateXplain rows

@@ -40,8 +40,8 @@ def parse_cell(value: Any) -> Any:
         return None
     if isinstance(value, float) and value != value:
         return None
-    if isinstance(value, bool | int):
-        return [int(value)]
+    if isinstance(value, bool | int) or (isinstance(value, float) and value.is_integer()):
+        return [int(value)]  # one position (a CSV column of single numbers is read as floats)
     if isinstance(value, str):
         s = value.strip()
         if not s:
