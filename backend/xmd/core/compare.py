@@ -12,6 +12,7 @@ point estimate and its interval cannot drift apart.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -208,7 +209,8 @@ def paired_bootstrap(
     def diffs(sums: np.ndarray) -> dict[str, np.ndarray]:
         m = _metrics_from_sums(sums.reshape(*sums.shape[:-1], n_arm_seeds, n_feat), float(y.size), k, with_fpr)
         s = n_arm_seeds // 2
-        with np.errstate(invalid="ignore"):
+        with warnings.catch_warnings():  # a metric undefined in every seed of a resample stays NaN
+            warnings.simplefilter("ignore", RuntimeWarning)
             return {name: np.nanmean(v[..., :s] - v[..., s:], axis=-1) for name, v in m.items()}
 
     point = diffs(flat.sum(0))

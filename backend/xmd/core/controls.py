@@ -306,10 +306,10 @@ def run_comparison(
     controls.validate()
     sets = dict(eval_sets or {})
     root = Path(out_dir).expanduser().resolve()
-    if root.exists() and (not root.is_dir() or any(root.iterdir())):
-        raise XMDError(f"output directory {root} already exists and is not empty; choose a new one")
     if Path(model_dir).exists() and Path(model_dir).resolve() == root:
         raise XMDError(f"the output directory {root} is the input model; a retrain never overwrites it")
+    if root.exists() and (not root.is_dir() or any(root.iterdir())):
+        raise XMDError(f"output directory {root} already exists and is not empty; choose a new one")
 
     parent = load_model(model_dir, device=device)
     labels = parent.labels
@@ -451,13 +451,18 @@ def run_comparison(
                 }
             )
 
+    # deletion_base follows the base recipe (its own epochs / batch size), so it is held to the same
+    # order only when that recipe batches like the debug run.
+    paired = [r for r in runs if r["arm"] != "deletion_base" or _batches_alike(base_config, config)]
     same_order = all(
-        len({r["data_order"] for r in runs if r["seed"] == s}) == 1
-        and len({r["steps"] for r in runs if r["seed"] == s}) == 1
+        len({r["data_order"] for r in paired if r["seed"] == s}) == 1
+        and len({r["steps"] for r in paired if r["seed"] == s}) == 1
         for s in seeds
     )
     if not same_order:
         notes.append("the arms of a seed did NOT share their data order or step count; the comparison is unpaired")
+    if len(paired) < len(runs):
+        notes.append("deletion_base follows the base model's recipe, which batches differently from the debug run")
     results = {}
     for n, exs in sets.items():
         cmp = compare_predictions(
@@ -510,6 +515,10 @@ def run_comparison(
     )
     _write_comparison(comparison)
     return comparison
+
+
+def _batches_alike(a: TrainConfig, b: TrainConfig) -> bool:
+    return (a.epochs, a.batch_size, a.grad_accum) == (b.epochs, b.batch_size, b.grad_accum)
 
 
 def _per_set_quality(per_seed: list[dict]) -> dict[str, Any]:
