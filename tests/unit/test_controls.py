@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -215,17 +216,27 @@ def test_comparison_never_overwrites_and_checks_its_settings(comparison, parent,
     assert not (tmp_path / "x").exists()
 
 
-def test_add_only_feedback_skips_deletion_and_says_so(parent, tmp_path):
+def test_add_only_feedback_skips_deletion_and_reports_explanation_quality(parent, tmp_path):
     fb = FeedbackSet(task=[TaskFeedback("great", Action.ADD)])
+    cues = set(POS + NEG)
+    dev = [replace(ex, meta={"why": [w for w in ex.text.split() if w in cues]}) for ex in data(10, seed=2)]
     cmp = run_comparison(
         parent,
         data(16),
         fb,
         tmp_path / "out",
         config=TrainConfig(epochs=1, batch_size=8),
-        eval_sets={"dev": data(10, seed=2)},
-        controls=ControlsConfig(share_methods=(), n_resamples=50),
+        eval_sets={"dev": dev},
+        controls=ControlsConfig(
+            share_methods=(), n_resamples=50, quality_method="grad_x_input", rationale_column="why", quality_limit=6
+        ),
         device="cpu",
     )
     assert cmp.arms == ["debug", "lambda0"] and "skipped" in cmp.notes[0]
     assert cmp.positive is None and "fpr_words" not in cmp.sets["dev"]["verdicts"]
+    before = cmp.quality["before"]["dev"]
+    assert before["n"] == 6 and before["n_rationales"] == 6 and 0 <= before["auprc"] <= 1
+    for arm in ("debug", "lambda0"):
+        after = cmp.quality["after"][arm]["dev"]
+        assert set(after["mean"]) == {"aopc_comprehensiveness", "aopc_sufficiency", "auprc", "token_f1"}
+        assert after["std"]["auprc"] == 0.0  # one seed: no spread to measure
