@@ -410,7 +410,7 @@ def cmd_evaluate(args) -> None:
     metrics = evaluate_sets(loaded, sets, batch_size=args.batch_size, max_length=args.max_length)
     lines = [_metrics_table(None, metrics)]
     if args.words or args.feedback:
-        from xmd.core.compare import word_fpr_sets
+        from xmd.core.measures import word_fpr_sets
 
         fpr = word_fpr_sets(loaded, sets, args.words, args.feedback, args.positive_label, args.max_length)
         for name, m in fpr.items():

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 import torch
 from safetensors.torch import load_file
-from xmd.core.controls import ControlsConfig, delete_feedback_words, delete_positions, run_comparison
+from xmd.core.controls import ControlsConfig, run_comparison
+from xmd.core.deletion import delete_feedback_words, delete_positions
 from xmd.core.feedback import FeedbackSet
 from xmd.core.pipeline import debug, fine_tune
 from xmd.core.training import ERConfig, TrainConfig

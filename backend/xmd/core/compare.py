@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -213,14 +214,15 @@ def paired_bootstrap(
             warnings.simplefilter("ignore", RuntimeWarning)
             return {name: np.nanmean(v[..., :s] - v[..., s:], axis=-1) for name, v in m.items()}
 
-    point = diffs(flat.sum(0))
+    point = diffs(flat.sum(0, dtype=np.float64))
     rng = np.random.default_rng(seed)
     chunk = max(1, min(n_resamples, 4_000_000 // max(y.size, 1)))
     boot: dict[str, list[np.ndarray]] = {name: [] for name in point}
     done = 0
     while done < n_resamples:
         size = min(chunk, n_resamples - done)
-        for name, v in diffs(resample_weights(y.size, size, rng) @ flat).items():
+        # float32 sums of 0/1 indicators are exact integers (below 2**24); ratios are taken in float64.
+        for name, v in diffs((resample_weights(y.size, size, rng) @ flat).astype(np.float64)).items():
             boot[name].append(v)
         done += size
     alpha = (1 - level) / 2
@@ -351,53 +353,32 @@ def compare_predictions(
     return {"arms": arms, "differences": differences, "verdicts": verdicts}
 
 
-def read_word_list(path: str) -> list[str]:
-    """Word keys from a file of one word a line (a second column, e.g. a weight, is ignored; blank
-    lines and ``#`` comments are skipped)."""
-    from pathlib import Path
+def format_table(comparison: Mapping[str, Any]) -> str:
+    """Plain-text table of a comparison (``Comparison.to_dict()``): per set and metric, the debugged
+    arm's mean ± std over seeds, each control's difference with its 95% interval, and the verdict."""
+    controls = comparison["arms"][1:]
+    head = f"{'eval set':<14}{'metric':<11}{'debug':>16}" + "".join(f"{'Δ vs ' + c:>28}" for c in controls)
+    lines = [head + "  verdict"]
+    for name, s in comparison["sets"].items():
+        for metric, v in s["verdicts"].items():
+            m, sd = s["arms"]["debug"]["mean"][metric], s["arms"]["debug"]["std"][metric]
+            row = f"{name:<14}{metric:<11}{_pm(m, sd):>16}"
+            row += "".join(f"{_delta(s['differences'][c][metric]):>28}" for c in controls)
+            lines.append(row + f"  {v['text']}")
+    positive = comparison.get("positive")
+    if positive:
+        lines.append(f"flagged class for the word FPR: {positive['label']} ({positive['rule']})")
+    lines += [f"note: {n}" for n in comparison.get("notes", [])]
+    lines.append(f"{len(comparison['runs'])} runs in {comparison['out_dir']}; seeds {comparison['seeds']}")
+    return "\n".join(lines)
 
-    from xmd.core.feedback import task_key
 
-    try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except OSError as e:
-        raise DataError(f"cannot read word list {path!r}: {e.strerror or e}") from None
-    words = [line.replace(",", " ").replace("\t", " ").split()[0] for line in lines if line.strip()]
-    keys = [task_key(w) for w in words if not w.startswith("#")]
-    if not keys:
-        raise DataError(f"word list {path!r} holds no word")
-    return sorted(set(keys))
+def _pm(mean: float | None, std: float | None) -> str:
+    return "-" if mean is None else f"{mean:.3f}" + ("" if not std else f"±{std:.3f}")
 
 
-def word_fpr_sets(
-    loaded,
-    eval_sets: Mapping[str, Sequence[Example]],
-    words_path: str | None = None,
-    feedback_path: str | None = None,
-    positive_label: str | int | None = None,
-    max_length: int = 128,
-) -> dict[str, dict]:
-    """The word false-positive rate of each eval set, for ``xmd evaluate --words/--feedback``.
-
-    Words come from the list file or the task-level *remove* feedback; the flagged class is
-    ``positive_label`` or, without training data at hand, :func:`choose_positive` over the eval sets.
-    """
-    from xmd.core.feedback import load_feedback
-    from xmd.core.predict import predict_proba
-
-    words = read_word_list(words_path) if words_path else []
-    if feedback_path:
-        words = sorted(set(words) | set(removed_task_words(load_feedback(feedback_path).task)))
-    if not words:
-        raise DataError("the feedback has no task-level remove word to measure a word false-positive rate on")
-    given = None if positive_label is None else loaded.label_index(positive_label)
-    pooled = [ex for exs in eval_sets.values() for ex in exs]
-    positive, rule = choose_positive(pooled, loaded.num_labels, words, given=given)
-    out = {}
-    for name, exs in eval_sets.items():
-        pred = predict_proba(loaded, [ex.text for ex in exs], max_length=max_length).argmax(axis=1)
-        has = contains_words([ex.text for ex in exs], words)
-        m = set_metrics([int(ex.label) for ex in exs], pred, loaded.labels, has_words=has, positive=positive)
-        keys = ("positive_label", "fpr_words", "fpr_other", "fpr_gap", "n_negative_words", "n_negative_other")
-        out[name] = {**{k: m[k] for k in keys}, "positive_rule": rule, "words": words}
-    return out
+def _delta(d: Mapping[str, Any]) -> str:
+    if d.get("diff") is None:
+        return "-"
+    lo, hi = d.get("ci_low"), d.get("ci_high")
+    return f"{d['diff']:+.3f}" + ("" if lo is None else f" [{lo:+.3f},{hi:+.3f}]")

@@ -34,67 +34,25 @@ from xmd.core.compare import (
     choose_positive,
     compare_predictions,
     contains_words,
+    format_table,
     removed_task_words,
     set_metrics,
 )
+from xmd.core.deletion import delete_feedback_words
 from xmd.core.feedback import FeedbackSet
+from xmd.core.measures import _quality_summary, explanation_quality
 from xmd.core.modelcard import render_model_card
 from xmd.core.modeling import LoadedModel, load_model
 from xmd.core.pipeline import RunResult, _finish, _meta, _parent_meta, _prepare_output
 from xmd.core.predict import predict_proba
 from xmd.core.training import ERConfig, ProgressCallback, TrainConfig, train_loop
-from xmd.core.types import Action, DataError, Example, Scope, XMDError
-from xmd.core.words import split_words
+from xmd.core.types import DataError, Example, Scope, XMDError
 
 CONTROL_ARMS = ("lambda0", "deletion", "deletion_base")
 #: Called with ``(arm, seed, epoch, batch index, example ids)`` before each training batch.
 ArmBatchHook = Callable[[str, int, int, int, list[str]], None]
-
-
-# --------------------------------------------------------------------------- deletion
-
-
-def delete_positions(text: str, positions: set[int] | Sequence[int]) -> str:
-    """``text`` without the words at ``positions`` (xmd word positions), every other word intact.
-
-    The span of a deleted word is cut out; if that would glue its neighbours together (``anti-x``
-    minus ``-``) a space takes its place, and if it leaves two spaces side by side one goes. So
-    :func:`split_words` of the result is exactly the kept words, in order.
-    """
-    drop = set(positions)
-    if not drop:
-        return text
-    _, spans = split_words(text)
-    out = ""
-    cursor = 0
-    for i, (s, e) in enumerate(spans):
-        if i not in drop:
-            continue
-        out += text[cursor:s]
-        left, right = out[-1:], text[e : e + 1]
-        if left and right and not left.isspace() and not right.isspace():
-            out += " "
-        elif left.isspace() and (right.isspace() or not right):
-            out = out[:-1]
-        elif not left and right.isspace():
-            e += 1  # a deleted first word takes the following space with it
-        cursor = e
-    return out + text[cursor:]
-
-
-def delete_feedback_words(
-    examples: Sequence[Example], targets: Mapping[str, Mapping[int, Action]]
-) -> tuple[list[Example], int]:
-    """The training set of the deletion arms: the *remove* positions of ``targets`` deleted.
-
-    Same examples, ids, labels and order; returns ``(examples, number of words deleted)``.
-    """
-    out, n = [], 0
-    for ex in examples:
-        drop = {i for i, a in targets.get(ex.id, {}).items() if a == Action.REMOVE}
-        n += len(drop)
-        out.append(replace(ex, text=delete_positions(ex.text, drop)) if drop else ex)
-    return out, n
+#: Called with ``(arm, seed, run index, number of runs)`` before each run starts (job progress).
+RunHook = Callable[[str, int, int, int], None]
 
 
 # --------------------------------------------------------------------------- settings and result
@@ -172,84 +130,8 @@ class Comparison:
         return {"arms": self.arms, "seeds": self.seeds, "sets": sets, "file": "comparison.json"}
 
     def table(self) -> str:
-        """Plain-text table for the terminal: per set and metric, each arm's mean ± std, each
-        control's difference with its 95% interval, and the verdict."""
-        controls = self.arms[1:]
-        head = f"{'eval set':<14}{'metric':<11}{'debug':>16}" + "".join(f"{'Δ vs ' + c:>28}" for c in controls)
-        lines = [head + "  verdict"]
-        for name, s in self.sets.items():
-            for metric, v in s["verdicts"].items():
-                m, sd = s["arms"]["debug"]["mean"][metric], s["arms"]["debug"]["std"][metric]
-                row = f"{name:<14}{metric:<11}{_pm(m, sd):>16}"
-                for c in controls:
-                    d = s["differences"][c][metric]
-                    row += f"{_delta(d):>28}"
-                lines.append(row + f"  {v['text']}")
-        if self.positive:
-            lines.append(f"flagged class for the word FPR: {self.positive['label']} ({self.positive['rule']})")
-        lines += [f"note: {n}" for n in self.notes]
-        lines.append(f"{len(self.runs)} runs in {self.out_dir}; seeds {self.seeds}")
-        return "\n".join(lines)
-
-
-def _pm(mean: float | None, std: float | None) -> str:
-    return "-" if mean is None else f"{mean:.3f}" + ("" if not std else f"±{std:.3f}")
-
-
-def _delta(d: Mapping[str, Any]) -> str:
-    if d.get("diff") is None:
-        return "-"
-    lo, hi = d.get("ci_low"), d.get("ci_high")
-    ci = "" if lo is None else f" [{lo:+.3f},{hi:+.3f}]"
-    return f"{d['diff']:+.3f}{ci}"
-
-
-# --------------------------------------------------------------------------- explanation quality
-
-
-def explanation_quality(
-    loaded: LoadedModel,
-    examples: Sequence[Example],
-    *,
-    method: str = "grad_x_input",
-    rationale_column: str | None = None,
-    limit: int = 200,
-    max_length: int = 128,
-    batch_size: int = 64,
-) -> dict[str, Any]:
-    """Faithfulness (AOPC comprehensiveness / sufficiency) and, when the examples carry a rationale in
-    ``meta[rationale_column]``, plausibility (AUPRC, token-F1) of ``method`` explanations on the
-    first ``limit`` examples — the before/after numbers Results shows beside accuracy."""
-    from xmd.core.attribution import explain
-    from xmd.core.evaluate import aopc, plausibility, rationale_mask
-
-    chosen = list(examples[:limit])
-    if not chosen:
-        raise DataError("explanation quality needs at least one example")
-    texts = [ex.text for ex in chosen]
-    exps = explain(loaded, texts, method=method, max_length=max_length, batch_size=batch_size)
-    f = aopc(loaded, texts, exps, batch_size=batch_size, max_length=max_length)
-    out: dict[str, Any] = {
-        "method": method,
-        "n": len(chosen),
-        "aopc_comprehensiveness": f["comprehensiveness"],
-        "aopc_sufficiency": f["sufficiency"],
-    }
-    if rationale_column:
-        masks = [rationale_mask(ex.text, ex.meta.get(rationale_column)) for ex in chosen]
-        pl = plausibility(exps, masks)
-        out.update(auprc=pl["auprc"], token_f1=pl["token_f1"], n_rationales=pl["n"])
-    return out
-
-
-def _quality_summary(values: list[dict]) -> dict[str, Any]:
-    from xmd.core.compare import _mean, seed_std
-
-    keys = [k for k in ("aopc_comprehensiveness", "aopc_sufficiency", "auprc", "token_f1") if k in values[0]]
-    return {
-        "mean": {k: _mean([v[k] for v in values]) for k in keys},
-        "std": {k: seed_std([v[k] for v in values]) for k in keys},
-    }
+        """Plain-text table for the terminal (:func:`xmd.core.compare.format_table`)."""
+        return format_table(self.to_dict())
 
 
 # --------------------------------------------------------------------------- one arm
@@ -292,11 +174,14 @@ def run_comparison(
     callback: ProgressCallback | None = None,
     progress: bool = False,
     batch_hook: ArmBatchHook | None = None,
+    on_run: RunHook | None = None,
 ) -> Comparison:
     """Train the debug arm and each control for every seed, evaluate, and compare (see module doc).
 
     ``out_dir`` must be new or empty; it receives ``<arm>-seed<k>/`` model directories and
     ``comparison.json``. Returns the :class:`Comparison`; the debug arms' model cards gain its summary.
+    ``callback`` is every run's step callback (returning False cancels: finished runs stay, the
+    unfinished one leaves nothing, and no ``comparison.json`` is written).
     """
     config = config or TrainConfig()
     er = er or ERConfig()
@@ -385,71 +270,71 @@ def run_comparison(
         "n_feedback_positions": n_positions,
         "n_feedback_examples": len(targets),
     }
-    for seed in seeds:
-        for arm in ["debug", *arms]:
-            source = controls.base_model if arm == "deletion_base" else str(model_dir)
-            cfg = replace(base_config if arm == "deletion_base" else config, seed=seed)
-            data = cleaned if arm.startswith("deletion") else train
-            order = hashlib.sha256()
+    plan = [(seed, arm) for seed in seeds for arm in ["debug", *arms]]
+    for index, (seed, arm) in enumerate(plan):
+        if on_run is not None:
+            on_run(arm, seed, index, len(plan))
+        source = controls.base_model if arm == "deletion_base" else str(model_dir)
+        cfg = replace(base_config if arm == "deletion_base" else config, seed=seed)
+        data = cleaned if arm.startswith("deletion") else train
+        order = hashlib.sha256()
 
-            def hook(epoch: int, bi: int, ids: list[str], _arm: str = arm, _seed: int = seed, _h=order) -> None:
-                _h.update(("\x1f".join(ids) + "\x1e").encode())
-                if batch_hook is not None:
-                    batch_hook(_arm, _seed, epoch, bi, ids)
+        def hook(epoch: int, bi: int, ids: list[str], _arm: str = arm, _seed: int = seed, _h=order) -> None:
+            _h.update(("\x1f".join(ids) + "\x1e").encode())
+            if batch_hook is not None:
+                batch_hook(_arm, _seed, epoch, bi, ids)
 
-            out, partial = _prepare_output(root / f"{arm}-seed{seed}", source)
-            try:
-                loaded = load_model(source, labels=labels if arm == "deletion_base" else None, device=device)
-                history = train_loop(
-                    loaded,
-                    data,
-                    cfg,
-                    er=er if arm == "debug" else None,
-                    targets=targets if arm == "debug" else None,
-                    callback=callback,
-                    progress=progress,
-                    batch_hook=hook,
-                )
-                arm_pred = _predict(loaded, sets, config.max_length)
-                after = {
-                    n: set_metrics(gold[n], arm_pred[n], labels, has_words=has[n], positive=pos_index) for n in sets
-                }
-                shares_after = measure(loaded)
-                q = quality(loaded)
-                er_meta = asdict(er) if arm == "debug" else {**asdict(er), "lam": 0.0} if arm == "lambda0" else None
-                result = RunResult(
-                    out_dir=out,
-                    kind="debug" if arm == "debug" else "control",
-                    metrics_before=before or None,
-                    metrics_after=after or None,
-                    history=history,
-                    shares_before=shares_before,
-                    shares_after=shares_after,
-                    meta=_meta(loaded, cfg, len(data), history, arm=arm, seed=seed, er=er_meta, **common),
-                )
-                _finish(loaded, result, partial, out)
-                del loaded
-            finally:
-                if partial.exists():
-                    shutil.rmtree(partial, ignore_errors=True)
-            for n in sets:
-                preds[n].setdefault(arm, []).append(arm_pred[n])
-            if q is not None:
-                quality_after.setdefault(arm, []).append(q)
-            runs.append(
-                {
-                    "arm": arm,
-                    "seed": seed,
-                    "out_dir": str(out),
-                    "source": str(source),
-                    "n_train": len(data),
-                    "steps": len(history.steps),
-                    "seconds": history.seconds,
-                    "final_loss": history.steps[-1].loss if history.steps else None,
-                    "data_order": order.hexdigest(),
-                    "shares_after": shares_after,
-                }
+        out, partial = _prepare_output(root / f"{arm}-seed{seed}", source)
+        try:
+            loaded = load_model(source, labels=labels if arm == "deletion_base" else None, device=device)
+            history = train_loop(
+                loaded,
+                data,
+                cfg,
+                er=er if arm == "debug" else None,
+                targets=targets if arm == "debug" else None,
+                callback=callback,
+                progress=progress,
+                batch_hook=hook,
             )
+            arm_pred = _predict(loaded, sets, config.max_length)
+            after = {n: set_metrics(gold[n], arm_pred[n], labels, has_words=has[n], positive=pos_index) for n in sets}
+            shares_after = measure(loaded)
+            q = quality(loaded)
+            er_meta = asdict(er) if arm == "debug" else {**asdict(er), "lam": 0.0} if arm == "lambda0" else None
+            result = RunResult(
+                out_dir=out,
+                kind="debug" if arm == "debug" else "control",
+                metrics_before=before or None,
+                metrics_after=after or None,
+                history=history,
+                shares_before=shares_before,
+                shares_after=shares_after,
+                meta=_meta(loaded, cfg, len(data), history, arm=arm, seed=seed, er=er_meta, **common),
+            )
+            _finish(loaded, result, partial, out)
+            del loaded
+        finally:
+            if partial.exists():
+                shutil.rmtree(partial, ignore_errors=True)
+        for n in sets:
+            preds[n].setdefault(arm, []).append(arm_pred[n])
+        if q is not None:
+            quality_after.setdefault(arm, []).append(q)
+        runs.append(
+            {
+                "arm": arm,
+                "seed": seed,
+                "out_dir": str(out),
+                "source": str(source),
+                "n_train": len(data),
+                "steps": len(history.steps),
+                "seconds": history.seconds,
+                "final_loss": history.steps[-1].loss if history.steps else None,
+                "data_order": order.hexdigest(),
+                "shares_after": shares_after,
+            }
+        )
 
     # deletion_base follows the base recipe (its own epochs / batch size), so it is held to the same
     # order only when that recipe batches like the debug run.
@@ -500,7 +385,7 @@ def run_comparison(
             "base_train": asdict(base_config) if "deletion_base" in arms else None,
             "er": asdict(er),
             "base_model": controls.base_model,
-            "parent_model": str(model_dir),
+            "parent_model": str(Path(model_dir).resolve()) if Path(model_dir).exists() else str(model_dir),
             "n_train": len(train),
             "n_feedback_positions": n_positions,
             "n_deleted_words": n_deleted,

@@ -54,7 +54,8 @@ def _comparison_lines(cmp: dict[str, Any] | None) -> list[str]:
         "",
         f"Same parent, data order, steps and seeds {cmp.get('seeds')}; mean ± std over seeds. Controls: "
         "`lambda0` = the same training without the ER term, `deletion` = the removed words deleted from the "
-        "training texts. Verdict: the paired bootstrap 95% interval of the difference must exclude 0 and the "
+        "training texts, `deletion_base` = the base model's recipe on those cleaned texts. Verdict: the paired "
+        "bootstrap 95% interval of the difference must exclude 0 and the "
         f"difference must exceed the seed std (details in `{cmp.get('file', 'comparison.json')}`).",
         "",
         "| eval set | metric | " + " | ".join(arms) + " | verdict |",
