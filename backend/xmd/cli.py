@@ -415,7 +415,8 @@ def cmd_evaluate(args) -> None:
         fpr = word_fpr_sets(loaded, sets, args.words, args.feedback, args.positive_label, args.max_length)
         for name, m in fpr.items():
             metrics[name].update(m)
-            lines.append(f"{name}: {m['positive_label']} FPR with the words {m['fpr_words']}, others {m['fpr_other']}")
+            rates = ", ".join("-" if m[k] is None else f"{m[k]:.3f}" for k in ("fpr_words", "fpr_other"))
+            lines.append(f"{name}: false-positive rate of {m['positive_label']} with the words / others: {rates}")
     if args.faithfulness or args.rationale_column:
         for name, exs in sets.items():
             chosen = exs[: args.faithfulness_limit]
