@@ -214,6 +214,8 @@ def run_comparison(
     if n_deleted == 0 and any(a.startswith("deletion") for a in arms):
         arms = [a for a in arms if not a.startswith("deletion")]
         notes.append("the feedback removes no word, so the deletion controls would equal λ = 0; they were skipped")
+    if not sets:
+        notes.append("no eval sets were given: the arms are trained and their word shares measured, nothing else")
     words = removed_task_words(feedback.task)
     positive = None
     if words:
