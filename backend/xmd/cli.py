@@ -108,6 +108,12 @@ def build_parser() -> argparse.ArgumentParser:
     _add_train_args(p, epochs=2, lr=3e-5)
     _add_data_args(p)
     _add_common(p)
+    # Controls (issue 14): --out becomes a folder with one model per arm and seed + comparison.json.
+    p.add_argument("--controls", default=None, help="comma-separated: lambda0,deletion[,deletion_base]")
+    p.add_argument("--seeds", type=int, default=1, help="with --controls: every arm runs this many seeds")
+    p.add_argument("--base-model", default=None, help="base model of the deletion_base control")
+    p.add_argument("--positive-label", default=None, help="flagged class of the word false-positive rate")
+    p.add_argument("--bootstrap", type=int, default=1000, help="paired bootstrap resamples")
 
     p = sub.add_parser("evaluate", help="accuracy / macro-F1 on named eval sets, optional faithfulness")
     p.add_argument("model")
@@ -120,6 +126,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="column with human rationales (0/1 per word, word positions or words): adds AUPRC and token-F1",
     )
     p.add_argument("--eval", action="append", default=[], metavar="NAME=PATH", required=True)
+    p.add_argument("--words", default=None, help="word list (one a line): adds the word false-positive rate")
+    p.add_argument("--feedback", default=None, help="feedback JSON whose task-level remove words give --words")
+    p.add_argument("--positive-label", default=None, help="flagged class of the word FPR (default: word lift)")
     _add_data_args(p)
     _add_common(p)
 
@@ -358,6 +367,18 @@ def cmd_debug(args) -> None:
     feedback = load_feedback(args.feedback)
     er = ERConfig(objective=args.objective, loss=args.loss, lam=args.lam, method=args.method)
     er.attribution_weight = args.attribution_weight
+    if args.controls:
+        from xmd.core.controls import ControlsConfig, run_comparison
+
+        arms = tuple(a.strip() for a in args.controls.split(",") if a.strip())
+        ctl = ControlsConfig(arms=arms, seeds=args.seeds, base_model=args.base_model, n_resamples=args.bootstrap)
+        ctl.positive_label = args.positive_label
+        cmp = run_comparison(
+            _resolve_model(args.model), train, feedback, args.out, config=_train_config(args), er=er,
+            eval_sets=eval_sets, controls=ctl, device=args.device, progress=not args.quiet,
+        )  # fmt: skip
+        _print(args, cmp.to_dict(), cmp.table())
+        return
     result = debug(
         _resolve_model(args.model),
         train,
@@ -391,6 +412,14 @@ def cmd_evaluate(args) -> None:
     sets = _eval_sets(args, loaded.labels)
     metrics = evaluate_sets(loaded, sets, batch_size=args.batch_size, max_length=args.max_length)
     lines = [_metrics_table(None, metrics)]
+    if args.words or args.feedback:
+        from xmd.core.measures import word_fpr_sets
+
+        fpr = word_fpr_sets(loaded, sets, args.words, args.feedback, args.positive_label, args.max_length)
+        for name, m in fpr.items():
+            metrics[name].update(m)
+            rates = ", ".join("-" if m[k] is None else f"{m[k]:.3f}" for k in ("fpr_words", "fpr_other"))
+            lines.append(f"{name}: false-positive rate of {m['positive_label']} with the words / others: {rates}")
     if args.faithfulness or args.rationale_column:
         for name, exs in sets.items():
             chosen = exs[: args.faithfulness_limit]

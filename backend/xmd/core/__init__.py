@@ -5,6 +5,7 @@ It imports no web, database or queue code, so everything here works from a noteb
 
 from xmd.core.aggregate import TaskAggregate, WordStats, aggregate
 from xmd.core.attribution import METHODS, explain
+from xmd.core.controls import Comparison, ControlsConfig, run_comparison
 from xmd.core.data import load_examples, save_examples
 from xmd.core.evaluate import aopc, compare_metrics, evaluate_sets, plausibility
 from xmd.core.feedback import FeedbackSet, expand_feedback, load_feedback, save_feedback
@@ -29,6 +30,8 @@ from xmd.core.types import (
 __all__ = [
     "METHODS",
     "Action",
+    "Comparison",
+    "ControlsConfig",
     "DataError",
     "ERConfig",
     "Example",
@@ -61,6 +64,7 @@ __all__ = [
     "normalize_scores",
     "plausibility",
     "predict_proba",
+    "run_comparison",
     "save_examples",
     "save_feedback",
     "save_model",

@@ -43,6 +43,34 @@ def _word_count(entry: Any) -> str:
     return f"`{entry}`"
 
 
+def _comparison_lines(cmp: dict[str, Any] | None) -> list[str]:
+    """Mean ± std over seeds per arm and the verdict, from ``Comparison.summary()`` (xmd.core.controls)."""
+    if not cmp or not cmp.get("sets"):
+        return []
+    arms = cmp.get("arms") or []
+    lines = [
+        "",
+        "## Compared with controls",
+        "",
+        f"Same parent, data order, steps and seeds {cmp.get('seeds')}; mean ± std over seeds. Controls: "
+        "`lambda0` = the same training without the ER term, `deletion` = the removed words deleted from the "
+        "training texts, `deletion_base` = the base model's recipe on those cleaned texts. Verdict: the paired "
+        "bootstrap 95% interval of the difference must exclude 0 and the "
+        f"difference must exceed the seed std (details in `{cmp.get('file', 'comparison.json')}`).",
+        "",
+        "| eval set | metric | " + " | ".join(arms) + " | verdict |",
+        "|---|---|" + "---|" * len(arms) + "---|",
+    ]
+    for name, rows in cmp["sets"].items():
+        for metric, row in rows.items():
+            cells = []
+            for arm in arms:
+                mean, std = (row.get(arm) or [None, None])[:2]
+                cells.append(_fmt(mean) + ("" if std is None else f" ± {std:.4f}"))
+            lines.append(f"| {name} | {metric} | " + " | ".join(cells) + f" | {row.get('verdict', '–')} |")
+    return lines
+
+
 def render_model_card(meta: dict[str, Any]) -> str:
     """Render README.md from the run metadata written next to the model (``xmd.json``)."""
     base = meta.get("base_model") or "unknown"
@@ -88,6 +116,8 @@ def render_model_card(meta: dict[str, Any]) -> str:
                 lines.append(f"- {title}: " + ", ".join(_word_count(w) for w in fb[key][:10]))
     else:
         lines += [f"Fine-tuned from `{base}` with xmd (plain cross-entropy, no explanation regulariser).", ""]
+        if meta.get("arm"):
+            lines += [f"- A **control** (`{meta['arm']}`, seed {meta.get('seed')}) of an xmd debug comparison."]
         lines += [f"- Classes: {', '.join(f'`{x}`' for x in labels)}"]
     train = meta.get("train") or {}
     lines += [
@@ -103,6 +133,7 @@ def render_model_card(meta: dict[str, Any]) -> str:
         "",
         *_metrics_table(meta.get("metrics_before"), meta.get("metrics_after")),
     ]
+    lines += _comparison_lines(meta.get("comparison"))
     sb, sa = meta.get("shares_before"), meta.get("shares_after")
     if sb and sa:
         lines += [

@@ -115,6 +115,9 @@ class StepInfo:
 
 
 ProgressCallback = Callable[[StepInfo], bool | None]
+#: Called with ``(epoch, batch index, example ids)`` before each batch's forward pass, so that runs
+#: meant to share their data order (a debug run and its controls) can be checked to do so.
+BatchHook = Callable[[int, int, list[str]], None]
 
 
 @dataclass
@@ -253,11 +256,13 @@ def train_loop(
     targets: FeedbackTargets | None = None,
     callback: ProgressCallback | None = None,
     progress: bool = False,
+    batch_hook: BatchHook | None = None,
 ) -> TrainHistory:
     """Train ``loaded.model`` in place on ``examples``; ``er`` + ``targets`` add the ER term.
 
     The callback is called after every optimiser step; returning ``False`` cancels the run with
-    :class:`TrainingCancelled`.
+    :class:`TrainingCancelled`. The data order depends only on ``config.seed`` and the number of
+    examples (never on the texts or on λ), which is what lets controls share it with the debug run.
     """
     config.validate()
     if er is not None:
@@ -312,6 +317,8 @@ def train_loop(
             perm = torch.randperm(len(examples), generator=gen).tolist()
             for bi in range(batches_per_epoch):
                 batch = [examples[i] for i in perm[bi * config.batch_size : (bi + 1) * config.batch_size]]
+                if batch_hook is not None:
+                    batch_hook(epoch, bi, [ex.id for ex in batch])
                 enc = encode(loaded.tokenizer, [ex.text for ex in batch], max_length=config.max_length)
                 enc = enc.to(device)
                 labels = torch.tensor([ex.label for ex in batch], device=device)
