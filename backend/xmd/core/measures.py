@@ -58,21 +58,16 @@ def _quality_summary(values: list[dict]) -> dict[str, Any]:
 
 
 def read_word_list(path: str) -> list[str]:
-    """Word keys from a file of one word a line (a second column, e.g. a weight, is ignored; blank
-    lines and ``#`` comments are skipped)."""
-    from pathlib import Path
-
+    """Sorted word keys of a word-list file, read by the one parser evaluation mode uses
+    (:func:`xmd.core.simulate.read_word_list`: weights, comments, headers, multi-word lines)."""
     from xmd.core.feedback import task_key
+    from xmd.core.simulate import read_word_list as parse_word_list
 
-    try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except OSError as e:
-        raise DataError(f"cannot read word list {path!r}: {e.strerror or e}") from None
-    words = [line.replace(",", " ").replace("\t", " ").split()[0] for line in lines if line.strip()]
-    keys = [task_key(w) for w in words if not w.startswith("#")]
+    entries, _ = parse_word_list(path)
+    keys = sorted({task_key(word) for word, _weight in entries})
     if not keys:
         raise DataError(f"word list {path!r} holds no word")
-    return sorted(set(keys))
+    return keys
 
 
 def word_fpr_sets(
