@@ -1,6 +1,7 @@
 // Generate src/api/schema.d.ts from the server's OpenAPI schema, so the UI's API types cannot drift
 // from the routes. `node scripts/gen-api.mjs` writes the file; `--check` regenerates into memory and
-// exits 1 when the committed file differs (what CI runs through `npm run check:api`).
+// exits 1 when the committed file differs (what CI runs through `npm run check:api`, and
+// tests/api/test_api_types.py). `--check FILE` compares with FILE instead (the test's stale control).
 //
 // The schema comes from the FastAPI app itself (no server, no database): the project's Python imports
 // the app factory and prints app.openapi(). Python is $XMD_PYTHON, else the repo's .venv, else python3.
@@ -52,10 +53,12 @@ export async function generate() {
 }
 
 const text = await generate()
-if (process.argv.includes('--check')) {
-  const committed = existsSync(target) ? readFileSync(target, 'utf8') : ''
+const check = process.argv.indexOf('--check')
+if (check >= 0) {
+  const file = process.argv[check + 1] ? resolve(process.argv[check + 1]) : target
+  const committed = existsSync(file) ? readFileSync(file, 'utf8') : ''
   if (committed !== text) {
-    console.error(`${target} is stale: the server's OpenAPI schema changed. Run \`npm run gen:api\` in frontend/ and commit it.`)
+    console.error(`${file} is stale: the server's OpenAPI schema changed. Run \`npm run gen:api\` in frontend/ and commit it.`)
     process.exit(1)
   }
   console.log('schema.d.ts matches the server schema')

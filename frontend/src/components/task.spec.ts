@@ -10,12 +10,14 @@ import type { WordStats } from '../api/types'
 import { undoStack } from '../stores/undo'
 import WordExamples from './WordExamples.vue'
 import WordRanking from './WordRanking.vue'
+import * as fx from '../testing/fixtures'
 
 const A = vi.mocked(api)
 const spielberg: WordStats = {
   word: 'spielberg',
   count: 30,
   mean_importance: 0.3,
+  mean_signed: 0.3,
   label_counts: [0, 30],
   skew: 1,
   skew_label: 1,
@@ -59,8 +61,8 @@ describe('WordExamples', () => {
     undoStack.splice(0)
     A.wordExamples.mockResolvedValue({
       items: [
-        { id: 4, text: 'spielberg made it.', label: 1, prediction: { label: 1, probs: [0.2, 0.8], correct: true }, highlight: [0], spans: [[0, 9], [10, 14], [15, 17], [17, 18]] },
-        { id: 5, text: 'a dull spielberg film', label: 0, prediction: { label: 1, probs: [0.3, 0.7], correct: false }, highlight: [2], spans: [[0, 1], [2, 6], [7, 16], [17, 21]] },
+        fx.example({ id: 4, text: 'spielberg made it.', label: 1, prediction: { label: 1, probs: [0.2, 0.8], correct: true }, highlight: [0], spans: [[0, 9], [10, 14], [15, 17], [17, 18]] }),
+        fx.example({ id: 5, text: 'a dull spielberg film', label: 0, prediction: { label: 1, probs: [0.3, 0.7], correct: false }, highlight: [2], spans: [[0, 1], [2, 6], [7, 16], [17, 21]] }),
       ],
       total: 2,
       offset: 0,
@@ -89,7 +91,7 @@ describe('WordExamples', () => {
     expect(A.wordExamples).toHaveBeenLastCalledWith(1, 'spielberg', expect.objectContaining({ correctness: 'all', offset: 0, limit: 10 }))
     expect(w.find('[data-testid=word-examples-total]').text()).toBe(': 2')
     A.wordExamples.mockResolvedValueOnce({
-      items: [{ id: 4, text: 'spielberg made it.', label: 1, prediction: { label: 1, probs: [0.2, 0.8], correct: true }, highlight: [0] }],
+      items: [fx.example({ id: 4, text: 'spielberg made it.', label: 1, prediction: { label: 1, probs: [0.2, 0.8], correct: true }, highlight: [0] })],
       total: 17,
       offset: 0,
       limit: 10,
@@ -130,8 +132,8 @@ describe('WordExamples', () => {
         query: {},
         mark: 'remove',
         taskFeedback: [
-          { level: 'task', word: 'spielberg', action: 'remove', label: null, scope: 'correct' },
-          { level: 'task', word: 'spielberg', action: 'add', label: 0, scope: 'all' },
+          fx.feedback({ level: 'task', word: 'spielberg', action: 'remove', label: null, scope: 'correct' }),
+          fx.feedback({ level: 'task', word: 'spielberg', action: 'add', label: 0, scope: 'all' }),
         ],
       },
     })
