@@ -1,8 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { auth, initAuth, setToken } from '../stores/auth'
 import { clearErrors, status } from '../stores/status'
 import { ApiError, detailText, http, withQuery } from './client'
 import { api } from './endpoints'
+import { wireApi } from '../wire'
+
+beforeAll(wireApi)
 
 function reply(status: number, body: unknown) {
   return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } })
