@@ -244,7 +244,7 @@ describe('DatasetUpload', () => {
       ],
     })
     A.uploadDataset.mockRejectedValue(new Error('train.csv: label "neutral" is not one of the project labels'))
-    const w = mount(DatasetUpload, { props: { pid: 3 } })
+    const w = mount(DatasetUpload, { props: { preview: (f: FormData) => A.previewDataset(3, f), upload: (f: FormData) => A.uploadDataset(3, f) } })
     const input = w.find('#ds-file')
     const file = new File(['id,sentence,label\n'], 'train.csv', { type: 'text/csv' })
     Object.defineProperty(input.element, 'files', { value: [file] })
