@@ -1,5 +1,6 @@
-// Generate src/api/schema.d.ts from the server's OpenAPI schema, so the UI's API types cannot drift
-// from the routes. `node scripts/gen-api.mjs` writes the file; `--check` regenerates into memory and
+// Generate src/api/schema.d.ts (types) and src/api/defaults.ts (the request bodies' default values,
+// e.g. the retrain settings the form starts from) from the server's OpenAPI schema, so the UI's API
+// types and defaults cannot drift from the routes. `node scripts/gen-api.mjs` writes the file; `--check` regenerates into memory and
 // exits 1 when the committed file differs (what CI runs through `npm run check:api`, and
 // tests/api/test_api_types.py). `--check FILE` compares with FILE instead (the test's stale control).
 //
@@ -14,6 +15,7 @@ import openapiTS, { astToString } from 'openapi-typescript'
 const here = dirname(fileURLToPath(import.meta.url))
 const root = resolve(here, '..', '..')
 const target = join(root, 'frontend', 'src', 'api', 'schema.d.ts')
+const defaultsTarget = join(root, 'frontend', 'src', 'api', 'defaults.ts')
 
 // The composition root moves to xmd.app in the service redesign; older trees have it in xmd.api.app.
 const DUMP = `
@@ -47,22 +49,44 @@ const HEADER = `// GENERATED from the server's OpenAPI schema by frontend/script
 
 `
 
-export async function generate() {
-  const ast = await openapiTS(dumpSchema(), { alphabetize: true, defaultNonNullable: false })
-  return HEADER + astToString(ast)
+/** schema name -> property -> default, for the request bodies (`...In`) that declare defaults. */
+function defaultsOf(schema) {
+  const out = {}
+  for (const [name, s] of Object.entries(schema.components?.schemas ?? {}).sort(([a], [b]) => a.localeCompare(b))) {
+    if (!name.endsWith('In')) continue
+    const d = Object.fromEntries(
+      Object.entries(s.properties ?? {})
+        .filter(([, p]) => p.default !== undefined && p.default !== null)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([k, p]) => [k, p.default]),
+    )
+    if (Object.keys(d).length) out[name] = d
+  }
+  return out
 }
 
-const text = await generate()
+export async function generate() {
+  const schema = dumpSchema()
+  const ast = await openapiTS(schema, { alphabetize: true, defaultNonNullable: false })
+  const defaults = `${HEADER}export const schemaDefaults = ${JSON.stringify(defaultsOf(schema), null, 2)}\n`
+  return { [target]: HEADER + astToString(ast), [defaultsTarget]: defaults }
+}
+
+const files = await generate()
 const check = process.argv.indexOf('--check')
 if (check >= 0) {
-  const file = process.argv[check + 1] ? resolve(process.argv[check + 1]) : target
-  const committed = existsSync(file) ? readFileSync(file, 'utf8') : ''
-  if (committed !== text) {
-    console.error(`${file} is stale: the server's OpenAPI schema changed. Run \`npm run gen:api\` in frontend/ and commit it.`)
+  // `--check FILE`: compare the types with FILE (the test's stale control); the defaults stay where they are
+  const against = process.argv[check + 1] ? resolve(process.argv[check + 1]) : target
+  const pairs = [[against, files[target]], [defaultsTarget, files[defaultsTarget]]]
+  const stale = pairs.filter(([file, text]) => (existsSync(file) ? readFileSync(file, 'utf8') : '') !== text).map(([f]) => f)
+  if (stale.length) {
+    console.error(`${stale.join(', ')} is stale: the server's OpenAPI schema changed. Run \`npm run gen:api\` in frontend/ and commit it.`)
     process.exit(1)
   }
-  console.log('schema.d.ts matches the server schema')
+  console.log('schema.d.ts and defaults.ts match the server schema')
 } else {
-  writeFileSync(target, text)
-  console.log(`wrote ${target}`)
+  for (const [file, text] of Object.entries(files)) {
+    writeFileSync(file, text)
+    console.log(`wrote ${file}`)
+  }
 }

@@ -29,6 +29,7 @@ import DeployView from './DeployView.vue'
 import FeedbackView from './FeedbackView.vue'
 import RetrainView from './RetrainView.vue'
 import * as fx from '../testing/fixtures'
+import { schemaDefaults } from '../api/defaults'
 
 const A = vi.mocked(api)
 const router = () =>
@@ -137,7 +138,12 @@ describe('RetrainView', () => {
     await w.find('#rt-epochs').setValue('3')
     await w.find('form').trigger('submit')
     await flushPromises()
-    expect(A.retrainJob).toHaveBeenCalledWith(1, expect.objectContaining({ version_id: 9, loss: 'huber', lam: 0.5, epochs: 3, eval_dataset_ids: [6] }))
+    // what the person did not touch is the server's default (from its schema), not a number of the UI's
+    const D = schemaDefaults.RetrainIn
+    expect(A.retrainJob).toHaveBeenCalledWith(
+      1,
+      expect.objectContaining({ version_id: 9, loss: 'huber', lam: 0.5, epochs: 3, eval_dataset_ids: [6], lr: D.lr, batch_size: D.batch_size, objective: D.objective }),
+    )
     expect(w.find('[data-testid=retrain-error]').text()).toBe('there is no feedback to train with yet')
     await w.find('form').trigger('submit')
     await flushPromises()
