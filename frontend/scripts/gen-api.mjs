@@ -19,12 +19,11 @@ const defaultsTarget = join(root, 'frontend', 'src', 'api', 'defaults.ts')
 
 // The composition root moves to xmd.app in the service redesign; older trees have it in xmd.api.app.
 const DUMP = `
-import json, sys
-try:
-    from xmd.app import create_app
-except ImportError:
-    from xmd.api.app import create_app
-sys.stdout.write(json.dumps(create_app(serve_ui=False).openapi()))
+import importlib, importlib.util, inspect, json, sys
+root = "xmd.app" if importlib.util.find_spec("xmd.app") else "xmd.api.app"
+create_app = importlib.import_module(root).create_app
+kwargs = {"serve_ui": False} if "serve_ui" in inspect.signature(create_app).parameters else {}
+sys.stdout.write(json.dumps(create_app(**kwargs).openapi()))
 `
 
 function python() {
