@@ -18,7 +18,7 @@ def run_check(target: Path) -> subprocess.CompletedProcess[str]:
     node = shutil.which("node")
     assert node, "node is needed to check the generated API types (make test installs the frontend)"
     env = {**os.environ, "XMD_PYTHON": sys.executable}
-    return subprocess.run(
+    done = subprocess.run(
         [node, str(SCRIPT), "--check", str(target)],
         cwd=ROOT / "frontend",
         env=env,
@@ -26,6 +26,8 @@ def run_check(target: Path) -> subprocess.CompletedProcess[str]:
         text=True,
         timeout=300,
     )
+    assert "ERR_MODULE_NOT_FOUND" not in done.stderr, f"run `npm ci` in frontend/ (make frontend):\n{done.stderr}"
+    return done
 
 
 def test_generated_api_types_are_current(tmp_path: Path) -> None:
