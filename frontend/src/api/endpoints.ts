@@ -1,5 +1,5 @@
 // One typed function per REST route the UI uses (docs/API.md).
-import { http, withQuery, type Query } from './client'
+import { currentToken, http, withQuery, type Query } from './client'
 import { asExplanation, asPage } from './normalize'
 import type {
   Action,
@@ -21,7 +21,6 @@ import type {
   Slice,
   WordStats,
 } from './types'
-import { auth } from '../stores/auth'
 
 const P = (pid: number) => `/api/projects/${pid}`
 
@@ -92,7 +91,7 @@ export const api = {
     asPage<MetricPoint>(await http.get(`/api/jobs/${jid}/metrics`, { after }, { quiet: true })).items,
   cancelJob: (jid: string) => http.post<Job>(`/api/jobs/${jid}/cancel`),
   /** EventSource cannot send headers, so this route takes the token as a query parameter. */
-  jobEventsUrl: (jid: string) => withQuery(`/api/jobs/${jid}/events`, { token: auth.token }),
+  jobEventsUrl: (jid: string) => withQuery(`/api/jobs/${jid}/events`, { token: currentToken() }),
 
   // versions
   versions: async (pid: number) => asPage<ModelVersion>(await http.get(`${P(pid)}/versions`)).items,
