@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 from sqlalchemy.orm import Session
@@ -23,13 +22,6 @@ from xmd.db.migrate import upgrade
 log = logging.getLogger(__name__)
 DEMO_PROJECT = "demo: spielberg shortcut"
 ADMIN = "admin"
-
-
-@dataclass
-class Prepared:
-    token: str
-    project_id: int | None
-    explain_job: str | None
 
 
 def ensure_admin(db: Session) -> str:
@@ -48,9 +40,9 @@ def prepare_demo(db: Session, settings: Settings, workdir: Path, *, n_train: int
     from xmd.datasets import service as datasets
     from xmd.jobs import service as jobs
     from xmd.jobs.queue import enqueue
-    from xmd.models import service as versions
     from xmd.projects import flows
     from xmd.projects import service as projects
+    from xmd.versions import service as versions
 
     existing = projects.get_by_name(db_session=db, name=DEMO_PROJECT)
     if existing is not None:
@@ -93,7 +85,7 @@ def serve(
     """Run until interrupted."""
     import uvicorn
 
-    from xmd.api.app import create_app
+    from xmd.app import create_app
 
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     upgrade(database_url(settings.database_url, data_dir_path=settings.data_dir))

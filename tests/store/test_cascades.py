@@ -11,11 +11,11 @@ from xmd.core.types import Example as CoreExample
 from xmd.core.words import split_words
 from xmd.datasets import service as datasets
 from xmd.explanations import service as explanations
-from xmd.feedback_store import service as feedback
+from xmd.feedback import service as feedback
 from xmd.jobs import service as jobs
-from xmd.models import service as versions
 from xmd.projects import service as projects
 from xmd.users import service as users
+from xmd.versions import service as versions
 
 
 def _count(db, model) -> int:

@@ -15,7 +15,7 @@ from xmd.datasets.models import Dataset, DatasetRole, Example
 from xmd.db.engine import analyze, is_sqlite, write_scope
 from xmd.db.errors import ConflictError, NotFoundError
 from xmd.explanations.models import Explanation
-from xmd.feedback_store.models import Feedback
+from xmd.feedback.models import Feedback
 from xmd.projects.models import Project
 
 PREDICTIONS = ("correct", "incorrect")
@@ -53,6 +53,58 @@ def list_datasets(*, db_session: Session, project_id: int, role: DatasetRole | s
     if role is not None:
         stmt = stmt.where(Dataset.role == DatasetRole(role))
     return list(db_session.scalars(stmt))
+
+
+def resolve_ids(
+    *, db_session: Session, project: Project, ids: Sequence[int] | None, role: DatasetRole
+) -> list[Dataset]:
+    """The datasets a job names (every one of ``role`` when ``ids`` is None), each checked to belong to
+    the project (404) and to have that role (422); the API and the job body both call this."""
+    if ids is None:
+        return list_datasets(db_session=db_session, project_id=project.id, role=role)
+    out = []
+    for did in dict.fromkeys(int(i) for i in ids):
+        ds = get_or_raise(db_session=db_session, dataset_id=did)
+        if ds.project_id != project.id:
+            raise NotFoundError(f"dataset {did} not found in project {project.name!r}")
+        if ds.role is not role:
+            raise DataError(f"dataset {ds.name!r} is a {ds.role.value} set, not a {role.value} set")
+        out.append(ds)
+    return out
+
+
+def in_project(*, db_session: Session, project: Project, dataset_id: int) -> Dataset:
+    """A dataset of ``project``; NotFoundError when it does not exist or belongs to another project."""
+    ds = get_or_raise(db_session=db_session, dataset_id=dataset_id)
+    if ds.project_id != project.id:
+        raise NotFoundError(f"dataset {dataset_id} not found in project {project.name!r}")
+    return ds
+
+
+def stored_predictions(
+    *, db_session: Session, example_ids: Sequence[int], version_id: int | None, method: str | None
+) -> dict[int, tuple[int, list[float]]]:
+    """Predicted class and probabilities per example id, from the stored explanations of a version."""
+    if not example_ids or version_id is None or not method:
+        return {}
+    stmt = select(Explanation.example_id, Explanation.target, Explanation.probs).where(
+        Explanation.example_id.in_(example_ids),
+        Explanation.model_version_id == version_id,
+        Explanation.method == method,
+    )
+    return {eid: (t, list(p)) for eid, t, p in db_session.execute(stmt)}
+
+
+def feedback_counts(*, db_session: Session, example_ids: Sequence[int]) -> dict[int, int]:
+    """How many current feedback entries each example has."""
+    if not example_ids:
+        return {}
+    stmt = (
+        select(Feedback.example_id, func.count())
+        .where(Feedback.example_id.in_(example_ids))
+        .group_by(Feedback.example_id)
+    )
+    return {eid: int(n) for eid, n in db_session.execute(stmt)}
 
 
 def _chunks(rows: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
@@ -150,12 +202,6 @@ def get_example_or_raise(*, db_session: Session, example_id: int) -> Example:
     if example is None:
         raise NotFoundError(f"example {example_id} not found")
     return example
-
-
-def get_example_by_ext_id(*, db_session: Session, dataset_id: int, ext_id: str) -> Example | None:
-    """Example of a dataset by its id in the user's file, or None."""
-    stmt = select(Example).where(Example.dataset_id == dataset_id, Example.ext_id == str(ext_id))
-    return db_session.scalars(stmt).one_or_none()
 
 
 def pg_regex(pattern: str) -> str:

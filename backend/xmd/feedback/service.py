@@ -26,7 +26,7 @@ from xmd.datasets.models import Example
 from xmd.db.base import utcnow
 from xmd.db.engine import dialect_insert, is_sqlite, write_scope
 from xmd.db.errors import NotFoundError
-from xmd.feedback_store.models import Feedback, FeedbackEvent, FeedbackLevel
+from xmd.feedback.models import Feedback, FeedbackEvent, FeedbackLevel
 from xmd.projects.models import Project
 
 CHUNK = 500

@@ -1,1 +1,3 @@
-"""The REST API: FastAPI app factory, authentication, role policy and error mapping."""
+"""The HTTP kit every domain's views build on: request dependencies and the role policy (``deps``),
+error mapping (``errors``), streamed uploads (``uploads``), the page envelope (``pagination``) and
+signed download links (``links``). It sits below the domains' views and imports no view."""

@@ -40,18 +40,36 @@ def list_jobs(
     project_id: int | None = None,
     status: JobStatus | str | None = None,
     kind: JobKind | str | None = None,
+    offset: int = 0,
     limit: int = 50,
 ) -> list[Job]:
     """Jobs, newest first, optionally of one project, status or kind."""
-    stmt = select(Job)
-    if project_id is not None:
-        stmt = stmt.where(Job.project_id == project_id)
-    if status is not None:
-        stmt = stmt.where(Job.status == JobStatus(status))
-    if kind is not None:
-        stmt = stmt.where(Job.kind == JobKind(kind))
-    stmt = stmt.order_by(Job.created_at.desc(), Job.id).limit(limit)
+    stmt = select(Job).where(*_job_filters(project_id, status, kind))
+    stmt = stmt.order_by(Job.created_at.desc(), Job.id).offset(offset).limit(limit)
     return list(db_session.scalars(stmt.execution_options(populate_existing=True)))
+
+
+def count_jobs(
+    *,
+    db_session: Session,
+    project_id: int | None = None,
+    status: JobStatus | str | None = None,
+    kind: JobKind | str | None = None,
+) -> int:
+    """How many jobs :func:`list_jobs` pages through with these filters."""
+    where = _job_filters(project_id, status, kind)
+    return int(db_session.scalar(select(func.count()).select_from(Job).where(*where)) or 0)
+
+
+def _job_filters(project_id: int | None, status: JobStatus | str | None, kind: JobKind | str | None) -> list[Any]:
+    where: list[Any] = []
+    if project_id is not None:
+        where.append(Job.project_id == project_id)
+    if status is not None:
+        where.append(Job.status == JobStatus(status))
+    if kind is not None:
+        where.append(Job.kind == JobKind(kind))
+    return where
 
 
 def create(

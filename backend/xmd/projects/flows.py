@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import shutil
 import tarfile
-import tempfile
 import uuid
 import zipfile
 from pathlib import Path, PurePosixPath
@@ -21,16 +20,11 @@ from xmd.config import Settings
 from xmd.core.modeling import load_model, save_model
 from xmd.core.types import DataError, ModelLoadError
 from xmd.db.errors import ConflictError
-from xmd.models import service as models_service
 from xmd.projects import service
 from xmd.projects.models import Project
+from xmd.versions import service as versions_service
 
 MAX_ARCHIVE_MEMBERS = 10_000
-
-
-def version_dir(settings: Settings, project_id: int) -> Path:
-    """Where a project's versions live; ``{version}`` is filled in when the version is numbered."""
-    return settings.models_dir / f"p{project_id}" / "v{version}"
 
 
 def create_project(
@@ -59,15 +53,15 @@ def create_project(
         description=description,
         created_by=user_id,
     )
-    dest = Path(str(version_dir(settings, project.id)).replace("{version}", "1"))
+    dest = Path(versions_service.version_dir(settings, project.id).replace("{version}", "1"))
     partial = dest.parent / f".partial-{uuid.uuid4().hex}"
     try:
         save_model(loaded, partial)
         partial.rename(dest)
-        models_service.create_base(
+        versions_service.create_base(
             db_session=db_session,
             project=project,
-            path=str(version_dir(settings, project.id)),
+            path=versions_service.version_dir(settings, project.id),
             name="base",
             config={"source": source},
         )
@@ -112,8 +106,3 @@ def extract_model_archive(archive: Path, into: Path) -> Path:
     if not configs:
         raise DataError("the archive holds no config.json: upload the folder written by save_pretrained")
     return configs[0].parent
-
-
-def temp_dir(settings: Settings) -> Path:
-    settings.uploads_dir.mkdir(parents=True, exist_ok=True)
-    return Path(tempfile.mkdtemp(prefix="upload-", dir=settings.uploads_dir))

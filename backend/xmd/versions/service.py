@@ -6,15 +6,29 @@ started from keeps its row, its files and its numbers.
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
+from xmd.config import Settings
 from xmd.db.engine import lock_row
 from xmd.db.errors import ConflictError, NotFoundError
-from xmd.models.models import ModelKind, ModelStatus, ModelVersion
+from xmd.jobs.models import Job, JobStatus
 from xmd.projects.models import Project
+from xmd.versions.models import ModelKind, ModelStatus, ModelVersion
+
+
+def project_dir(settings: Settings, project_id: int) -> Path:
+    """The folder holding every version of a project (deleted with the project)."""
+    return settings.models_dir / f"p{project_id}"
+
+
+def version_dir(settings: Settings, project_id: int) -> str:
+    """Where a project's next version goes; ``{version}`` is filled in when the version is numbered."""
+    return str(project_dir(settings, project_id) / "v{version}")
 
 
 def get(*, db_session: Session, model_version_id: int) -> ModelVersion | None:
@@ -30,10 +44,39 @@ def get_or_raise(*, db_session: Session, model_version_id: int) -> ModelVersion:
     return mv
 
 
-def get_by_version(*, db_session: Session, project_id: int, version: int) -> ModelVersion | None:
-    """Model version of a project by its number (v1, v2, …), or None."""
-    stmt = select(ModelVersion).where(ModelVersion.project_id == project_id, ModelVersion.version == version)
-    return db_session.scalars(stmt).one_or_none()
+def resolve(*, db_session: Session, project: Project, version_id: int | None, ready: bool = True) -> ModelVersion:
+    """The requested version of ``project`` (404 if it belongs elsewhere; 409 if ``ready`` and it is
+    not), else the project's latest ready version: what "the model" means when a request names none."""
+    if version_id is not None:
+        mv = get_or_raise(db_session=db_session, model_version_id=version_id)
+        if mv.project_id != project.id:
+            raise NotFoundError(f"model version {version_id} not found in project {project.name!r}")
+        if ready and mv.status is not ModelStatus.READY:
+            raise ConflictError(f"model version {mv.name} is {mv.status.value}, not ready")
+        return mv
+    latest = latest_ready(db_session=db_session, project_id=project.id)
+    if latest is None:
+        raise NotFoundError(f"project {project.name!r} has no ready model version")
+    return latest
+
+
+def latest_ready(*, db_session: Session, project_id: int) -> ModelVersion | None:
+    """The project's newest ready version, or None."""
+    stmt = (
+        select(ModelVersion)
+        .where(ModelVersion.project_id == project_id, ModelVersion.status == ModelStatus.READY)
+        .order_by(ModelVersion.version.desc())
+        .limit(1)
+    )
+    return db_session.scalars(stmt).first()
+
+
+def ready_or_raise(*, db_session: Session, model_version_id: int) -> ModelVersion:
+    """A version a job may start from: it exists and is ready (ConflictError otherwise)."""
+    mv = get_or_raise(db_session=db_session, model_version_id=model_version_id)
+    if mv.status is not ModelStatus.READY:
+        raise ConflictError(f"model version {mv.name} is {mv.status.value}; it must be ready")
+    return mv
 
 
 def list_versions(*, db_session: Session, project_id: int) -> list[ModelVersion]:
@@ -139,21 +182,6 @@ def create_child(
     )
 
 
-def set_status(
-    *,
-    db_session: Session,
-    model_version: ModelVersion,
-    status: ModelStatus | str,
-    metrics: dict[str, Any] | None = None,
-) -> ModelVersion:
-    """Record the outcome of a training run (status, merged metrics); the path is never changed."""
-    model_version.status = ModelStatus(status)
-    if metrics:
-        model_version.metrics = {**model_version.metrics, **metrics}
-    db_session.commit()
-    return model_version
-
-
 def lineage(*, db_session: Session, model_version: ModelVersion) -> list[ModelVersion]:
     """Versions from the root down to ``model_version`` (inclusive): what it was retrained from."""
     chain = [model_version]
@@ -171,3 +199,82 @@ def children(*, db_session: Session, model_version: ModelVersion) -> list[ModelV
     """Versions retrained directly from ``model_version``."""
     stmt = select(ModelVersion).where(ModelVersion.parent_id == model_version.id).order_by(ModelVersion.version)
     return list(db_session.scalars(stmt))
+
+
+def mark_ready(
+    *,
+    db_session: Session,
+    model_version: ModelVersion,
+    metrics: dict[str, Any],
+    feedback_snapshot: dict[str, Any] | None,
+    config: dict[str, Any],
+) -> None:
+    """training → ready with its results, only while it is still training (a guarded UPDATE: a sweeper
+    that failed it meanwhile wins); ConflictError if it was failed while it trained."""
+    done = db_session.execute(
+        update(ModelVersion)
+        .where(ModelVersion.id == model_version.id, ModelVersion.status == ModelStatus.TRAINING)
+        .values(status=ModelStatus.READY, metrics=metrics, feedback_snapshot=feedback_snapshot, config=config),
+        execution_options={"synchronize_session": False},
+    )
+    db_session.commit()
+    if not done.rowcount:
+        raise ConflictError(
+            f"model version v{model_version.version} was marked failed while it trained (the job was abandoned)"
+        )
+
+
+def merge_metrics(*, db_session: Session, model_version: ModelVersion, metrics: dict[str, Any]) -> None:
+    """Merge metrics by eval-set name under a row lock: two evaluations must not drop each other's sets."""
+    lock_row(db_session, ModelVersion, ModelVersion.id == model_version.id)
+    db_session.refresh(model_version)
+    model_version.metrics = {**(model_version.metrics or {}), **metrics}
+    db_session.commit()
+
+
+def partial_dirs(path: Path) -> list[Path]:
+    """Hidden build folders the core's pipeline leaves next to ``path`` when its process dies."""
+    if not path.parent.is_dir():
+        return []
+    return sorted(path.parent.glob(f".{path.name}.partial-*"))
+
+
+def fail_orphans(*, db_session: Session, job_id: str | None = None) -> list[int]:
+    """Mark model versions still ``training`` whose job is not running any more (or, with ``job_id``,
+    that job's versions, whatever its state) as ``failed`` and delete their half-written build
+    folders; returns their ids.
+
+    A child version records the job that trains it in ``config["job_id"]``; only that job's worker
+    sets it ready, and only while the job runs, so a training version of a finished job is debris.
+    A worker that gives up on a job calls this with the job's id *before* it writes the job's final
+    state, so whoever sees the job ended also sees its version failed.
+    """
+    db = db_session
+    rows = db.execute(
+        select(ModelVersion.id, ModelVersion.path, ModelVersion.config).where(
+            ModelVersion.status == ModelStatus.TRAINING
+        )
+    ).all()
+    db.commit()
+    failed: list[int] = []
+    for mv_id, path, config in rows:
+        owner = (config or {}).get("job_id")
+        if not owner or (job_id is not None and owner != job_id):
+            continue
+        if job_id is None:
+            status = db.scalar(select(Job.status).where(Job.id == owner))
+            db.commit()
+            if status in (JobStatus.RUNNING, JobStatus.QUEUED):
+                continue
+        res = db.execute(
+            update(ModelVersion)
+            .where(ModelVersion.id == mv_id, ModelVersion.status == ModelStatus.TRAINING)
+            .values(status=ModelStatus.FAILED),
+            execution_options={"synchronize_session": False},
+        )
+        db.commit()
+        if res.rowcount:
+            failed.append(mv_id)
+            for partial in partial_dirs(Path(path)):
+                shutil.rmtree(partial, ignore_errors=True)
+    return failed
