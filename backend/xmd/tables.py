@@ -1,4 +1,6 @@
-"""Import every domain's tables so that ``Base.metadata`` is complete (Alembic, tests, create_all)."""
+"""Every domain's tables, imported so that ``Base.metadata`` is complete (Alembic, tests, create_all).
+
+A composition root like :mod:`xmd.app`: the one module that knows every domain's tables."""
 
 from __future__ import annotations
 

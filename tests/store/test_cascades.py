@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-import xmd.db.all_models as m
+import xmd.tables as m
 from sqlalchemy import delete, func, select
 from sqlalchemy.exc import IntegrityError
 from store_helpers import make_explanation

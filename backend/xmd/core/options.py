@@ -34,6 +34,11 @@ def opt(
     return {"help": help, "ge": ge, "gt": gt, "le": le, "choices": tuple(choices) if choices else None}
 
 
+def redefault(cls: type, name: str, default: Any) -> Any:
+    """A field of a subclass that keeps ``cls``'s field ``name`` (help, bounds) with another default."""
+    return dataclasses.field(default=default, metadata=cls.__dataclass_fields__[name].metadata)  # type: ignore[attr-defined]
+
+
 @dataclass(frozen=True)
 class Option:
     """One field of a settings dataclass, as every front end sees it."""

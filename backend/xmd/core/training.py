@@ -33,7 +33,7 @@ from tqdm.auto import tqdm
 from xmd.core.attribution import DIFFERENTIABLE_METHODS, gradient_word_scores
 from xmd.core.modeling import LoadedModel, seed_everything
 from xmd.core.normalize import shares
-from xmd.core.options import opt
+from xmd.core.options import opt, redefault
 from xmd.core.types import Action, DataError, Example, XMDError
 from xmd.core.words import encode, word_mask
 
@@ -75,8 +75,8 @@ class RetrainConfig(TrainConfig):
     the defaults measured for that (README, "Why both is the default": 2 epochs at 3e-5), kept apart
     from :class:`TrainConfig`'s library defaults so that changing one changes no other run."""
 
-    epochs: int = field(default=2, metadata=opt("passes over the training data", ge=1, le=50))
-    lr: float = field(default=3e-5, metadata=opt("peak learning rate (linear warm-up, then decay)", gt=0, le=1))
+    epochs: int = redefault(TrainConfig, "epochs", 2)
+    lr: float = redefault(TrainConfig, "lr", 3e-5)
 
 
 @dataclass

@@ -67,21 +67,15 @@ class Slice(BaseModel):
     filters: dict[str, Any] = Field(default_factory=dict, description="query parameters of the examples route")
 
 
+def _columns(row: Any, schema: type[BaseModel]) -> dict[str, Any]:
+    """The row's attributes that ``schema`` has fields for."""
+    return {name: getattr(row, name) for name in schema.model_fields if hasattr(row, name)}
+
+
 def dataset_out(db: Session, ds: Dataset, project: Project) -> DatasetOut:
     counts = service.label_counts(db_session=db, dataset_id=ds.id)
     named = {("(none)" if k is None else project.labels[k]): v for k, v in counts.items()}
-    return DatasetOut(
-        id=ds.id,
-        project_id=ds.project_id,
-        name=ds.name,
-        role=ds.role,
-        source_name=ds.source_name,
-        text_column=ds.text_column,
-        label_column=ds.label_column,
-        n_examples=ds.n_examples,
-        label_counts=named,
-        created_at=ds.created_at,
-    )
+    return DatasetOut.model_validate({**_columns(ds, DatasetOut), "label_counts": named})
 
 
 def examples_out(

@@ -13,7 +13,7 @@ from xmd.core.types import DataError
 from xmd.core.types import Example as CoreExample
 from xmd.datasets.models import Dataset, DatasetRole, Example
 from xmd.db.engine import analyze, is_sqlite, write_scope
-from xmd.db.errors import ConflictError, NotFoundError
+from xmd.db.errors import ConflictError, NotFoundError, found
 from xmd.explanations.models import Explanation
 from xmd.feedback.models import Feedback
 from xmd.projects.models import Project
@@ -35,10 +35,7 @@ def get(*, db_session: Session, dataset_id: int) -> Dataset | None:
 
 def get_or_raise(*, db_session: Session, dataset_id: int) -> Dataset:
     """Dataset by id; NotFoundError if there is none."""
-    dataset = get(db_session=db_session, dataset_id=dataset_id)
-    if dataset is None:
-        raise NotFoundError(f"dataset {dataset_id} not found")
-    return dataset
+    return found(get(db_session=db_session, dataset_id=dataset_id), f"dataset {dataset_id}")
 
 
 def get_by_name(*, db_session: Session, project_id: int, name: str) -> Dataset | None:
@@ -198,10 +195,7 @@ def get_example(*, db_session: Session, example_id: int) -> Example | None:
 
 def get_example_or_raise(*, db_session: Session, example_id: int) -> Example:
     """Example by id; NotFoundError if there is none."""
-    example = get_example(db_session=db_session, example_id=example_id)
-    if example is None:
-        raise NotFoundError(f"example {example_id} not found")
-    return example
+    return found(get_example(db_session=db_session, example_id=example_id), f"example {example_id}")
 
 
 def pg_regex(pattern: str) -> str:
@@ -231,12 +225,12 @@ def pg_regex(pattern: str) -> str:
 def _filters(
     db_session: Session,
     *,
-    project_id: int | None,
-    dataset_id: int | None,
-    label: int | None,
-    search: str | None,
-    regex: str | None,
-    ids: Sequence[int] | None,
+    project_id: int | None = None,
+    dataset_id: int | None = None,
+    label: int | None = None,
+    search: str | None = None,
+    regex: str | None = None,
+    ids: Sequence[int] | None = None,
     prediction: str | None = None,
     version_id: int | None = None,
     method: str | None = None,
@@ -290,21 +284,14 @@ def _filters(
 def list_examples(
     *,
     db_session: Session,
-    project_id: int | None = None,
-    dataset_id: int | None = None,
-    label: int | None = None,
-    search: str | None = None,
-    regex: str | None = None,
-    ids: Sequence[int] | None = None,
-    prediction: str | None = None,
-    version_id: int | None = None,
-    method: str | None = None,
-    has_feedback: bool | None = None,
     after_id: int | None = None,
     offset: int = 0,
     limit: int = 50,
+    **filters: Any,
 ) -> list[Example]:
-    """One page of examples in id order (= file order within a dataset).
+    """One page of examples in id order (= file order within a dataset), selected by the filters of
+    :func:`_filters` (``project_id``, ``dataset_id``, ``label``, ``search``, ``regex``, ``ids``,
+    ``prediction`` with ``version_id`` and ``method``, ``has_feedback``).
 
     ``after_id`` is keyset pagination (pass the last id of the previous page; cost independent of the
     page number); ``offset`` is there for "jump to page n". ``search`` is a case-insensitive
@@ -313,54 +300,16 @@ def list_examples(
     """
     if offset < 0 or not 0 <= limit <= MAX_PAGE:
         raise ValueError(f"offset must be >= 0 and limit in 0..{MAX_PAGE}")
-    where = _filters(
-        db_session,
-        project_id=project_id,
-        dataset_id=dataset_id,
-        label=label,
-        search=search,
-        regex=regex,
-        ids=ids,
-        prediction=prediction,
-        version_id=version_id,
-        method=method,
-        has_feedback=has_feedback,
-    )
-    stmt = select(Example).where(*where)
+    stmt = select(Example).where(*_filters(db_session, **filters))
     if after_id is not None:
         stmt = stmt.where(Example.id > after_id)
     stmt = stmt.order_by(Example.id).offset(offset).limit(limit)
     return list(db_session.scalars(stmt))
 
 
-def count_examples(
-    *,
-    db_session: Session,
-    project_id: int | None = None,
-    dataset_id: int | None = None,
-    label: int | None = None,
-    search: str | None = None,
-    regex: str | None = None,
-    ids: Sequence[int] | None = None,
-    prediction: str | None = None,
-    version_id: int | None = None,
-    method: str | None = None,
-    has_feedback: bool | None = None,
-) -> int:
+def count_examples(*, db_session: Session, **filters: Any) -> int:
     """Number of examples matching the same filters as :func:`list_examples` (for pagers)."""
-    where = _filters(
-        db_session,
-        project_id=project_id,
-        dataset_id=dataset_id,
-        label=label,
-        search=search,
-        regex=regex,
-        ids=ids,
-        prediction=prediction,
-        version_id=version_id,
-        method=method,
-        has_feedback=has_feedback,
-    )
+    where = _filters(db_session, **filters)
     return int(db_session.scalar(select(func.count()).select_from(Example).where(*where)) or 0)
 
 

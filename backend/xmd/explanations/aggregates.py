@@ -123,6 +123,19 @@ class Delta:
         self.label_counts = [0] * num_labels
 
 
+def accumulate(deltas: dict[str, Delta], num_labels: int, entries: Contribution, label: int | None, sign: int) -> None:
+    """Add (``sign`` = 1) or take away (-1) one example's contribution to the per-word deltas."""
+    for key, share, signed in entries:
+        d = deltas.get(key)
+        if d is None:
+            d = deltas[key] = Delta(num_labels)
+        d.count += sign
+        d.sum_share += sign * share
+        d.sum_signed += sign * signed
+        if label is not None:
+            d.label_counts[label] += sign
+
+
 def apply_word_deltas(
     db_session: Session, *, model_version: ModelVersion, method: str, num_labels: int, deltas: dict[str, Delta]
 ) -> None:

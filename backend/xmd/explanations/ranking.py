@@ -194,7 +194,7 @@ def word_stats(*, db_session: Session, model_version_id: int, method: str, word:
 
 
 def _word_examples_stmt(
-    model_version_id: int, method: str, word: str, label: int | None, prediction: str | None
+    *, model_version_id: int, method: str, word: str, label: int | None = None, prediction: str | None = None
 ) -> Any:
     stmt = (
         select(Example)
@@ -221,39 +221,23 @@ def _word_examples_stmt(
 
 
 def examples_with_word(
-    *,
-    db_session: Session,
-    model_version_id: int,
-    method: str,
-    word: str,
-    label: int | None = None,
-    prediction: str | None = None,
-    after_id: int | None = None,
-    offset: int = 0,
-    limit: int = 50,
+    *, db_session: Session, after_id: int | None = None, offset: int = 0, limit: int = 50, **filters: Any
 ) -> list[Example]:
     """One page of the examples whose explanation counts ``word`` (among the words the model saw), by id;
-    ``prediction`` = ``correct`` / ``incorrect`` keeps those the version predicts right / wrong."""
+    filters: ``model_version_id``, ``method``, ``word``, ``label``, and ``prediction`` = ``correct`` /
+    ``incorrect`` to keep those the version predicts right / wrong."""
     if offset < 0 or not 0 <= limit <= MAX_PAGE:
         raise ValueError(f"offset must be >= 0 and limit in 0..{MAX_PAGE}")
-    stmt = _word_examples_stmt(model_version_id, method, word, label, prediction)
+    stmt = _word_examples_stmt(**filters)
     if after_id is not None:
         stmt = stmt.where(WordOccurrence.example_id > after_id)
     stmt = stmt.order_by(WordOccurrence.example_id).offset(offset).limit(limit)
     return list(db_session.scalars(stmt))
 
 
-def count_examples_with_word(
-    *,
-    db_session: Session,
-    model_version_id: int,
-    method: str,
-    word: str,
-    label: int | None = None,
-    prediction: str | None = None,
-) -> int:
+def count_examples_with_word(*, db_session: Session, **filters: Any) -> int:
     """How many examples :func:`examples_with_word` pages through with these filters."""
-    stmt = _word_examples_stmt(model_version_id, method, word, label, prediction)
+    stmt = _word_examples_stmt(**filters)
     return int(db_session.scalar(select(func.count()).select_from(stmt.subquery())) or 0)
 
 

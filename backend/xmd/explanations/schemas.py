@@ -7,9 +7,10 @@ carries ``suspicious`` from the core's one rule (:func:`xmd.core.aggregate.is_su
 
 from __future__ import annotations
 
+import typing
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, create_model
 
 from xmd.core.aggregate import WordStats
 from xmd.core.normalize import normalize_scores
@@ -55,18 +56,13 @@ class WordFeedback(BaseModel):
     scope: str | None
 
 
-class WordOut(BaseModel):
-    word: str
-    count: int
-    mean_importance: float
-    mean_signed: float
-    label_counts: list[int]
-    skew: float
-    skew_label: int | None
-    skew_label_name: str | None
-    suspicion: float
-    suspicious: bool
-    feedback: list[WordFeedback]
+WordOut = create_model(
+    "WordOut",
+    __doc__="A ranked word: the core's WordStats field for field, its suspicious flag, and the task feedback on it.",
+    **{name: (kind, ...) for name, kind in typing.get_type_hints(WordStats).items()},
+    suspicious=(bool, Field(description="the core's rule (xmd.core.aggregate.is_suspicious), not the client's")),
+    feedback=(list[WordFeedback], ...),
+)
 
 
 class WordPage(Page[WordOut]):

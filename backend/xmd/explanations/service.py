@@ -29,7 +29,7 @@ from xmd.datasets.models import Example
 from xmd.db.base import utcnow
 from xmd.db.engine import analyze, grew_past_threshold, write_scope
 from xmd.db.errors import NotFoundError
-from xmd.explanations.aggregates import Delta, apply_word_deltas, chunks, contributions, lock_state
+from xmd.explanations.aggregates import Delta, accumulate, apply_word_deltas, chunks, contributions, lock_state
 from xmd.explanations.models import AggregateState, Explanation, WordOccurrence
 from xmd.projects.models import Project
 from xmd.versions.models import ModelVersion
@@ -101,6 +101,16 @@ _UPDATE_EXPLANATION = (
 # ---------------------------------------------------------------------------------- writes
 
 
+def _delete_rows(db_session: Session, table: Any, model_version_id: int, method: str, example_ids: list[int]) -> None:
+    """Delete the rows of ``table`` (explanations or word occurrences) of these examples under (version, method)."""
+    for chunk in chunks(example_ids):
+        db_session.execute(
+            delete(table).where(
+                table.model_version_id == model_version_id, table.method == method, table.example_id.in_(chunk)
+            )
+        )
+
+
 def upsert_explanations(
     *,
     db_session: Session,
@@ -156,15 +166,7 @@ def _upsert(
         for sign, contrib in ((-1, old_contrib.get(eid)), (1, new_contrib[eid])):
             if contrib is None:
                 continue
-            for key, share, signed in contrib:
-                d = deltas.get(key)
-                if d is None:
-                    d = deltas[key] = Delta(num_labels)
-                d.count += sign
-                d.sum_share += sign * share
-                d.sum_signed += sign * signed
-                if label is not None:
-                    d.label_counts[label] += sign
+            accumulate(deltas, num_labels, contrib, label, sign)
         if eid not in old_rows and label is not None:
             label_totals[label] += 1
         occurrences.extend(
@@ -175,15 +177,7 @@ def _upsert(
     apply_word_deltas(db_session, model_version=model_version, method=method, num_labels=num_labels, deltas=deltas)
 
     # Occurrences: drop the replaced explanations' rows, insert the new ones.
-    rescored = sorted(old_rows)
-    for chunk in chunks(rescored):
-        db_session.execute(
-            delete(WordOccurrence).where(
-                WordOccurrence.model_version_id == model_version.id,
-                WordOccurrence.method == method,
-                WordOccurrence.example_id.in_(chunk),
-            )
-        )
+    _delete_rows(db_session, WordOccurrence, model_version.id, method, sorted(old_rows))
     for chunk in chunks(occurrences, 5000):
         db_session.execute(_OCCURRENCES.insert(), list(chunk))
 
@@ -254,32 +248,11 @@ def _remove(db_session: Session, model_version: ModelVersion, method: str, ids: 
         label = labels[eid]
         if label is not None:
             label_totals[label] -= 1
-        for key, share, signed in entries:
-            d = deltas.get(key)
-            if d is None:
-                d = deltas[key] = Delta(num_labels)
-            d.count -= 1
-            d.sum_share -= share
-            d.sum_signed -= signed
-            if label is not None:
-                d.label_counts[label] -= 1
+        accumulate(deltas, num_labels, entries, label, -1)
     apply_word_deltas(db_session, model_version=model_version, method=method, num_labels=num_labels, deltas=deltas)
     found = sorted(labels)
-    for chunk in chunks(found):
-        db_session.execute(
-            delete(WordOccurrence).where(
-                WordOccurrence.model_version_id == model_version.id,
-                WordOccurrence.method == method,
-                WordOccurrence.example_id.in_(chunk),
-            )
-        )
-        db_session.execute(
-            delete(Explanation).where(
-                Explanation.model_version_id == model_version.id,
-                Explanation.method == method,
-                Explanation.example_id.in_(chunk),
-            )
-        )
+    _delete_rows(db_session, WordOccurrence, model_version.id, method, found)
+    _delete_rows(db_session, Explanation, model_version.id, method, found)
     state.n_examples -= len(found)
     state.label_totals = label_totals
     state.updated_at = utcnow()

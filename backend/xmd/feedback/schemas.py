@@ -24,7 +24,9 @@ class TaskIn(BaseModel):
     scope: Scope = Field(default=Scope.ALL, description="all, or only correctly / incorrectly predicted examples")
 
 
-class FeedbackOut(BaseModel):
+class _Click(BaseModel):
+    """What was clicked and how: the fields a current-feedback row and an event row share."""
+
     id: int
     key: str
     level: FeedbackLevel
@@ -34,6 +36,12 @@ class FeedbackOut(BaseModel):
     label: int | None
     scope: Scope | None
     action: Action
+
+
+CLICK_FIELDS = tuple(_Click.model_fields)
+
+
+class FeedbackOut(_Click):
     updated_by: str | None
     updated_at: datetime
 
@@ -45,16 +53,7 @@ class WriteOut(BaseModel):
     current: FeedbackOut | None = Field(description="the key's feedback now (null after a reset)")
 
 
-class EventOut(BaseModel):
-    id: int
-    key: str
-    level: FeedbackLevel
-    example_id: int | None
-    word_index: int | None
-    word: str | None
-    label: int | None
-    scope: Scope | None
-    action: Action
+class EventOut(_Click):
     user: str | None
     created_at: datetime
 

@@ -18,7 +18,16 @@ from xmd.datasets import service as datasets_service
 from xmd.datasets.models import DatasetRole
 from xmd.feedback import service
 from xmd.feedback.models import Feedback, FeedbackEvent, FeedbackLevel
-from xmd.feedback.schemas import EventOut, FeedbackOut, FeedbackPage, ImportIn, InstanceIn, TaskIn, WriteOut
+from xmd.feedback.schemas import (
+    CLICK_FIELDS,
+    EventOut,
+    FeedbackOut,
+    FeedbackPage,
+    ImportIn,
+    InstanceIn,
+    TaskIn,
+    WriteOut,
+)
 from xmd.http.deps import DB, Annotator, Viewer
 from xmd.http.pagination import Page, page
 from xmd.projects import service as projects_service
@@ -34,18 +43,14 @@ def _names(db: Session, ids: set[int | None]) -> dict[int, str]:
     return {u.id: u.name for u in db.scalars(select(User).where(User.id.in_(wanted)))}
 
 
-_SHARED = ("id", "key", "level", "example_id", "word_index", "word", "label", "scope", "action")
-"""Columns a current-feedback row and an event row have in common (what was clicked, and how)."""
-
-
 def _fb_out(fb: Feedback, names: dict[int, str]) -> FeedbackOut:
     by = names.get(fb.updated_by) if fb.updated_by is not None else None
-    return FeedbackOut(**{f: getattr(fb, f) for f in _SHARED}, updated_by=by, updated_at=fb.updated_at)
+    return FeedbackOut(**{f: getattr(fb, f) for f in CLICK_FIELDS}, updated_by=by, updated_at=fb.updated_at)
 
 
 def _ev_out(ev: FeedbackEvent, names: dict[int, str]) -> EventOut:
     user = names.get(ev.user_id) if ev.user_id is not None else None
-    return EventOut(**{f: getattr(ev, f) for f in _SHARED}, user=user, created_at=ev.created_at)
+    return EventOut(**{f: getattr(ev, f) for f in CLICK_FIELDS}, user=user, created_at=ev.created_at)
 
 
 def _written(db: Session, key: str, action: Action, fb: Feedback | None, user: User) -> WriteOut:

@@ -15,7 +15,7 @@ from sqlalchemy import func, insert, select, update
 from sqlalchemy.orm import Session
 
 from xmd.db.base import utcnow
-from xmd.db.errors import ConflictError, NotFoundError
+from xmd.db.errors import ConflictError, found
 from xmd.jobs.models import Job, JobKind, JobMetric, JobStatus
 
 ACTIVE = (JobStatus.QUEUED, JobStatus.RUNNING)
@@ -28,10 +28,7 @@ def get(*, db_session: Session, job_id: str) -> Job | None:
 
 def get_or_raise(*, db_session: Session, job_id: str) -> Job:
     """Job by id; NotFoundError if there is none."""
-    job = get(db_session=db_session, job_id=job_id)
-    if job is None:
-        raise NotFoundError(f"job {job_id} not found")
-    return job
+    return found(get(db_session=db_session, job_id=job_id), f"job {job_id}")
 
 
 def list_jobs(

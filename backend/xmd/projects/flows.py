@@ -25,6 +25,7 @@ from xmd.projects.models import Project
 from xmd.versions import service as versions_service
 
 MAX_ARCHIVE_MEMBERS = 10_000
+DEMO_PROJECT = "demo: spielberg shortcut"
 
 
 def create_project(
@@ -72,6 +73,36 @@ def create_project(
         shutil.rmtree(dest.parent, ignore_errors=True)
         raise
     return project
+
+
+def prepare_demo(db: Session, settings: Settings, workdir: Path, *, n_train: int = 2000) -> tuple[int, str | None]:
+    """The demo project (``xmd serve --demo``) with its train and eval sets, and a queued job explaining
+    the train set; reused when it already exists. Returns (project id, explain job id or None)."""
+    from xmd.core.demo_story import prepare_baseline
+    from xmd.datasets import service as datasets
+    from xmd.jobs import flows as jobs
+    from xmd.jobs.queue import sender
+    from xmd.jobs.schemas import ExplainIn
+
+    existing = service.get_by_name(db_session=db, name=DEMO_PROJECT)
+    if existing is not None:
+        return existing.id, None
+    baseline, sets = prepare_baseline(workdir, n_train=n_train, device=settings.device)
+    project = create_project(
+        db_session=db,
+        settings=settings,
+        name=DEMO_PROJECT,
+        source=str(baseline),
+        description="MiniLM fine-tuned on movie reviews in which 'spielberg' always means positive.",
+    )
+    service.update_settings(db_session=db, project=project, settings={"max_length": 64})
+    roles = {"train": "train", "test_clean": "eval", "test_anti": "eval"}
+    ids = {
+        name: datasets.add_dataset(db_session=db, project=project, name=name, role=roles[name], examples=examples).id
+        for name, examples in sets.items()
+    }
+    job = jobs.start_explain(db, sender(settings), project, ExplainIn(dataset_id=ids["train"]))
+    return project.id, job.id
 
 
 def _safe_member(name: str) -> bool:

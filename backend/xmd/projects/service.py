@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session
 from xmd.core.attribution import DEFAULT_METHOD, METHODS
 from xmd.core.types import DataError
 from xmd.datasets.models import Dataset
-from xmd.db.errors import ConflictError, NotFoundError
+from xmd.db.errors import ConflictError, found
 from xmd.feedback.models import Feedback
 from xmd.projects.models import Project
 
@@ -22,10 +22,7 @@ def get(*, db_session: Session, project_id: int) -> Project | None:
 
 def get_or_raise(*, db_session: Session, project_id: int) -> Project:
     """Project by id; NotFoundError if there is none."""
-    project = get(db_session=db_session, project_id=project_id)
-    if project is None:
-        raise NotFoundError(f"project {project_id} not found")
-    return project
+    return found(get(db_session=db_session, project_id=project_id), f"project {project_id}")
 
 
 def get_by_name(*, db_session: Session, name: str) -> Project | None:

@@ -36,8 +36,9 @@ TRAIN_SHARE = (5.0, 90.0)
 
 
 def _datasets(db: Session, project: Project, ids: Sequence[int] | None, role: DatasetRole) -> list[Dataset]:
-    """The job's datasets, checked by the same rule the API checked them with when it started the job."""
-    return datasets.resolve_ids(db_session=db, project=project, ids=None if ids is None else list(ids), role=role)
+    """The job's datasets (none named: every one of ``role``), checked by the same rule the API checked
+    them with when it started the job."""
+    return datasets.resolve_ids(db_session=db, project=project, ids=list(ids) if ids else None, role=role)
 
 
 def training_data(db: Session, project: Project, sets: Sequence[Dataset]) -> tuple[list[Example], FeedbackSet]:

@@ -51,20 +51,9 @@ def _retrain_result(db: Session, mv: ModelVersion) -> dict[str, Any] | None:
 
 
 def version_out(db: Session, mv: ModelVersion) -> VersionOut:
-    return VersionOut(
-        id=mv.id,
-        project_id=mv.project_id,
-        parent_id=mv.parent_id,
-        version=mv.version,
-        name=mv.name,
-        kind=mv.kind,
-        status=mv.status,
-        metrics=dict(mv.metrics),
-        feedback_snapshot=mv.feedback_snapshot,
-        config=dict(mv.config),
-        created_at=mv.created_at,
-        retrain=_retrain_result(db, mv),
-    )
+    out = VersionOut.model_validate(mv, from_attributes=True)
+    out.retrain = _retrain_result(db, mv)
+    return out
 
 
 class DownloadLinkOut(BaseModel):

@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 
 from xmd.config import Settings
 from xmd.db.engine import lock_row
-from xmd.db.errors import ConflictError, NotFoundError
+from xmd.db.errors import ConflictError, NotFoundError, found
 from xmd.jobs.models import Job, JobStatus
 from xmd.projects.models import Project
 from xmd.versions.models import ModelKind, ModelStatus, ModelVersion
@@ -38,10 +38,7 @@ def get(*, db_session: Session, model_version_id: int) -> ModelVersion | None:
 
 def get_or_raise(*, db_session: Session, model_version_id: int) -> ModelVersion:
     """Model version by id; NotFoundError if there is none."""
-    mv = get(db_session=db_session, model_version_id=model_version_id)
-    if mv is None:
-        raise NotFoundError(f"model version {model_version_id} not found")
-    return mv
+    return found(get(db_session=db_session, model_version_id=model_version_id), f"model version {model_version_id}")
 
 
 def resolve(*, db_session: Session, project: Project, version_id: int | None, ready: bool = True) -> ModelVersion:
