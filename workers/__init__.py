@@ -2,6 +2,6 @@
 job body its domain defines (``xmd.explanations.flows``, ``xmd.versions.flows``, ``xmd.versions.hub``);
 no domain rule and no table update lives here. Workers never import FastAPI.
 
-The jobs table is the source of truth; see ``workers.runtime`` for the job life cycle and
+The jobs table is the source of truth; see ``xmd.jobs.runner`` for the job life cycle and
 ``workers.launch`` to start a worker process.
 """

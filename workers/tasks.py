@@ -1,6 +1,6 @@
 """Celery tasks: thin wrappers that hand a job id to its body, a flow of the domain it changes
 (``xmd.explanations.flows``, ``xmd.versions.flows``, ``xmd.versions.hub``), through
-``workers.runtime.run_job``, which opens the session and records the outcome on the job row.
+``xmd.jobs.runner.run_job``, which opens the session and records the outcome on the job row.
 
 Message contract (``xmd.jobs.queue.enqueue``): task ``xmd.<kind>``, ``args=[job_id]``,
 ``kwargs={"secrets": {...}}``, ``task_id=job_id``. Everything else is read from the job row.
@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from xmd.jobs.queue import HELPER_TASK
+from xmd.jobs.runner import join_job, run_job, sweep
 
 from workers.app import app
-from workers.runtime import join_job, run_job, sweep
 
 
 @app.task(name="xmd.explain")

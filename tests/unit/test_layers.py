@@ -3,7 +3,7 @@ the few named in backend/xmd/README.md, and no view imports another domain's vie
 
 Layers, bottom up: core (0); config and db (1); each domain's store — tables, queries, the job queue
 and job context (2); the HTTP kit (3); each domain's schemas and flows, which orchestrate several
-domains (4); views and the workers' tasks, the two front ends of the flows (5); the composition root
+domains, and the job runner (4); views and the workers' tasks, the two front ends of the flows (5); the composition root
 and entry points: app, serve, cli (6).
 """
 
@@ -13,7 +13,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-UPPER = {"schemas": 4, "flows": 4, "hub": 4, "views": 5}
+UPPER = {"schemas": 4, "flows": 4, "hub": 4, "runner": 4, "views": 5}
 TOP = ("app", "serve", "cli", "tables")
 """Composition roots and entry points: the router list, the table list, the commands."""
 

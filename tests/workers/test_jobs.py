@@ -156,8 +156,7 @@ def test_two_workers_share_an_explain_job_with_the_aggregates_of_one(
     for key, value in {**st.settings.to_env(), "XMD_EXPLAIN_FANOUT": "0"}.items():
         monkeypatch.setenv(key, value)
     from xmd.explanations.flows import explain_job
-
-    from workers.runtime import run_job
+    from xmd.jobs.runner import run_job
 
     with st.factory() as db:
         ref_job = jobs.create(

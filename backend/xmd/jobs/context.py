@@ -3,7 +3,7 @@
 
 The body reads its parameters from the job row, reports progress through :meth:`JobContext.progress`
 (which is also how it learns of a cancel request) and returns the job's result. Nothing here knows
-Celery: the worker (``workers.runtime``) builds the context around its own session and heartbeat.
+Celery: the worker (``xmd.jobs.runner``) builds the context around its own session and heartbeat.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""What every task shares: a database session per process, the job life cycle, a heartbeat thread.
+"""Running a job body as a job: a database session per process, the job life cycle, a heartbeat thread.
+Celery-agnostic: ``workers.tasks`` hands it a job id and the body of the job's domain.
 
 A task is a function of a job id. :func:`run_job` moves the row queued → running (a job cancelled
 while queued never runs), keeps its heartbeat fresh from a background thread while the body works
@@ -24,6 +25,7 @@ from datetime import timedelta
 from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
+
 from xmd.config import Settings
 from xmd.core.training import TrainingCancelled
 from xmd.core.types import XMDError
@@ -199,6 +201,3 @@ def session(cfg: Settings | None = None) -> Iterator[Session]:
     """A session on the configured database (for helpers and tests)."""
     with session_factory(cfg or settings())() as db:
         yield db
-
-
-__all__ = ["Body", "JobCancelled", "JobContext", "join_job", "run_job", "session", "settings", "sweep", "worker_id"]
