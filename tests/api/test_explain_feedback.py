@@ -202,10 +202,11 @@ def test_word_examples_by_correctness_scoped_marks_and_newest_first_history(api:
             assert has is expect, (e["id"], body["marks"])
 
     api.put(f"/api/projects/{pid}/task-feedback", json={"word": "great", "action": "add"})
-    latest = api.get(f"/api/projects/{pid}/feedback/events", params={"order": "desc", "limit": 1}).json()["items"]
-    assert [e["word"] for e in latest] == ["great"]
+    first = api.get(f"/api/projects/{pid}/feedback/events", params={"order": "desc", "limit": 1}).json()
+    latest = first["items"]
+    assert [e["word"] for e in latest] == ["great"] and first["total"] == 2  # total: every event, not the page
     older = api.get(f"/api/projects/{pid}/feedback/events", params={"order": "desc", "before_id": latest[0]["id"]})
-    assert [e["word"] for e in older.json()["items"]] == ["spielberg"]
+    assert [e["word"] for e in older.json()["items"]] == ["spielberg"] and older.json()["total"] == 1
 
 
 def test_download_accepts_a_token_in_the_url(api: Api, project):

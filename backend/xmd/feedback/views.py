@@ -128,23 +128,11 @@ def list_events(
     """Every click, resets included: the audit trail (and what undo steps back through). Oldest
     first with ``after_id`` paging, or ``order=desc`` with ``before_id`` for the latest clicks."""
     projects_service.get_or_raise(db_session=db, project_id=project_id)
-    if key is not None:
-        events = service.history(db_session=db, project_id=project_id, key=key)
-        events = [
-            e for e in events if (after_id is None or e.id > after_id) and (before_id is None or e.id < before_id)
-        ]
-        events = (events[::-1] if order == "desc" else events)[:limit]
-    else:
-        events = service.list_events(
-            db_session=db,
-            project_id=project_id,
-            after_id=after_id,
-            before_id=before_id,
-            newest_first=order == "desc",
-            limit=limit,
-        )
+    args: dict[str, Any] = {"project_id": project_id, "key": key, "after_id": after_id, "before_id": before_id}
+    events = service.list_events(db_session=db, newest_first=order == "desc", limit=limit, **args)
+    total = service.count_events(db_session=db, **args)
     names = _names(db, {e.user_id for e in events})
-    return Page[EventOut](**page([_ev_out(e, names) for e in events], len(events), 0, limit))
+    return Page[EventOut](**page([_ev_out(e, names) for e in events], total, 0, limit))
 
 
 @router.get("/projects/{project_id}/feedback/export")
