@@ -13,7 +13,7 @@ from xmd.core.modeling import LoadedModel, load_model, save_model
 from xmd.core.normalize import normalize_scores, shares
 from xmd.core.pipeline import RunResult, debug, fine_tune
 from xmd.core.predict import predict_proba
-from xmd.core.training import ERConfig, StepInfo, TrainConfig, TrainingCancelled, train_loop
+from xmd.core.training import ERConfig, RetrainConfig, StepInfo, TrainConfig, TrainingCancelled, train_loop
 from xmd.core.types import (
     Action,
     DataError,
@@ -41,6 +41,7 @@ __all__ = [
     "InstanceFeedback",
     "LoadedModel",
     "ModelLoadError",
+    "RetrainConfig",
     "RunResult",
     "Scope",
     "StepInfo",

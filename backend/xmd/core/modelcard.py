@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
+CARD_PLACEHOLDER = "<this repo or directory>"
+"""Where the loading snippet names the model; a push replaces it with the repo id."""
+
 
 def _fmt(x: Any) -> str:
     if x is None:
@@ -157,11 +160,33 @@ def render_model_card(meta: dict[str, Any]) -> str:
         "```python",
         "from transformers import AutoModelForSequenceClassification, AutoTokenizer",
         "",
-        'model = AutoModelForSequenceClassification.from_pretrained("<this repo or directory>")',
-        'tokenizer = AutoTokenizer.from_pretrained("<this repo or directory>")',
+        f'model = AutoModelForSequenceClassification.from_pretrained("{CARD_PLACEHOLDER}")',
+        f'tokenizer = AutoTokenizer.from_pretrained("{CARD_PLACEHOLDER}")',
         "```",
         "",
         "Nothing from xmd is needed to load or run this model.",
         "",
     ]
+    return "\n".join(lines)
+
+
+def render_base_card(meta: dict[str, Any], metrics: dict[str, Any]) -> str:
+    """Card for a version that xmd did not retrain (the user's imported model)."""
+    rows = [
+        f"| {name} | {m.get('n', '–')} | {m.get('accuracy', 0):.4f} | {m.get('macro_f1', 0):.4f} |"
+        for name, m in metrics.items()
+        if isinstance(m, dict)
+    ]
+    table = ["| eval set | n | accuracy | macro-F1 |", "|---|---|---|---|", *rows] if rows else ["Not evaluated."]
+    lines = [
+        "---", "library_name: transformers", "pipeline_tag: text-classification", "tags:", "- xmd", "---", "",
+        f"# {meta['name']}", "",
+        f"The model imported into xmd from `{meta.get('base_model')}`; it was not retrained.", "",
+        f"- Classes: {', '.join(f'`{x}`' for x in meta.get('labels') or [])}", "",
+        "## Evaluation", "", *table, "",
+        "## How to load", "", "```python",
+        "from transformers import AutoModelForSequenceClassification, AutoTokenizer", "",
+        f'model = AutoModelForSequenceClassification.from_pretrained("{CARD_PLACEHOLDER}")',
+        f'tokenizer = AutoTokenizer.from_pretrained("{CARD_PLACEHOLDER}")', "```", "",
+    ]  # fmt: skip
     return "\n".join(lines)

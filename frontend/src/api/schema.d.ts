@@ -194,7 +194,8 @@ export interface paths {
         };
         /**
          * Get Metrics
-         * @description Loss-curve points (task loss, ER loss) in order; ``after`` = the last id seen, for increments.
+         * @description Loss-curve points (task loss, ER loss) in order; ``after`` = the last id seen, for increments
+         *     (``total`` counts the points after it).
          */
         get: operations["get_metrics_api_jobs__job_id__metrics_get"];
         put?: never;
@@ -304,7 +305,7 @@ export interface paths {
         };
         /**
          * List Datasets
-         * @description The project's datasets with their label counts.
+         * @description The project's datasets with their label counts, in creation order.
          */
         get: operations["list_datasets_api_projects__project_id__datasets_get"];
         put?: never;
@@ -1207,6 +1208,94 @@ export interface components {
          * @enum {string}
          */
         ModelStatus: "ready" | "training" | "failed";
+        /** Page[DatasetOut] */
+        Page_DatasetOut_: {
+            /** Items */
+            items: components["schemas"]["DatasetOut"][];
+            /** Limit */
+            limit: number;
+            /** Offset */
+            offset: number;
+            /** Total */
+            total: number;
+        };
+        /** Page[EventOut] */
+        Page_EventOut_: {
+            /** Items */
+            items: components["schemas"]["EventOut"][];
+            /** Limit */
+            limit: number;
+            /** Offset */
+            offset: number;
+            /** Total */
+            total: number;
+        };
+        /** Page[JobOut] */
+        Page_JobOut_: {
+            /** Items */
+            items: components["schemas"]["JobOut"][];
+            /** Limit */
+            limit: number;
+            /** Offset */
+            offset: number;
+            /** Total */
+            total: number;
+        };
+        /** Page[MetricOut] */
+        Page_MetricOut_: {
+            /** Items */
+            items: components["schemas"]["MetricOut"][];
+            /** Limit */
+            limit: number;
+            /** Offset */
+            offset: number;
+            /** Total */
+            total: number;
+        };
+        /** Page[ProjectOut] */
+        Page_ProjectOut_: {
+            /** Items */
+            items: components["schemas"]["ProjectOut"][];
+            /** Limit */
+            limit: number;
+            /** Offset */
+            offset: number;
+            /** Total */
+            total: number;
+        };
+        /** Page[Slice] */
+        Page_Slice_: {
+            /** Items */
+            items: components["schemas"]["Slice"][];
+            /** Limit */
+            limit: number;
+            /** Offset */
+            offset: number;
+            /** Total */
+            total: number;
+        };
+        /** Page[UserOut] */
+        Page_UserOut_: {
+            /** Items */
+            items: components["schemas"]["UserOut"][];
+            /** Limit */
+            limit: number;
+            /** Offset */
+            offset: number;
+            /** Total */
+            total: number;
+        };
+        /** Page[VersionOut] */
+        Page_VersionOut_: {
+            /** Items */
+            items: components["schemas"]["VersionOut"][];
+            /** Limit */
+            limit: number;
+            /** Offset */
+            offset: number;
+            /** Total */
+            total: number;
+        };
         /** Prediction */
         Prediction: {
             /** Correct */
@@ -1301,20 +1390,32 @@ export interface components {
             /** Version Id */
             version_id: number;
         };
-        /** RetrainIn */
+        /**
+         * RetrainIn
+         * @description A retrain: what it starts from, and every field of the core's retrain settings.
+         */
         RetrainIn: {
             /**
+             * Add Margin
+             * @description nats that hiding an 'add' word must cost
+             * @default 0.5
+             */
+            add_margin?: number;
+            /**
              * Attribution Weight
+             * @description weight μ of the attribution term with objective 'both'
              * @default 5
              */
             attribution_weight?: number;
             /**
              * Batch Size
+             * @description examples per optimiser step (before accumulation)
              * @default 16
              */
             batch_size?: number;
             /**
              * Epochs
+             * @description passes over the training data
              * @default 2
              */
             epochs?: number;
@@ -1324,35 +1425,65 @@ export interface components {
              */
             eval_dataset_ids?: number[] | null;
             /**
+             * Grad Accum
+             * @description gradient accumulation steps
+             * @default 1
+             */
+            grad_accum?: number;
+            /**
              * Lam
-             * @description λ, the weight of the ER loss
+             * @description λ, the weight of the ER term
              * @default 1
              */
             lam?: number;
             /**
              * Loss
+             * @description loss of the attribution term
              * @default mse
              * @enum {string}
              */
             loss?: "mse" | "mae" | "huber";
             /**
              * Lr
+             * @description peak learning rate (linear warm-up, then decay)
              * @default 0.00003
              */
             lr?: number;
             /**
+             * Max Grad Norm
+             * @description gradient clipping norm
+             * @default 1
+             */
+            max_grad_norm?: number;
+            /**
              * Max Length
+             * @description truncate inputs to this many tokens
              * @default 128
              */
             max_length?: number;
             /**
+             * Method
+             * @description attribution in the loss
+             * @default grad_x_input
+             * @enum {string}
+             */
+            method?: "grad_x_input" | "saliency";
+            /**
+             * Mixed Precision
+             * @description bf16 autocast (CUDA only)
+             * @default false
+             */
+            mixed_precision?: boolean;
+            /**
              * Objective
+             * @description erasure consistency, the paper's attribution matching, or both (measured best)
              * @default both
              * @enum {string}
              */
-            objective?: "both" | "erasure" | "attribution";
+            objective?: "erasure" | "attribution" | "both";
             /**
              * Seed
+             * @description seed for shuffling and initialisation
              * @default 0
              */
             seed?: number;
@@ -1366,6 +1497,18 @@ export interface components {
              * @description the version to start from (default: latest ready)
              */
             version_id?: number | null;
+            /**
+             * Warmup Ratio
+             * @description share of the steps spent warming up
+             * @default 0.06
+             */
+            warmup_ratio?: number;
+            /**
+             * Weight Decay
+             * @description AdamW weight decay
+             * @default 0.01
+             */
+            weight_decay?: number;
         };
         /**
          * Role
@@ -1576,7 +1719,10 @@ export interface components {
             /** Word Index */
             word_index: number;
         };
-        /** WordOut */
+        /**
+         * WordOut
+         * @description A ranked word: the core's WordStats field for field, its suspicious flag, and the task feedback on it.
+         */
         WordOut: {
             /** Count */
             count: number;
@@ -1596,7 +1742,10 @@ export interface components {
             skew_label_name: string | null;
             /** Suspicion */
             suspicion: number;
-            /** Suspicious */
+            /**
+             * Suspicious
+             * @description the core's rule (xmd.core.aggregate.is_suspicious), not the client's
+             */
             suspicious: boolean;
             /** Word */
             word: string;
@@ -1951,7 +2100,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["MetricOut"][];
+                    "application/json": components["schemas"]["Page_MetricOut_"];
                 };
             };
             /** @description Validation Error */
@@ -1989,7 +2138,12 @@ export interface operations {
     };
     list_projects_api_projects_get: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description items to return at most */
+                limit?: number;
+                /** @description items to skip */
+                offset?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2002,7 +2156,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProjectOut"][];
+                    "application/json": components["schemas"]["Page_ProjectOut_"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
@@ -2138,7 +2301,12 @@ export interface operations {
     };
     list_datasets_api_projects__project_id__datasets_get: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description items to return at most */
+                limit?: number;
+                /** @description items to skip */
+                offset?: number;
+            };
             header?: never;
             path: {
                 project_id: number;
@@ -2153,7 +2321,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DatasetOut"][];
+                    "application/json": components["schemas"]["Page_DatasetOut_"];
                 };
             };
             /** @description Validation Error */
@@ -2298,7 +2466,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["EventOut"][];
+                    "application/json": components["schemas"]["Page_EventOut_"];
                 };
             };
             /** @description Validation Error */
@@ -2389,6 +2557,8 @@ export interface operations {
             query?: {
                 kind?: components["schemas"]["JobKind"] | null;
                 limit?: number;
+                /** @description items to skip */
+                offset?: number;
                 status?: components["schemas"]["JobStatus"] | null;
             };
             header?: never;
@@ -2405,7 +2575,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["JobOut"][];
+                    "application/json": components["schemas"]["Page_JobOut_"];
                 };
             };
             /** @description Validation Error */
@@ -2596,7 +2766,12 @@ export interface operations {
     };
     list_slices_api_projects__project_id__slices_get: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description items to return at most */
+                limit?: number;
+                /** @description items to skip */
+                offset?: number;
+            };
             header?: never;
             path: {
                 project_id: number;
@@ -2611,7 +2786,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Slice"][];
+                    "application/json": components["schemas"]["Page_Slice_"];
                 };
             };
             /** @description Validation Error */
@@ -2727,7 +2902,12 @@ export interface operations {
     };
     list_versions_api_projects__project_id__versions_get: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description items to return at most */
+                limit?: number;
+                /** @description items to skip */
+                offset?: number;
+            };
             header?: never;
             path: {
                 project_id: number;
@@ -2742,7 +2922,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["VersionOut"][];
+                    "application/json": components["schemas"]["Page_VersionOut_"];
                 };
             };
             /** @description Validation Error */
@@ -2870,7 +3050,12 @@ export interface operations {
     };
     list_users_api_users_get: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description items to return at most */
+                limit?: number;
+                /** @description items to skip */
+                offset?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2883,7 +3068,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["UserOut"][];
+                    "application/json": components["schemas"]["Page_UserOut_"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };

@@ -6,98 +6,44 @@ import tarfile
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, BackgroundTasks, Depends, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import FileResponse
 from fastapi.security import HTTPAuthorizationCredentials
-from pydantic import BaseModel
 from sqlalchemy.orm import Session
 
-from xmd.api import links
-from xmd.api.deps import DB, bearer, link_or_token_user, require
-from xmd.api.resolve import method_for, version_for
-from xmd.api.runtime import models_of, settings_of
 from xmd.core.evaluate import compare_metrics
 from xmd.core.types import DataError
 from xmd.datasets import service as datasets_service
 from xmd.db.errors import ConflictError, NotFoundError
-from xmd.explanations.views import ExplanationOut, _out, explanation_for, marks_for
-from xmd.jobs import service as jobs_service
-from xmd.jobs.models import JobKind, JobStatus
-from xmd.models import service
-from xmd.models.models import ModelKind, ModelStatus, ModelVersion
+from xmd.explanations.flows import explanation_for, marks_for
+from xmd.explanations.schemas import explanation_out
+from xmd.http import links
+from xmd.http.deps import DB, Viewer, bearer, link_or_token_user, models_of, settings_of
+from xmd.http.pagination import Limit, Offset, Page, page_of
 from xmd.projects import service as projects_service
 from xmd.users import service as users_service
-from xmd.users.models import Role, User
+from xmd.users.models import User
+from xmd.versions import service
+from xmd.versions.models import ModelStatus, ModelVersion
+from xmd.versions.schemas import CompareOut, DownloadLinkOut, VersionOut, version_out
 
 router = APIRouter(prefix="/api", tags=["model versions"])
-Viewer = Annotated[User, Depends(require(Role.VIEWER))]
-
-
-class VersionOut(BaseModel):
-    id: int
-    project_id: int
-    parent_id: int | None
-    version: int
-    name: str
-    kind: ModelKind
-    status: ModelStatus
-    metrics: dict[str, Any]
-    feedback_snapshot: dict[str, Any] | None
-    config: dict[str, Any]
-    created_at: datetime
-    retrain: dict[str, Any] | None = None
-
-
-class CompareOut(BaseModel):
-    a: VersionOut
-    b: VersionOut
-    metrics: dict[str, Any]
-    shares: dict[str, Any] | None
-    example: dict[str, ExplanationOut] | None = None
-
-
-def _retrain_result(db: Session, mv: ModelVersion) -> dict[str, Any] | None:
-    """The result of the retrain job that produced ``mv`` (metrics before/after, shares of the
-    corrected words before/after), if one did."""
-    if mv.kind is not ModelKind.DEBUGGED:
-        return None
-    for job in jobs_service.list_jobs(
-        db_session=db, project_id=mv.project_id, kind=JobKind.RETRAIN, status=JobStatus.SUCCEEDED, limit=500
-    ):
-        if job.result and job.result.get("version_id") == mv.id:
-            return job.result
-    return None
-
-
-def version_out(db: Session, mv: ModelVersion) -> VersionOut:
-    return VersionOut(
-        id=mv.id,
-        project_id=mv.project_id,
-        parent_id=mv.parent_id,
-        version=mv.version,
-        name=mv.name,
-        kind=mv.kind,
-        status=mv.status,
-        metrics=dict(mv.metrics),
-        feedback_snapshot=mv.feedback_snapshot,
-        config=dict(mv.config),
-        created_at=mv.created_at,
-        retrain=_retrain_result(db, mv),
-    )
 
 
 def _version(db: Session, version_id: int) -> ModelVersion:
     return service.get_or_raise(db_session=db, model_version_id=version_id)
 
 
-@router.get("/projects/{project_id}/versions", response_model=list[VersionOut])
-def list_versions(project_id: int, db: DB, _: Viewer) -> list[VersionOut]:
+@router.get("/projects/{project_id}/versions", response_model=Page[VersionOut])
+def list_versions(project_id: int, db: DB, _: Viewer, offset: Offset = 0, limit: Limit = 100) -> Page[VersionOut]:
     """Every version of the project by number, with lineage (parent), metrics and feedback snapshot."""
     projects_service.get_or_raise(db_session=db, project_id=project_id)
-    return [version_out(db, mv) for mv in service.list_versions(db_session=db, project_id=project_id)]
+    rows = page_of(service.list_versions(db_session=db, project_id=project_id), offset, limit)
+    rows["items"] = [version_out(db, mv) for mv in rows["items"]]
+    return Page[VersionOut](**rows)
 
 
 @router.get("/versions/{version_id}", response_model=VersionOut)
@@ -120,7 +66,8 @@ def compare(
     """Metrics per eval set of two versions side by side (with deltas), the corrected words' share
     before/after, and, for ``example_id``, the example's explanation under both versions."""
     project = projects_service.get_or_raise(db_session=db, project_id=project_id)
-    va, vb = version_for(db, project, a), version_for(db, project, b)
+    va = service.resolve(db_session=db, project=project, version_id=a)
+    vb = service.resolve(db_session=db, project=project, version_id=b)
     ra, rb = version_out(db, va), version_out(db, vb)
     metrics_a = dict(va.metrics)
     metrics_b = dict(vb.metrics)
@@ -134,12 +81,13 @@ def compare(
         ex = datasets_service.get_example_or_raise(db_session=db, example_id=example_id)
         if ex.project_id != project.id:
             raise NotFoundError(f"example {example_id} not found in project {project.name!r}")
-        m = method_for(project, method)
+        m = projects_service.method_for(project, method)
         models = models_of(request)
         example = {}
         for side, mv in (("a", va), ("b", vb)):
             exp = explanation_for(db, models, project, mv, ex, m)
-            example[side] = _out(exp, ex.text, project, mv, ex, marks_for(db, project, ex, exp.words, exp.prediction))
+            marks = marks_for(db, project, ex, exp.words, exp.prediction)
+            example[side] = explanation_out(exp, ex.text, project, mv, ex, marks)
     return CompareOut(a=ra, b=rb, metrics=compare_metrics(metrics_a, metrics_b), shares=shares, example=example)
 
 
@@ -161,16 +109,11 @@ def _downloadable(db: Session, version_id: int) -> ModelVersion:
     return mv
 
 
-class DownloadLinkOut(BaseModel):
-    url: str
-    expires_at: datetime
-
-
 @router.post("/versions/{version_id}/download-link", response_model=DownloadLinkOut)
 def download_link(
     version_id: int,
     db: DB,
-    _: Annotated[User, Depends(require(Role.VIEWER))],
+    _: Viewer,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
 ) -> DownloadLinkOut:
     """A download URL that works for a few minutes without any token in it, for a plain browser link.

@@ -1,7 +1,9 @@
-"""Request dependencies: a database session per request, the authenticated user, the role policy.
+"""Request dependencies: a database session per request, the authenticated user, the role policy,
+and what the composition root (:mod:`xmd.app`) put on the app: settings and the model cache.
 
-Authorisation is an explicit call in each route (``Depends(require(Role.ANNOTATOR))``), so a test can
-walk the whole route x role matrix.
+Authorisation is an explicit call in each route (a ``Viewer`` / ``Annotator`` / ``Admin`` parameter,
+i.e. ``Depends(require(role))``), so a test can walk the whole route x role matrix. The three role
+aliases are declared here once.
 """
 
 from __future__ import annotations
@@ -13,6 +15,9 @@ from fastapi import Depends, HTTPException, Query, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.orm import Session
 
+from xmd.config import Settings
+from xmd.core.cache import ModelCache
+from xmd.http import links
 from xmd.users import service as users_service
 from xmd.users.models import Role, User
 
@@ -66,8 +71,6 @@ def link_or_token_user(
     ] = None,
 ) -> User:
     """Downloads: a bearer token, ``?token=``, or a short-lived signed ``?link=`` for this version."""
-    from xmd.api import links
-
     if credentials is None and not token and link:
         user = links.verify(db, version_id, link)
         if user is None:
@@ -89,3 +92,18 @@ def require(role: Role) -> Callable[[User], User]:
 
     check.required_role = role  # type: ignore[attr-defined]
     return check
+
+
+Viewer = Annotated[User, Depends(require(Role.VIEWER))]
+Annotator = Annotated[User, Depends(require(Role.ANNOTATOR))]
+Admin = Annotated[User, Depends(require(Role.ADMIN))]
+
+
+def settings_of(request: Request) -> Settings:
+    """The settings the app was created with."""
+    return request.app.state.settings
+
+
+def models_of(request: Request) -> ModelCache:
+    """The app's cache of loaded models (explain on request, "what if")."""
+    return request.app.state.models

@@ -1,4 +1,5 @@
-"""What views need beyond a DB session: settings, the job enqueuer, and a small cache of loaded models.
+"""The one cache of loaded models, used by the API (explain on request, "what if") and the workers
+(explain chunks, evaluate).
 
 Explaining one example or a "what if" text on request needs the model in memory; loading MiniLM takes
 about a second, so the last few versions stay loaded (an LRU keyed by the version's directory, which
@@ -10,17 +11,10 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
 
-from fastapi import Request
-
-from xmd.config import Settings
 from xmd.core.modeling import LoadedModel, load_model
-from xmd.jobs.models import Job
-
-Enqueue = Callable[[Job, dict[str, str] | None], None]
 
 
 class ModelCache:
@@ -32,7 +26,7 @@ class ModelCache:
         self._models: OrderedDict[str, tuple[LoadedModel, threading.Lock]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def _get(self, path: str, labels: list[str]) -> tuple[LoadedModel, threading.Lock]:
+    def _get(self, path: str, labels: list[str] | None) -> tuple[LoadedModel, threading.Lock]:
         with self._lock:
             hit = self._models.get(path)
             if hit is not None:
@@ -47,35 +41,16 @@ class ModelCache:
         return entry
 
     @contextmanager
-    def use(self, path: str, labels: list[str]) -> Iterator[LoadedModel]:
+    def use(self, path: str, labels: list[str] | None = None) -> Iterator[LoadedModel]:
         loaded, lock = self._get(path, labels)
         with lock:
             yield loaded
 
 
-def settings_of(request: Request) -> Settings:
-    return request.app.state.settings
+_PROCESS: dict[str, ModelCache] = {}
 
 
-def models_of(request: Request) -> ModelCache:
-    return request.app.state.models
-
-
-def enqueue_of(request: Request) -> Enqueue:
-    return request.app.state.enqueue
-
-
-def default_enqueue(settings: Settings) -> Enqueue:
-    """Send jobs through :mod:`xmd.jobs.queue` (the only module that talks to the broker)."""
-
-    def send(job: Job, secrets: dict[str, str] | None = None) -> None:
-        from xmd.jobs import queue
-
-        queue.enqueue(settings, job, secrets=secrets)
-
-    return send
-
-
-def page(items: list[Any], total: int, offset: int, limit: int) -> dict[str, Any]:
-    """The one pagination envelope every list route returns."""
-    return {"items": items, "total": total, "offset": offset, "limit": limit}
+def process_cache(device: str) -> ModelCache:
+    """This process's cache for ``device``, for workers: one model kept, so consecutive explain chunks
+    and evaluations of one version reuse it while a worker moving on to another version frees memory."""
+    return _PROCESS.setdefault(device, ModelCache(size=1, device=device))

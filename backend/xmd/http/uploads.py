@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import tempfile
 from pathlib import Path
 
 from fastapi import HTTPException, UploadFile
@@ -39,3 +40,9 @@ async def save_upload(upload: UploadFile, dest: Path, settings: Settings) -> Pat
 
 def remove(path: Path) -> None:
     shutil.rmtree(path, ignore_errors=True)
+
+
+def temp_dir(settings: Settings) -> Path:
+    """A fresh work folder for one upload, under the uploads directory (removed with :func:`remove`)."""
+    settings.uploads_dir.mkdir(parents=True, exist_ok=True)
+    return Path(tempfile.mkdtemp(prefix="upload-", dir=settings.uploads_dir))

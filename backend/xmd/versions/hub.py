@@ -17,25 +17,18 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy.orm import Session
-from xmd.core.modelcard import render_model_card
+
+from xmd.core.modelcard import CARD_PLACEHOLDER, render_base_card, render_model_card
 from xmd.core.types import XMDError
-from xmd.models import service as models
-from xmd.models.models import ModelKind, ModelStatus, ModelVersion
+from xmd.jobs.context import JobContext
 from xmd.projects import service as projects
 from xmd.projects.models import Project
-
-from workers.runtime import JobContext
-
-CARD_PLACEHOLDER = "<this repo or directory>"
+from xmd.versions import service as models
+from xmd.versions.models import ModelKind, ModelStatus, ModelVersion
 
 
 class HubError(XMDError):
     """A push failed for a reason the user can fix (token, permissions, repo name, endpoint)."""
-
-
-def _top_words(entries: list[Any]) -> list[str]:
-    """``[{"word", "count"}]`` (the core's counts) as the plain word list the card prints."""
-    return [f"{e['word']} ({e['count']})" if isinstance(e, dict) else str(e) for e in entries]
 
 
 def _metrics_before(db: Session, version: ModelVersion) -> dict | None:
@@ -60,43 +53,19 @@ def model_card(db: Session, project: Project, version: ModelVersion, repo_id: st
         meta["kind"] = "debug"
         snapshot = version.feedback_snapshot or {}
         counts = dict(snapshot.get("counts") or meta.get("feedback_counts") or {})
-        counts["top_removed"] = _top_words(counts.get("top_removed") or [])
-        counts["top_added"] = _top_words(counts.get("top_added") or [])
         meta["feedback_counts"] = counts
         meta.setdefault("er", (version.config or {}).get("er") or {})
         meta["metrics_before"] = _metrics_before(db, version)
         meta["metrics_after"] = dict(version.metrics or {}) or meta.get("metrics_after")
         card = render_model_card(meta)
     else:
-        card = _base_card(meta, dict(version.metrics or {}))
+        card = render_base_card(meta, dict(version.metrics or {}))
     lineage = " → ".join(f"v{v.version}" for v in models.lineage(db_session=db, model_version=version))
     card = card.replace(CARD_PLACEHOLDER, repo_id)
     return card + (
         f"\n## Provenance\n\n- xmd project: `{project.name}`, model version v{version.version} "
         f"(lineage {lineage})\n- Base model: `{meta.get('base_model')}`\n"
     )
-
-
-def _base_card(meta: dict[str, Any], metrics: dict[str, Any]) -> str:
-    """Card for a version that xmd did not retrain (the user's imported model)."""
-    rows = [
-        f"| {name} | {m.get('n', '–')} | {m.get('accuracy', 0):.4f} | {m.get('macro_f1', 0):.4f} |"
-        for name, m in metrics.items()
-        if isinstance(m, dict)
-    ]
-    table = ["| eval set | n | accuracy | macro-F1 |", "|---|---|---|---|", *rows] if rows else ["Not evaluated."]
-    lines = [
-        "---", "library_name: transformers", "pipeline_tag: text-classification", "tags:", "- xmd", "---", "",
-        f"# {meta['name']}", "",
-        f"The model imported into xmd from `{meta.get('base_model')}`; it was not retrained.", "",
-        f"- Classes: {', '.join(f'`{x}`' for x in meta.get('labels') or [])}", "",
-        "## Evaluation", "", *table, "",
-        "## How to load", "", "```python",
-        "from transformers import AutoModelForSequenceClassification, AutoTokenizer", "",
-        f'model = AutoModelForSequenceClassification.from_pretrained("{CARD_PLACEHOLDER}")',
-        f'tokenizer = AutoTokenizer.from_pretrained("{CARD_PLACEHOLDER}")', "```", "",
-    ]  # fmt: skip
-    return "\n".join(lines)
 
 
 def _explain_http_error(exc: Exception, endpoint: str) -> HubError:

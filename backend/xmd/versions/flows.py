@@ -1,10 +1,11 @@
-"""Retrain a model version with the project's feedback, and evaluate a version on eval sets.
+"""Job bodies that make or measure model versions: retrain with the project's feedback, and evaluate
+on eval sets. They orchestrate datasets, feedback and versions around the core's pipeline.
 
 Retraining registers the child version first (status ``training``, ``config["job_id"]`` naming this
 job) and lets ``pipeline.debug`` build the new directory; the core writes it in a hidden sibling and
 renames it into place only when complete, and the parent's directory is only read. The child becomes
 ``ready`` only through a guarded update while the job still runs; anything else (error, cancel,
-killed worker, swept job) leaves it ``failed`` (:func:`workers.runtime.cleanup_failed_versions`).
+killed worker, swept job) leaves it ``failed`` (:func:`xmd.versions.service.fail_orphans`).
 """
 
 from __future__ import annotations
@@ -13,49 +14,31 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import update
 from sqlalchemy.orm import Session
-from xmd.core import pipeline
+
+from xmd.core import options, pipeline
+from xmd.core.cache import process_cache
 from xmd.core.evaluate import evaluate_sets
 from xmd.core.feedback import FeedbackSet
-from xmd.core.modeling import load_model
-from xmd.core.training import ERConfig, StepInfo, TrainConfig
-from xmd.core.types import DataError, Example, XMDError
+from xmd.core.training import ERConfig, RetrainConfig, StepInfo, TrainConfig
+from xmd.core.types import DataError, Example
 from xmd.datasets import service as datasets
 from xmd.datasets.models import Dataset, DatasetRole
-from xmd.db.engine import lock_row
-from xmd.feedback_store import service as feedback_store
-from xmd.models import service as models
-from xmd.models.models import ModelStatus, ModelVersion
+from xmd.feedback import service as feedback_store
+from xmd.jobs.context import JobContext
 from xmd.projects import service as projects
 from xmd.projects.models import Project
+from xmd.versions import service as versions
+from xmd.versions.models import ModelStatus
 
-from workers.runtime import JobContext
-
-TRAIN_KEYS = ("epochs", "lr", "batch_size", "max_length", "seed")
-ER_KEYS = ("objective", "loss", "lam", "attribution_weight")
 TRAIN_SHARE = (5.0, 90.0)
 """Progress range of the training steps; evaluation and attribution shares take the rest."""
 
 
-def _ready_version(db: Session, version_id: int) -> ModelVersion:
-    version = models.get_or_raise(db_session=db, model_version_id=version_id)
-    if version.status is not ModelStatus.READY:
-        raise XMDError(f"model version v{version.version} is {version.status.value}; it must be ready")
-    return version
-
-
 def _datasets(db: Session, project: Project, ids: Sequence[int] | None, role: DatasetRole) -> list[Dataset]:
-    """The datasets named by ``ids`` (all of ``role`` when none), checked to belong to the project."""
-    if not ids:
-        return datasets.list_datasets(db_session=db, project_id=project.id, role=role)
-    out = []
-    for did in ids:
-        ds = datasets.get_or_raise(db_session=db, dataset_id=int(did))
-        if ds.project_id != project.id:
-            raise DataError(f"dataset {ds.id} belongs to another project")
-        out.append(ds)
-    return out
+    """The job's datasets (none named: every one of ``role``), checked by the same rule the API checked
+    them with when it started the job."""
+    return datasets.resolve_ids(db_session=db, project=project, ids=list(ids) if ids else None, role=role)
 
 
 def training_data(db: Session, project: Project, sets: Sequence[Dataset]) -> tuple[list[Example], FeedbackSet]:
@@ -81,18 +64,15 @@ def training_data(db: Session, project: Project, sets: Sequence[Dataset]) -> tup
 
 
 def _configs(params: dict[str, Any]) -> tuple[TrainConfig, ERConfig]:
-    """TrainConfig / ERConfig from the job's params; missing keys keep the core's defaults."""
-    train = TrainConfig(**{k: params[k] for k in TRAIN_KEYS if params.get(k) is not None})
-    er = ERConfig(**{k: params[k] for k in ER_KEYS if params.get(k) is not None})
-    train.validate()
-    er.validate()
-    return train, er
+    """The retrain settings stored on the job (every field of the core's dataclasses; what a job row
+    leaves out keeps the core's default)."""
+    return options.build(RetrainConfig, params), options.build(ERConfig, params)
 
 
 def retrain_job(ctx: JobContext) -> dict[str, Any]:
     """Body of ``xmd.retrain``: feedback → ``pipeline.debug`` → a new ready version with metrics."""
     db, params, job = ctx.db, ctx.params, ctx.job
-    parent = _ready_version(db, int(params["version_id"]))
+    parent = versions.ready_or_raise(db_session=db, model_version_id=int(params["version_id"]))
     project = projects.get_or_raise(db_session=db, project_id=parent.project_id)
     train_config, er = _configs(params)
     train_sets = _datasets(db, project, params.get("train_dataset_ids"), DatasetRole.TRAIN)
@@ -108,11 +88,10 @@ def retrain_job(ctx: JobContext) -> dict[str, Any]:
     }
     ctx.check_cancel()
 
-    out = ctx.settings.models_dir / f"p{project.id}" / "v{version}"
-    child = models.create_child(
+    child = versions.create_child(
         db_session=db,
         parent=parent,
-        path=str(out),
+        path=versions.version_dir(ctx.settings, project.id),
         status=ModelStatus.TRAINING,
         config={
             "job_id": job.id,
@@ -163,15 +142,9 @@ def retrain_job(ctx: JobContext) -> dict[str, Any]:
         "shares_after": run.shares_after,
         "history_seconds": run.history.seconds,
     }
-    done = db.execute(
-        update(ModelVersion)
-        .where(ModelVersion.id == child.id, ModelVersion.status == ModelStatus.TRAINING)
-        .values(status=ModelStatus.READY, metrics=run.metrics_after or {}, feedback_snapshot=snapshot, config=config),
-        execution_options={"synchronize_session": False},
+    versions.mark_ready(
+        db_session=db, model_version=child, metrics=run.metrics_after or {}, feedback_snapshot=snapshot, config=config
     )
-    db.commit()
-    if not done.rowcount:
-        raise XMDError(f"model version v{child.version} was marked failed while it trained (the job was abandoned)")
     return {
         "version_id": child.id,
         "version": child.version,
@@ -186,22 +159,18 @@ def retrain_job(ctx: JobContext) -> dict[str, Any]:
 def evaluate_job(ctx: JobContext) -> dict[str, Any]:
     """Body of ``xmd.evaluate``: metrics per eval set, merged into the version's metrics by set name."""
     db, params = ctx.db, ctx.params
-    version = _ready_version(db, int(params["version_id"]))
+    version = versions.ready_or_raise(db_session=db, model_version_id=int(params["version_id"]))
     project = projects.get_or_raise(db_session=db, project_id=version.project_id)
     sets = _datasets(db, project, params.get("dataset_ids"), DatasetRole.EVAL)
     if not sets:
         raise DataError(f"project {project.name!r} has no evaluation dataset; upload one with role 'eval'")
-    loaded = load_model(version.path, labels=list(project.labels), device=ctx.settings.device)
     metrics: dict[str, Any] = {}
-    for i, ds in enumerate(sets):
-        ctx.check_cancel()
-        examples = datasets.core_examples(db_session=db, dataset=ds)
-        db.commit()  # end the read transaction before minutes of inference
-        metrics.update(evaluate_sets(loaded, {ds.name: examples}, max_length=int(params.get("max_length") or 256)))
-        ctx.progress(100.0 * (i + 1) / len(sets), step=i + 1, total_steps=len(sets))
-    # Merge under a row lock: two evaluations of one version must not drop each other's sets.
-    lock_row(db, ModelVersion, ModelVersion.id == version.id)
-    db.refresh(version)
-    version.metrics = {**(version.metrics or {}), **metrics}
-    db.commit()
+    with process_cache(ctx.settings.device).use(version.path, list(project.labels)) as loaded:
+        for i, ds in enumerate(sets):
+            ctx.check_cancel()
+            examples = datasets.core_examples(db_session=db, dataset=ds)
+            db.commit()  # end the read transaction before minutes of inference
+            metrics.update(evaluate_sets(loaded, {ds.name: examples}, max_length=int(params.get("max_length") or 256)))
+            ctx.progress(100.0 * (i + 1) / len(sets), step=i + 1, total_steps=len(sets))
+    versions.merge_metrics(db_session=db, model_version=version, metrics=metrics)
     return {"metrics": metrics}

@@ -6,88 +6,34 @@ move between projects, or be simulated from rationale files and word lists.
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Query
-from pydantic import BaseModel, Field
+from fastapi import APIRouter, Query
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from xmd.api.deps import DB, require
-from xmd.api.runtime import page
-from xmd.core.feedback import FeedbackSet
-from xmd.core.types import Action, FeedbackError, Scope
+from xmd.core.feedback import FeedbackSet, task_key
+from xmd.core.types import Action, FeedbackError
 from xmd.datasets import service as datasets_service
 from xmd.datasets.models import DatasetRole
-from xmd.db.errors import NotFoundError
-from xmd.feedback_store import service
-from xmd.feedback_store.models import Feedback, FeedbackEvent, FeedbackLevel
+from xmd.feedback import service
+from xmd.feedback.models import Feedback, FeedbackEvent, FeedbackLevel
+from xmd.feedback.schemas import (
+    CLICK_FIELDS,
+    EventOut,
+    FeedbackOut,
+    FeedbackPage,
+    ImportIn,
+    InstanceIn,
+    TaskIn,
+    WriteOut,
+)
+from xmd.http.deps import DB, Annotator, Viewer
+from xmd.http.pagination import Page, page
 from xmd.projects import service as projects_service
-from xmd.users.models import Role, User
+from xmd.users.models import User
 
 router = APIRouter(prefix="/api", tags=["feedback"])
-Viewer = Annotated[User, Depends(require(Role.VIEWER))]
-Annotator = Annotated[User, Depends(require(Role.ANNOTATOR))]
-
-
-class InstanceIn(BaseModel):
-    word_index: int = Field(ge=0, description="position of the word in the example (as in the explanation)")
-    action: Action
-
-
-class TaskIn(BaseModel):
-    word: str = Field(min_length=1, max_length=200)
-    action: Action
-    label: int | None = Field(default=None, ge=0, description="only examples of this gold label (default: all)")
-    scope: Scope = Field(default=Scope.ALL, description="all, or only correctly / incorrectly predicted examples")
-
-
-class FeedbackOut(BaseModel):
-    id: int
-    key: str
-    level: FeedbackLevel
-    example_id: int | None
-    word_index: int | None
-    word: str | None
-    label: int | None
-    scope: Scope | None
-    action: Action
-    updated_by: str | None
-    updated_at: datetime
-
-
-class WriteOut(BaseModel):
-    key: str
-    action: Action
-    event_id: int
-    current: FeedbackOut | None = Field(description="the key's feedback now (null after a reset)")
-
-
-class EventOut(BaseModel):
-    id: int
-    key: str
-    level: FeedbackLevel
-    example_id: int | None
-    word_index: int | None
-    word: str | None
-    label: int | None
-    scope: Scope | None
-    action: Action
-    user: str | None
-    created_at: datetime
-
-
-class FeedbackPage(BaseModel):
-    items: list[FeedbackOut]
-    total: int
-    offset: int
-    limit: int
-
-
-class ImportIn(BaseModel):
-    dataset_id: int = Field(description="instance entries name examples of this dataset by their file id")
-    feedback: dict[str, Any] = Field(description="the export format: {instance: [...], task: [...]}")
 
 
 def _names(db: Session, ids: set[int | None]) -> dict[int, str]:
@@ -97,18 +43,14 @@ def _names(db: Session, ids: set[int | None]) -> dict[int, str]:
     return {u.id: u.name for u in db.scalars(select(User).where(User.id.in_(wanted)))}
 
 
-_SHARED = ("id", "key", "level", "example_id", "word_index", "word", "label", "scope", "action")
-"""Columns a current-feedback row and an event row have in common (what was clicked, and how)."""
-
-
 def _fb_out(fb: Feedback, names: dict[int, str]) -> FeedbackOut:
     by = names.get(fb.updated_by) if fb.updated_by is not None else None
-    return FeedbackOut(**{f: getattr(fb, f) for f in _SHARED}, updated_by=by, updated_at=fb.updated_at)
+    return FeedbackOut(**{f: getattr(fb, f) for f in CLICK_FIELDS}, updated_by=by, updated_at=fb.updated_at)
 
 
 def _ev_out(ev: FeedbackEvent, names: dict[int, str]) -> EventOut:
     user = names.get(ev.user_id) if ev.user_id is not None else None
-    return EventOut(**{f: getattr(ev, f) for f in _SHARED}, user=user, created_at=ev.created_at)
+    return EventOut(**{f: getattr(ev, f) for f in CLICK_FIELDS}, user=user, created_at=ev.created_at)
 
 
 def _written(db: Session, key: str, action: Action, fb: Feedback | None, user: User) -> WriteOut:
@@ -148,8 +90,6 @@ def set_task_feedback(project_id: int, body: TaskIn, db: DB, user: Annotator) ->
         scope=body.scope,
         user_id=user.id,
     )
-    from xmd.core.feedback import task_key
-
     key = service.task_feedback_key(task_key(body.word), body.label, body.scope)
     return _written(db, key, body.action, fb, user)
 
@@ -174,7 +114,7 @@ def list_feedback(
     return FeedbackPage(**page([_fb_out(fb, names) for fb in rows], total, offset, limit))
 
 
-@router.get("/projects/{project_id}/feedback/events", response_model=list[EventOut])
+@router.get("/projects/{project_id}/feedback/events", response_model=Page[EventOut])
 def list_events(
     project_id: int,
     db: DB,
@@ -184,27 +124,15 @@ def list_events(
     before_id: int | None = None,
     order: Literal["asc", "desc"] = "asc",
     limit: Annotated[int, Query(ge=1, le=service.MAX_PAGE)] = 100,
-) -> list[EventOut]:
+) -> Page[EventOut]:
     """Every click, resets included: the audit trail (and what undo steps back through). Oldest
     first with ``after_id`` paging, or ``order=desc`` with ``before_id`` for the latest clicks."""
     projects_service.get_or_raise(db_session=db, project_id=project_id)
-    if key is not None:
-        events = service.history(db_session=db, project_id=project_id, key=key)
-        events = [
-            e for e in events if (after_id is None or e.id > after_id) and (before_id is None or e.id < before_id)
-        ]
-        events = (events[::-1] if order == "desc" else events)[:limit]
-    else:
-        events = service.list_events(
-            db_session=db,
-            project_id=project_id,
-            after_id=after_id,
-            before_id=before_id,
-            newest_first=order == "desc",
-            limit=limit,
-        )
+    args: dict[str, Any] = {"project_id": project_id, "key": key, "after_id": after_id, "before_id": before_id}
+    events = service.list_events(db_session=db, newest_first=order == "desc", limit=limit, **args)
+    total = service.count_events(db_session=db, **args)
     names = _names(db, {e.user_id for e in events})
-    return [_ev_out(e, names) for e in events]
+    return Page[EventOut](**page([_ev_out(e, names) for e in events], total, 0, limit))
 
 
 @router.get("/projects/{project_id}/feedback/export")
@@ -212,9 +140,7 @@ def export_feedback(project_id: int, db: DB, _: Viewer, dataset_id: int | None =
     """The current feedback as the core's JSON (instance entries by example file id, with their words)."""
     project = projects_service.get_or_raise(db_session=db, project_id=project_id)
     if dataset_id is not None:
-        ds = datasets_service.get_or_raise(db_session=db, dataset_id=dataset_id)
-        if ds.project_id != project.id:
-            raise NotFoundError(f"dataset {dataset_id} not found in project {project.name!r}")
+        datasets_service.in_project(db_session=db, project=project, dataset_id=dataset_id)
     fs = service.to_feedback_set(db_session=db, project=project, dataset_id=dataset_id)
     return fs.to_dict()
 
@@ -223,9 +149,7 @@ def export_feedback(project_id: int, db: DB, _: Viewer, dataset_id: int | None =
 def import_feedback(project_id: int, body: ImportIn, db: DB, user: Annotator) -> dict[str, int]:
     """Record an exported feedback file as new events, all or nothing (422 naming the first problem)."""
     project = projects_service.get_or_raise(db_session=db, project_id=project_id)
-    ds = datasets_service.get_or_raise(db_session=db, dataset_id=body.dataset_id)
-    if ds.project_id != project.id:
-        raise NotFoundError(f"dataset {body.dataset_id} not found in project {project.name!r}")
+    ds = datasets_service.in_project(db_session=db, project=project, dataset_id=body.dataset_id)
     if ds.role is not DatasetRole.TRAIN:
         raise FeedbackError(f"feedback goes on training data; dataset {ds.name!r} is an eval set")
     try:

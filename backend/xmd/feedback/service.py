@@ -26,7 +26,7 @@ from xmd.datasets.models import Example
 from xmd.db.base import utcnow
 from xmd.db.engine import dialect_insert, is_sqlite, write_scope
 from xmd.db.errors import NotFoundError
-from xmd.feedback_store.models import Feedback, FeedbackEvent, FeedbackLevel
+from xmd.feedback.models import Feedback, FeedbackEvent, FeedbackLevel
 from xmd.projects.models import Project
 
 CHUNK = 500
@@ -221,20 +221,41 @@ def list_events(
     *,
     db_session: Session,
     project_id: int,
+    key: str | None = None,
     after_id: int | None = None,
     before_id: int | None = None,
     newest_first: bool = False,
     limit: int = 100,
 ) -> list[FeedbackEvent]:
-    """The project's event log paged by event id: oldest first (``after_id``), or newest first
-    (``before_id``) for an activity feed that shows the latest clicks."""
-    stmt = select(FeedbackEvent).where(FeedbackEvent.project_id == project_id)
-    if after_id is not None:
-        stmt = stmt.where(FeedbackEvent.id > after_id)
-    if before_id is not None:
-        stmt = stmt.where(FeedbackEvent.id < before_id)
+    """The project's event log (or one key's) paged by event id: oldest first (``after_id``), or newest
+    first (``before_id``) for an activity feed that shows the latest clicks."""
+    stmt = select(FeedbackEvent).where(*_event_filters(project_id, key, after_id, before_id))
     order = FeedbackEvent.id.desc() if newest_first else FeedbackEvent.id
     return list(db_session.scalars(stmt.order_by(order).limit(min(limit, MAX_PAGE))))
+
+
+def count_events(
+    *,
+    db_session: Session,
+    project_id: int,
+    key: str | None = None,
+    after_id: int | None = None,
+    before_id: int | None = None,
+) -> int:
+    """How many events :func:`list_events` pages through with these filters."""
+    where = _event_filters(project_id, key, after_id, before_id)
+    return int(db_session.scalar(select(func.count()).select_from(FeedbackEvent).where(*where)) or 0)
+
+
+def _event_filters(project_id: int, key: str | None, after_id: int | None, before_id: int | None) -> list[Any]:
+    where: list[Any] = [FeedbackEvent.project_id == project_id]
+    if key is not None:
+        where.append(FeedbackEvent.key == key)
+    if after_id is not None:
+        where.append(FeedbackEvent.id > after_id)
+    if before_id is not None:
+        where.append(FeedbackEvent.id < before_id)
+    return where
 
 
 def to_feedback_set(*, db_session: Session, project: Project, dataset_id: int | None = None) -> FeedbackSet:

@@ -8,11 +8,13 @@ from sqlalchemy.exc import IntegrityError
 
 from xmd.core.types import DataError, FeedbackError, ModelLoadError, XMDError
 from xmd.db.errors import ConflictError, NotFoundError, SchemaNotMigratedError
+from xmd.jobs.queue import QueueUnavailableError
 
 STATUS: list[tuple[type[Exception], int]] = [
     (NotFoundError, 404),
     (ConflictError, 409),
     (SchemaNotMigratedError, 503),
+    (QueueUnavailableError, 503),
     (DataError, 422),
     (FeedbackError, 422),
     (ModelLoadError, 422),

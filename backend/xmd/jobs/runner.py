@@ -1,4 +1,5 @@
-"""What every task shares: a database session per process, the job life cycle, a heartbeat thread.
+"""Running a job body as a job: a database session per process, the job life cycle, a heartbeat thread.
+Celery-agnostic: ``workers.tasks`` hands it a job id and the body of the job's domain.
 
 A task is a function of a job id. :func:`run_job` moves the row queued → running (a job cancelled
 while queued never runs), keeps its heartbeat fresh from a background thread while the body works
@@ -16,36 +17,31 @@ from __future__ import annotations
 
 import logging
 import os
-import socket
 import threading
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from datetime import timedelta
-from pathlib import Path
 from typing import Any
 
-from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
+
 from xmd.config import Settings
 from xmd.core.training import TrainingCancelled
 from xmd.core.types import XMDError
 from xmd.db.base import utcnow
 from xmd.db.engine import make_engine, make_session_factory
 from xmd.db.migrate import check_migrated
+from xmd.jobs import flows as job_flows
 from xmd.jobs import service as jobs
+from xmd.jobs.context import Body, JobCancelled, JobContext, process_alive, worker_id
 from xmd.jobs.models import Job, JobStatus
-from xmd.models.models import ModelStatus, ModelVersion
+from xmd.versions import service as versions
 
 log = logging.getLogger("xmd.workers")
 
 _FACTORIES: dict[tuple[int, str | None, str], sessionmaker[Session]] = {}
 _LOCK = threading.Lock()
-
-
-class JobCancelled(XMDError):
-    """Raised inside a task body when the user asked the job to stop."""
 
 
 def settings() -> Settings:
@@ -64,31 +60,6 @@ def session_factory(cfg: Settings) -> sessionmaker[Session]:
             check_migrated(engine)
             factory = _FACTORIES[key] = make_session_factory(engine)
     return factory
-
-
-def worker_id() -> str:
-    """``host:pid`` of this process, recorded on the job so a redelivery can tell if it is alive."""
-    return f"{socket.gethostname()}:{os.getpid()}"
-
-
-def _process_alive(owner: str | None) -> bool | None:
-    """True/False when ``owner`` ran on this host (checked by pid); None when it cannot be told here."""
-    if not owner or ":" not in owner:
-        return None
-    host, _, pid = owner.rpartition(":")
-    if host != socket.gethostname() or not pid.isdigit():
-        return None
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:  # a killed child stays a zombie until its parent reaps it: that is dead too
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        return state not in ("Z", "X")
-    except (OSError, IndexError):
-        return True
 
 
 # ------------------------------------------------------------------------------ heartbeat
@@ -124,35 +95,6 @@ class Heartbeat:
 # ------------------------------------------------------------------------------ the job runner
 
 
-@dataclass
-class JobContext:
-    """What a task body gets: the job, its own session, settings, secrets and a progress reporter."""
-
-    job: Job
-    db: Session
-    settings: Settings
-    factory: sessionmaker[Session]
-    secrets: dict[str, str] = field(default_factory=dict)
-    heartbeat: Heartbeat | None = None
-
-    @property
-    def params(self) -> dict[str, Any]:
-        return dict(self.job.params or {})
-
-    def progress(self, progress: float, **values: Any) -> bool:
-        """Report progress (0–100, losses optional); returns True when the user asked to cancel."""
-        return jobs.report_progress(db_session=self.db, job_id=self.job.id, progress=progress, **values)
-
-    def check_cancel(self) -> None:
-        """Raise :class:`JobCancelled` if cancellation was requested (between phases of a body)."""
-        if jobs.is_cancel_requested(db_session=self.db, job_id=self.job.id):
-            raise JobCancelled("cancelled on request")
-
-
-Body = Callable[[JobContext], dict[str, Any] | None]
-"""A task body: returns the job's result, or None when another participant finishes the job."""
-
-
 def _lost_error(job: Job) -> str:
     return (
         f"the worker running this job ({job.worker_host or 'unknown'}) was lost (killed or crashed) before it "
@@ -163,11 +105,11 @@ def _lost_error(job: Job) -> str:
 
 def handle_redelivery(db: Session, cfg: Settings, job: Job) -> str:
     """A message for a job already running: fail it if its worker is gone, else drop the duplicate."""
-    alive = _process_alive(job.worker_host)
+    alive = process_alive(job.worker_host)
     last = job.heartbeat_at or job.started_at or job.created_at
     stale = last is not None and utcnow() - last > timedelta(seconds=cfg.stale_after_s)
     if alive is False or (alive is None and stale):
-        cleanup_failed_versions(db, job.id)
+        versions.fail_orphans(db_session=db, job_id=job.id)
         jobs.fail(db_session=db, job_id=job.id, error=_lost_error(job))
         log.warning("job %s: its worker %s was lost; marked failed", job.id, job.worker_host)
         return "failed"
@@ -217,7 +159,7 @@ def execute(ctx: JobContext, body: Body) -> dict[str, Any] | None:
         result = body(ctx)
     except (TrainingCancelled, JobCancelled):
         db.rollback()
-        cleanup_failed_versions(db, job_id)
+        versions.fail_orphans(db_session=db, job_id=job_id)
         jobs.mark_cancelled(db_session=db, job_id=job_id)
         log.info("job %s cancelled", job_id)
         return None
@@ -231,7 +173,7 @@ def execute(ctx: JobContext, body: Body) -> dict[str, Any] | None:
             for secret in secret_values:
                 tb = tb.replace(secret, "***")
             log.error("job %s failed:\n%s", job_id, tb)
-        cleanup_failed_versions(db, job_id)
+        versions.fail_orphans(db_session=db, job_id=job_id)
         jobs.fail(db_session=db, job_id=job_id, error=message[:4000] or type(exc).__name__)
         return None
     if result is None:
@@ -241,72 +183,17 @@ def execute(ctx: JobContext, body: Body) -> dict[str, Any] | None:
     return result
 
 
-# ------------------------------------------------------------------------------ cleanup
-
-
-def partial_dirs(path: Path) -> list[Path]:
-    """Hidden build folders the core's pipeline leaves next to ``path`` when its process dies."""
-    if not path.parent.is_dir():
-        return []
-    return sorted(path.parent.glob(f".{path.name}.partial-*"))
-
-
-def cleanup_failed_versions(db: Session, job_id: str | None = None) -> list[int]:
-    """Mark model versions still ``training`` whose job is not running any more (or, with ``job_id``,
-    that job's versions, whatever its state) as ``failed`` and delete their half-written build
-    folders; returns their ids.
-
-    A child version records the job that trains it in ``config["job_id"]``; only that job's worker
-    sets it ready, and only while the job runs, so a training version of a finished job is debris.
-    A worker that gives up on a job calls this with the job's id *before* it writes the job's final
-    state, so whoever sees the job ended also sees its version failed.
-    """
-    rows = db.execute(
-        select(ModelVersion.id, ModelVersion.path, ModelVersion.config).where(
-            ModelVersion.status == ModelStatus.TRAINING
-        )
-    ).all()
-    db.commit()
-    failed: list[int] = []
-    for mv_id, path, config in rows:
-        owner = (config or {}).get("job_id")
-        if not owner or (job_id is not None and owner != job_id):
-            continue
-        if job_id is None:
-            status = db.scalar(select(Job.status).where(Job.id == owner))
-            db.commit()
-            if status in (JobStatus.RUNNING, JobStatus.QUEUED):
-                continue
-        res = db.execute(
-            update(ModelVersion)
-            .where(ModelVersion.id == mv_id, ModelVersion.status == ModelStatus.TRAINING)
-            .values(status=ModelStatus.FAILED),
-            execution_options={"synchronize_session": False},
-        )
-        db.commit()
-        if res.rowcount:
-            failed.append(mv_id)
-            for partial in partial_dirs(Path(path)):
-                _rmtree(partial)
-    return failed
-
-
-def _rmtree(path: Path) -> None:
-    import shutil
-
-    shutil.rmtree(path, ignore_errors=True)
-
-
 def sweep(cfg: Settings | None = None) -> dict[str, list]:
     """Fail running jobs whose heartbeat is older than ``stale_after_s`` (their worker died without a
-    word) and clean up the model versions they left half-made."""
+    word) and clean up the model versions they left half-made (:func:`xmd.jobs.flows.sweep`)."""
     cfg = cfg or settings()
     with session_factory(cfg)() as db:
-        stale = jobs.mark_stale_as_failed(db_session=db, older_than=timedelta(seconds=cfg.stale_after_s))
-        versions = cleanup_failed_versions(db)
-    if stale or versions:
-        log.warning("sweeper: failed stale jobs %s, failed half-made model versions %s", stale, versions)
-    return {"jobs": stale, "versions": versions}
+        swept = job_flows.sweep(db, stale_after_s=cfg.stale_after_s)
+    if swept["jobs"] or swept["versions"]:
+        log.warning(
+            "sweeper: failed stale jobs %s, failed half-made model versions %s", swept["jobs"], swept["versions"]
+        )
+    return swept
 
 
 @contextmanager

@@ -6,9 +6,9 @@ import threading
 
 import pytest
 from xmd.db import ConflictError, NotFoundError
-from xmd.models import service as versions
-from xmd.models.models import ModelKind, ModelStatus
 from xmd.projects import service as projects
+from xmd.versions import service as versions
+from xmd.versions.models import ModelKind, ModelStatus
 
 
 @pytest.fixture()
@@ -34,10 +34,13 @@ def test_numbering_and_lineage(db, project):
     assert [v.version for v in versions.lineage(db_session=db, model_version=base)] == [1]
     assert [v.version for v in versions.children(db_session=db, model_version=base)] == [2, 4]
     assert [v.version for v in versions.list_versions(db_session=db, project_id=project.id)] == [1, 2, 3, 4]
-    assert versions.get_by_version(db_session=db, project_id=project.id, version=3).id == v3.id
 
     # Finishing a training run records status and metrics; the parent's row is untouched.
-    versions.set_status(db_session=db, model_version=v2, status="ready", metrics={"acc": 0.95})
+    versions.mark_ready(
+        db_session=db, model_version=v2, metrics={"acc": 0.95}, feedback_snapshot=v2.feedback_snapshot, config=v2.config
+    )
+    with pytest.raises(ConflictError, match="marked failed"):  # only a version still training becomes ready
+        versions.mark_ready(db_session=db, model_version=v2, metrics={}, feedback_snapshot=None, config={})
     db.expire_all()
     v2 = versions.get_or_raise(db_session=db, model_version_id=v2.id)
     base = versions.get_or_raise(db_session=db, model_version_id=base.id)

@@ -1,4 +1,5 @@
-"""Explain a whole dataset in chunks that any number of workers share.
+"""Explanations that orchestrate other domains: one example on request (compute, store, mark its
+feedback), and a whole dataset as a job, in chunks that any number of workers share.
 
 The job row holds the plan in ``result`` while it runs: chunk bounds (example id ranges), which
 chunks are done and who claimed the others. The first worker (the job's own message) writes the plan
@@ -17,25 +18,32 @@ stays until every chunk is done, so a job with work left always has a heartbeat.
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
-from xmd.core.attribution import METHODS, explain
-from xmd.core.modeling import LoadedModel, load_model
+
+from xmd.core.attribution import DEFAULT_METHOD, METHODS, explain
+from xmd.core.cache import ModelCache, process_cache
 from xmd.core.types import DataError, XMDError
+from xmd.core.types import Explanation as CoreExplanation
+from xmd.core.words import word_key
 from xmd.datasets import service as datasets
-from xmd.datasets.models import Example
+from xmd.datasets.models import Dataset, Example
 from xmd.db.engine import lock_row
 from xmd.explanations import service as explanations
+from xmd.explanations.schemas import WordMark
+from xmd.feedback import service as feedback_service
+from xmd.feedback.models import FeedbackLevel
+from xmd.jobs import queue
 from xmd.jobs import service as jobs
+from xmd.jobs.context import JobCancelled, JobContext, process_alive, worker_id
 from xmd.jobs.models import Job, JobStatus
-from xmd.models import service as models
-from xmd.models.models import ModelStatus, ModelVersion
-
-from workers.runtime import JobCancelled, JobContext, _process_alive, worker_id
+from xmd.projects import service as projects
+from xmd.projects.models import Project
+from xmd.versions import service as versions
+from xmd.versions.models import ModelVersion
 
 log = logging.getLogger("xmd.workers")
 
@@ -43,27 +51,71 @@ DEFAULT_CHUNK_SIZE = 256
 DEFAULT_MAX_LENGTH = 256
 POLL_S = 0.5
 
-_MODELS: dict[tuple[str, str], LoadedModel] = {}
-_MODELS_LOCK = threading.Lock()
+
+# ---------------------------------------------------------------------------------- one example
 
 
-def cached_model(path: str, device: str) -> LoadedModel:
-    """The model of a version, loaded once per process: consecutive chunks reuse it (one kept)."""
-    key = (path, device)
-    with _MODELS_LOCK:
-        if key not in _MODELS:
-            _MODELS.clear()
-            _MODELS[key] = load_model(path, device=device)
-        return _MODELS[key]
+def explanation_for(
+    db: Session, models: ModelCache, project: Project, mv: ModelVersion, example: Example, method: str
+) -> CoreExplanation:
+    """The stored explanation, or compute, store (updating the aggregates) and return it."""
+    found = explanations.get_explanation(db_session=db, example_id=example.id, model_version_id=mv.id, method=method)
+    if found is not None:
+        return found
+    with models.use(mv.path, list(project.labels)) as loaded:
+        exp = explain(
+            loaded,
+            [example.text],
+            method=method,
+            max_length=projects.max_length(project),
+            example_ids=[example.ext_id],
+        )
+    explanations.upsert_explanations(db_session=db, model_version=mv, method=method, items=[(example, exp[0])])
+    stored = explanations.get_explanation(db_session=db, example_id=example.id, model_version_id=mv.id, method=method)
+    assert stored is not None
+    return stored
 
 
-def _version_and_dataset(db: Session, params: dict[str, Any]) -> tuple[ModelVersion, Any]:
-    version = models.get_or_raise(db_session=db, model_version_id=int(params["version_id"]))
-    if version.status is not ModelStatus.READY:
-        raise XMDError(f"model version v{version.version} is {version.status.value}; only a ready version can explain")
-    dataset = datasets.get_or_raise(db_session=db, dataset_id=int(params["dataset_id"]))
-    if dataset.project_id != version.project_id:
-        raise DataError(f"dataset {dataset.id} belongs to another project than model version {version.id}")
+def marks_for(
+    db: Session, project: Project, example: Example, words: list[str], predicted: int | None = None
+) -> list[WordMark]:
+    """Instance feedback on the example, plus the task-level feedback that applies to it: on one of its
+    words, for its gold label (or any), and whose scope (correct / incorrect predictions) matches
+    ``predicted`` under the version shown (scoped feedback is left out when the prediction is unknown)."""
+    marks = [
+        WordMark(word_index=fb.word_index, action=fb.action.value, level="instance")
+        for fb in feedback_service.list_feedback(db_session=db, project_id=project.id, example_id=example.id)
+        if fb.word_index is not None
+    ]
+    task = feedback_service.list_feedback(db_session=db, project_id=project.id, level=FeedbackLevel.TASK)
+    keys = [word_key(w) for w in words] if task else []
+    for fb in task:
+        scope = fb.scope.value if fb.scope else "all"
+        if scope != "all" and (
+            predicted is None or example.label is None or (predicted == example.label) != (scope == "correct")
+        ):
+            continue
+        for i, k in enumerate(keys):
+            if k == fb.word and (fb.label is None or fb.label == example.label):
+                marks.append(
+                    WordMark(
+                        word_index=i,
+                        action=fb.action.value,
+                        level="task",
+                        scope=fb.scope.value if fb.scope else None,
+                        label=fb.label,
+                    )
+                )
+    return marks
+
+
+# ---------------------------------------------------------------------------------- a dataset, as a job
+
+
+def _version_and_dataset(db: Session, params: dict[str, Any]) -> tuple[ModelVersion, Dataset]:
+    version = versions.ready_or_raise(db_session=db, model_version_id=int(params["version_id"]))
+    project = projects.get_or_raise(db_session=db, project_id=version.project_id)
+    dataset = datasets.in_project(db_session=db, project=project, dataset_id=int(params["dataset_id"]))
     return version, dataset
 
 
@@ -77,7 +129,7 @@ def _state(db: Session, job_id: str, *, lock: bool) -> tuple[Job, dict[str, Any]
 def plan(ctx: JobContext) -> dict[str, Any]:
     """Split the dataset into chunks of ``chunk_size`` examples (by id) and store the plan on the job."""
     params = ctx.params
-    method = params.get("method") or "grad_x_input"
+    method = params.get("method") or DEFAULT_METHOD
     if method not in METHODS:
         raise DataError(f"unknown attribution method {method!r}; choose one of {METHODS}")
     _, dataset = _version_and_dataset(ctx.db, params)
@@ -106,7 +158,7 @@ def _claim(db: Session, job_id: str, owner: str, reclaim_after: float) -> tuple[
         if key in done:
             continue
         c = claims.get(key)
-        if c is None or now - c["at"] > reclaim_after or (c["by"] != owner and _process_alive(c["by"]) is False):
+        if c is None or now - c["at"] > reclaim_after or (c["by"] != owner and process_alive(c["by"]) is False):
             claims[key] = {"by": owner, "at": now}
             job.result = {**st, "claims": claims}
             db.commit()
@@ -119,7 +171,7 @@ def _explain_chunk(ctx: JobContext, i: int, owner: str) -> int:
     """Explain chunk ``i`` and, in the same transaction, store it and mark it done; returns chunks done."""
     db, params = ctx.db, ctx.params
     version, dataset = _version_and_dataset(db, params)
-    method = params.get("method") or "grad_x_input"
+    method = params.get("method") or DEFAULT_METHOD
     _, st = _state(db, ctx.job.id, lock=False)
     db.commit()
     lo, hi = st["bounds"][i]
@@ -128,15 +180,15 @@ def _explain_chunk(ctx: JobContext, i: int, owner: str) -> int:
             select(Example).where(Example.dataset_id == dataset.id, Example.id.between(lo, hi)).order_by(Example.id)
         )
     )
-    loaded = cached_model(version.path, ctx.settings.device)
-    exps = explain(
-        loaded,
-        [ex.text for ex in rows],
-        method=method,
-        max_length=int(params.get("max_length") or DEFAULT_MAX_LENGTH),
-        batch_size=int(params.get("batch_size") or 32),
-        example_ids=[ex.ext_id for ex in rows],
-    )
+    with process_cache(ctx.settings.device).use(version.path) as loaded:
+        exps = explain(
+            loaded,
+            [ex.text for ex in rows],
+            method=method,
+            max_length=int(params.get("max_length") or DEFAULT_MAX_LENGTH),
+            batch_size=int(params.get("batch_size") or 32),
+            example_ids=[ex.ext_id for ex in rows],
+        )
     explanations.upsert_explanations(
         db_session=db, model_version=version, method=method, items=list(zip(rows, exps, strict=True)), commit=False
     )
@@ -178,17 +230,8 @@ def work(ctx: JobContext, *, lead: bool) -> dict[str, Any] | None:
 
 def explain_job(ctx: JobContext) -> dict[str, Any]:
     """Body of ``xmd.explain``: plan the chunks, call helpers, work, and wait until all are done."""
-    from workers.app import app
-
     st = plan(ctx)
-    n_helpers = min(ctx.settings.explain_fanout, len(st["bounds"]) - 1)
-    for k in range(n_helpers):
-        app.send_task(
-            "xmd.explain_chunk",
-            args=[ctx.job.id],
-            queue=ctx.settings.default_queue,
-            task_id=f"{ctx.job.id}-helper-{k}",
-        )
+    queue.send_helpers(ctx.settings, ctx.job, min(ctx.settings.explain_fanout, len(st["bounds"]) - 1))
     result = work(ctx, lead=True)
     if result is None:
         job = jobs.get_or_raise(db_session=ctx.db, job_id=ctx.job.id)

@@ -1,4 +1,7 @@
-"""The FastAPI application factory.
+"""The composition root: the FastAPI application factory and the list of every domain's router.
+
+Nothing imports this module but the entry points (``xmd serve``, ``uvicorn --factory
+xmd.app:create_app``, tests); it is the one place that knows every domain.
 
 The app refuses to start on a database that is not at the migration head, with the command that
 fixes it, instead of failing on the first request. It serves the built web UI (``frontend/dist``) at
@@ -21,21 +24,22 @@ from fastapi.staticfiles import StaticFiles
 from sqlalchemy import Engine
 
 from xmd import __version__
-from xmd.api import errors
-from xmd.api.deps import current_user
-from xmd.api.runtime import Enqueue, ModelCache, default_enqueue
-from xmd.api.uploads import max_bytes
 from xmd.config import Settings
+from xmd.core.cache import ModelCache
 from xmd.datasets.views import router as datasets_router
 from xmd.db.engine import make_engine, make_session_factory
 from xmd.db.migrate import check_migrated
 from xmd.explanations.views import router as explanations_router
-from xmd.feedback_store.views import router as feedback_router
+from xmd.feedback.views import router as feedback_router
+from xmd.http import errors
+from xmd.http.deps import current_user
+from xmd.http.uploads import max_bytes
+from xmd.jobs.queue import Enqueue, sender
 from xmd.jobs.views import router as jobs_router
-from xmd.models.views import router as models_router
 from xmd.projects.views import router as projects_router
 from xmd.users.models import User
 from xmd.users.views import router as users_router
+from xmd.versions.views import router as versions_router
 
 ROUTERS = (
     users_router,
@@ -44,7 +48,7 @@ ROUTERS = (
     explanations_router,
     feedback_router,
     jobs_router,
-    models_router,
+    versions_router,
 )
 
 
@@ -74,7 +78,7 @@ def frontend_dist() -> Path | None:
     """The built UI: ``XMD_FRONTEND_DIST`` or ``frontend/dist`` next to the package's source tree."""
     env = os.environ.get("XMD_FRONTEND_DIST")
     candidates = [Path(env)] if env else []
-    candidates.append(Path(__file__).resolve().parents[3] / "frontend" / "dist")
+    candidates.append(Path(__file__).resolve().parents[2] / "frontend" / "dist")
     return next((c for c in candidates if (c / "index.html").is_file()), None)
 
 
@@ -98,7 +102,7 @@ def create_app(
         app.state.session_factory = make_session_factory(eng)
         app.state.settings = settings
         app.state.models = ModelCache(size=2, device="cpu")
-        app.state.enqueue = enqueue or default_enqueue(settings)
+        app.state.enqueue = enqueue or sender(settings)
         yield
         if engine is None:
             eng.dispose()

@@ -1,15 +1,17 @@
-"""Import every domain's tables so that ``Base.metadata`` is complete (Alembic, tests, create_all)."""
+"""Every domain's tables, imported so that ``Base.metadata`` is complete (Alembic, tests, create_all).
+
+A composition root like :mod:`xmd.app`: the one module that knows every domain's tables."""
 
 from __future__ import annotations
 
 from xmd.datasets.models import Dataset, DatasetRole, Example
 from xmd.db.base import Base
 from xmd.explanations.models import AggregateState, Explanation, WordAggregate, WordOccurrence
-from xmd.feedback_store.models import Feedback, FeedbackEvent, FeedbackLevel
+from xmd.feedback.models import Feedback, FeedbackEvent, FeedbackLevel
 from xmd.jobs.models import Job, JobKind, JobMetric, JobStatus
-from xmd.models.models import ModelKind, ModelStatus, ModelVersion
 from xmd.projects.models import Project
 from xmd.users.models import ApiToken, Role, User
+from xmd.versions.models import ModelKind, ModelStatus, ModelVersion
 
 metadata = Base.metadata
 
