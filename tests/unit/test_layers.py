@@ -24,8 +24,8 @@ def layer(module: str) -> int:
         return 5
     if len(parts) == 1:
         return 0  # xmd/__init__.py holds the version only
-    if parts[1] in TOP:
-        return 6
+    if parts[1] in TOP or parts[1].startswith("cli_"):
+        return 6  # cli_<group>.py: a command group of the CLI, an entry point like cli.py
     top = parts[1]
     if top == "core":
         return 0
