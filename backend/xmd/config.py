@@ -57,6 +57,10 @@ class Settings:
     stale_after_s: float = 180.0
     visibility_timeout_s: int = 6 * 3600
     explain_fanout: int = 4
+    statement_timeout_ms: int = 30_000
+    """PostgreSQL: the longest one API statement may run before it is cancelled (0 = no limit)."""
+    regex_searches_per_user: int = 2
+    """Regex searches one user may run at once; more get 429."""
 
     def __post_init__(self) -> None:
         if not 0 < self.heartbeat_s < self.stale_after_s:
@@ -84,6 +88,8 @@ class Settings:
             stale_after_s=_float("XMD_STALE_AFTER_S", 180.0),
             visibility_timeout_s=_int("XMD_VISIBILITY_TIMEOUT_S", 6 * 3600),
             explain_fanout=_int("XMD_EXPLAIN_FANOUT", 4),
+            statement_timeout_ms=_int("XMD_STATEMENT_TIMEOUT_MS", 30_000),
+            regex_searches_per_user=_int("XMD_REGEX_SEARCHES_PER_USER", 2),
         )
 
     def to_env(self) -> dict[str, str]:
@@ -101,6 +107,8 @@ class Settings:
             "XMD_STALE_AFTER_S": repr(self.stale_after_s),
             "XMD_VISIBILITY_TIMEOUT_S": str(self.visibility_timeout_s),
             "XMD_EXPLAIN_FANOUT": str(self.explain_fanout),
+            "XMD_STATEMENT_TIMEOUT_MS": str(self.statement_timeout_ms),
+            "XMD_REGEX_SEARCHES_PER_USER": str(self.regex_searches_per_user),
         }
         optional = {
             "XMD_DATABASE_URL": self.database_url,

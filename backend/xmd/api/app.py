@@ -31,6 +31,7 @@ from xmd.db.engine import make_engine, make_session_factory
 from xmd.db.migrate import check_migrated
 from xmd.explanations.views import router as explanations_router
 from xmd.feedback_store.views import router as feedback_router
+from xmd.http import limits
 from xmd.jobs.views import router as jobs_router
 from xmd.models.views import router as models_router
 from xmd.projects.views import router as projects_router
@@ -94,6 +95,7 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         eng = engine or make_engine(settings.database_url, data_dir_path=settings.data_dir)
         check_migrated(eng)
+        limits.bound_statements(eng, settings.statement_timeout_ms)
         app.state.engine = eng
         app.state.session_factory = make_session_factory(eng)
         app.state.settings = settings
@@ -110,6 +112,7 @@ def create_app(
         lifespan=lifespan,
     )
     errors.install(app)
+    limits.install(app)
 
     @app.middleware("http")
     async def limit_body(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:

@@ -27,6 +27,7 @@ from xmd.datasets.models import Dataset, DatasetRole, Example
 from xmd.db.errors import NotFoundError
 from xmd.explanations.models import Explanation
 from xmd.feedback_store.models import Feedback
+from xmd.http.limits import RegexSearchSlot
 from xmd.projects import flows
 from xmd.projects import service as projects_service
 from xmd.projects.models import Project
@@ -254,6 +255,7 @@ def list_examples(
     dataset_id: int,
     db: DB,
     _: Viewer,
+    _slot: RegexSearchSlot,
     offset: Annotated[int, Query(ge=0)] = 0,
     limit: Annotated[int, Query(ge=0, le=service.MAX_PAGE)] = 50,
     search: Annotated[str | None, Query(max_length=500, description="case-insensitive substring")] = None,

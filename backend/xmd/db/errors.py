@@ -19,3 +19,7 @@ class ConflictError(StoreError):
 
 class SchemaNotMigratedError(StoreError):
     """The database schema is not at the revision this code expects; the message names the fix."""
+
+
+class UnsafePatternError(StoreError):
+    """A search pattern the linear-time regex engine refuses (400 with the reason)."""
