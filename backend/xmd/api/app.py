@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -32,6 +31,7 @@ from xmd.db.migrate import check_migrated
 from xmd.explanations.views import router as explanations_router
 from xmd.feedback_store.views import router as feedback_router
 from xmd.http import limits
+from xmd.http.redact import redact_url_secrets
 from xmd.jobs.views import router as jobs_router
 from xmd.models.views import router as models_router
 from xmd.projects.views import router as projects_router
@@ -49,18 +49,15 @@ ROUTERS = (
 )
 
 
-_TOKEN_IN_URL = re.compile(r"((?:token|link)=)[^&\s\"]+")
-
-
 class RedactTokens(logging.Filter):
     """Access logs print URLs; the event-stream route takes ``?token=`` (EventSource cannot send
     headers), so the secret is replaced before any handler sees the record."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         if isinstance(record.args, tuple):
-            record.args = tuple(_TOKEN_IN_URL.sub(r"\1***", a) if isinstance(a, str) else a for a in record.args)
+            record.args = tuple(redact_url_secrets(a) if isinstance(a, str) else a for a in record.args)
         if isinstance(record.msg, str):
-            record.msg = _TOKEN_IN_URL.sub(r"\1***", record.msg)
+            record.msg = redact_url_secrets(record.msg)
         return True
 
 
