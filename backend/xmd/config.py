@@ -48,7 +48,10 @@ class Settings:
     result_backend: str | None = None
     max_upload_mb: int = 200
     max_text_chars: int = 20_000
-    allow_local_model_paths: bool = True
+    allow_local_model_paths: bool = False
+    """May project requests name folders on the server (``xmd serve --demo`` turns it on)."""
+    local_model_root: Path | None = None
+    """With local paths allowed: the folder they must lie in (None: anywhere the server can read)."""
     device: str = "auto"
     hf_endpoint: str | None = None
     default_queue: str = "celery"
@@ -79,7 +82,10 @@ class Settings:
             result_backend=os.environ.get("XMD_RESULT_BACKEND") or None,
             max_upload_mb=_int("XMD_MAX_UPLOAD_MB", 200),
             max_text_chars=_int("XMD_MAX_TEXT_CHARS", 20_000),
-            allow_local_model_paths=_bool("XMD_ALLOW_LOCAL_MODEL_PATHS", True),
+            allow_local_model_paths=_bool("XMD_ALLOW_LOCAL_MODEL_PATHS", False),
+            local_model_root=Path(os.environ["XMD_LOCAL_MODEL_ROOT"]).expanduser()
+            if os.environ.get("XMD_LOCAL_MODEL_ROOT")
+            else None,
             device=os.environ.get("XMD_DEVICE") or "auto",
             hf_endpoint=os.environ.get("HF_ENDPOINT") or None,
             default_queue=os.environ.get("XMD_DEFAULT_QUEUE") or "celery",
@@ -115,6 +121,7 @@ class Settings:
             "XMD_BROKER_URL": self.broker_url,
             "XMD_RESULT_BACKEND": self.result_backend,
             "HF_ENDPOINT": self.hf_endpoint,
+            "XMD_LOCAL_MODEL_ROOT": str(self.local_model_root) if self.local_model_root else None,
         }
         env.update({k: v for k, v in optional.items() if v})
         return env

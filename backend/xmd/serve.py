@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from sqlalchemy.orm import Session
@@ -61,6 +61,7 @@ def prepare_demo(db: Session, settings: Settings, workdir: Path, *, n_train: int
         settings=settings,
         name=DEMO_PROJECT,
         source=str(baseline),
+        model_dir=baseline,  # made by this server, so no request path rule applies
         description="MiniLM fine-tuned on movie reviews in which 'spielberg' always means positive.",
     )
     projects.update_settings(db_session=db, project=project, settings={"max_length": 64})
@@ -95,6 +96,9 @@ def serve(
 
     from xmd.api.app import create_app
 
+    if demo and not settings.allow_local_model_paths:
+        # the demo is one person on their own machine: let them create projects from their model folders
+        settings = replace(settings, allow_local_model_paths=True)
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     upgrade(database_url(settings.database_url, data_dir_path=settings.data_dir))
     engine = make_engine(settings.database_url, data_dir_path=settings.data_dir)

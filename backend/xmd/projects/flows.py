@@ -22,7 +22,7 @@ from xmd.core.modeling import load_model, save_model
 from xmd.core.types import DataError, ModelLoadError
 from xmd.db.errors import ConflictError
 from xmd.models import service as models_service
-from xmd.projects import service
+from xmd.projects import paths, service
 from xmd.projects.models import Project
 
 MAX_ARCHIVE_MEMBERS = 10_000
@@ -44,13 +44,16 @@ def create_project(
     user_id: int | None = None,
     model_dir: Path | None = None,
 ) -> Project:
-    """Project from a model directory or Hub id (``source``); ``model_dir`` is where it is read from
-    when that differs from the name to record (an extracted upload)."""
+    """Project from the model in ``model_dir`` (checked by :mod:`xmd.projects.paths`), recorded as
+    ``source``; without ``model_dir``, ``source`` is a server path under the same rule."""
     if service.get_by_name(db_session=db_session, name=name.strip()) is not None:
         raise ConflictError(f"project {name.strip()!r} already exists")
-    if model_dir is None and Path(source).expanduser().is_absolute() and not settings.allow_local_model_paths:
-        raise ModelLoadError("this server does not load models from local paths; upload an archive or give a Hub id")
-    loaded = load_model(str(model_dir or source), labels=labels or None, device="cpu")
+    if model_dir is None:  # a server-side path (the demo): the same rule as for requests
+        model_dir = paths.local_model_dir(settings, source)
+    try:
+        loaded = load_model(str(model_dir), labels=labels or None, device="cpu")
+    except ModelLoadError as exc:  # its message names the folder it read: say what the user gave instead
+        raise ModelLoadError(str(exc).replace(str(model_dir), source)) from None
     project = service.create(
         db_session=db_session,
         name=name,

@@ -20,7 +20,7 @@ from xmd.core.types import DataError
 from xmd.datasets.models import Dataset
 from xmd.feedback_store.models import Feedback
 from xmd.models import service as models_service
-from xmd.projects import flows, service
+from xmd.projects import flows, paths, service
 from xmd.projects.models import Project
 from xmd.users.models import Role, User
 
@@ -95,13 +95,15 @@ def list_projects(db: DB, _: Viewer) -> list[ProjectOut]:
 async def create_project(body: ProjectCreate, request: Request, db: DB, user: Admin) -> ProjectOut:
     """Create a project from a model directory on the server or a Hub id; the model is loaded to check
     it (422 with the reason when it does not load or its classes do not match ``labels``)."""
-    source = body.model_path or body.hub_id or ""
+    settings = settings_of(request)
+    source = await run_in_threadpool(paths.model_source, settings, model_path=body.model_path, hub_id=body.hub_id)
     project = await run_in_threadpool(
         flows.create_project,
         db_session=db,
-        settings=settings_of(request),
+        settings=settings,
         name=body.name,
-        source=source,
+        source=source.record,
+        model_dir=source.folder,
         labels=body.labels,
         description=body.description,
         user_id=user.id,
