@@ -48,6 +48,8 @@ class Settings:
     result_backend: str | None = None
     max_upload_mb: int = 200
     max_text_chars: int = 20_000
+    max_unpacked_mb: int = 4096
+    """What one uploaded model archive may unpack to (besides a cap on the compression ratio)."""
     allow_local_model_paths: bool = False
     """May project requests name folders on the server (``xmd serve --demo`` turns it on)."""
     local_model_root: Path | None = None
@@ -82,6 +84,7 @@ class Settings:
             result_backend=os.environ.get("XMD_RESULT_BACKEND") or None,
             max_upload_mb=_int("XMD_MAX_UPLOAD_MB", 200),
             max_text_chars=_int("XMD_MAX_TEXT_CHARS", 20_000),
+            max_unpacked_mb=_int("XMD_MAX_UNPACKED_MB", 4096),
             allow_local_model_paths=_bool("XMD_ALLOW_LOCAL_MODEL_PATHS", False),
             local_model_root=Path(os.environ["XMD_LOCAL_MODEL_ROOT"]).expanduser()
             if os.environ.get("XMD_LOCAL_MODEL_ROOT")
@@ -105,6 +108,7 @@ class Settings:
             "XMD_DATA_DIR": str(self.data_dir),
             "XMD_MAX_UPLOAD_MB": str(self.max_upload_mb),
             "XMD_MAX_TEXT_CHARS": str(self.max_text_chars),
+            "XMD_MAX_UNPACKED_MB": str(self.max_unpacked_mb),
             "XMD_ALLOW_LOCAL_MODEL_PATHS": "1" if self.allow_local_model_paths else "0",
             "XMD_DEVICE": self.device,
             "XMD_DEFAULT_QUEUE": self.default_queue,

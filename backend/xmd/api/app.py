@@ -32,6 +32,7 @@ from xmd.explanations.views import router as explanations_router
 from xmd.feedback_store.views import router as feedback_router
 from xmd.http import limits
 from xmd.http.redact import redact_url_secrets
+from xmd.http.tempfiles import clean_stale_uploads
 from xmd.jobs.views import router as jobs_router
 from xmd.models.views import router as models_router
 from xmd.projects.views import router as projects_router
@@ -93,6 +94,7 @@ def create_app(
         eng = engine or make_engine(settings.database_url, data_dir_path=settings.data_dir)
         check_migrated(eng)
         limits.bound_statements(eng, settings.statement_timeout_ms)
+        clean_stale_uploads(settings.uploads_dir)
         app.state.engine = eng
         app.state.session_factory = make_session_factory(eng)
         app.state.settings = settings

@@ -6,13 +6,14 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 from sqlalchemy.exc import IntegrityError
 
-from xmd.core.types import DataError, FeedbackError, ModelLoadError, XMDError
+from xmd.core.types import DataError, FeedbackError, ModelLoadError, TooLargeError, XMDError
 from xmd.db.errors import ConflictError, NotFoundError, SchemaNotMigratedError
 
 STATUS: list[tuple[type[Exception], int]] = [
     (NotFoundError, 404),
     (ConflictError, 409),
     (SchemaNotMigratedError, 503),
+    (TooLargeError, 413),
     (DataError, 422),
     (FeedbackError, 422),
     (ModelLoadError, 422),

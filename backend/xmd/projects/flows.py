@@ -9,23 +9,19 @@ nothing behind.
 from __future__ import annotations
 
 import shutil
-import tarfile
 import tempfile
 import uuid
-import zipfile
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from sqlalchemy.orm import Session
 
 from xmd.config import Settings
 from xmd.core.modeling import load_model, save_model
-from xmd.core.types import DataError, ModelLoadError
+from xmd.core.types import ModelLoadError
 from xmd.db.errors import ConflictError
 from xmd.models import service as models_service
-from xmd.projects import paths, service
+from xmd.projects import archives, paths, service
 from xmd.projects.models import Project
-
-MAX_ARCHIVE_MEMBERS = 10_000
 
 
 def version_dir(settings: Settings, project_id: int) -> Path:
@@ -83,38 +79,9 @@ def create_project(
     return project
 
 
-def _safe_member(name: str) -> bool:
-    p = PurePosixPath(name)
-    return not p.is_absolute() and ".." not in p.parts and "\\" not in name
-
-
-def extract_model_archive(archive: Path, into: Path) -> Path:
-    """Extract a .zip or .tar(.gz) holding a ``save_pretrained`` folder; returns the folder with
-    ``config.json``. Members that would land outside ``into`` (``..``, absolute paths, links) are refused."""
-    into.mkdir(parents=True, exist_ok=True)
-    try:
-        if zipfile.is_zipfile(archive):
-            with zipfile.ZipFile(archive) as zf:
-                names = zf.namelist()
-                if len(names) > MAX_ARCHIVE_MEMBERS or not all(_safe_member(n) for n in names):
-                    raise DataError("the archive has unsafe paths (absolute or '..') or too many files")
-                zf.extractall(into)
-        elif tarfile.is_tarfile(archive):
-            with tarfile.open(archive) as tf:
-                members = tf.getmembers()
-                if len(members) > MAX_ARCHIVE_MEMBERS or not all(
-                    _safe_member(m.name) and (m.isfile() or m.isdir()) for m in members
-                ):
-                    raise DataError("the archive has unsafe entries (links, absolute or '..' paths) or too many files")
-                tf.extractall(into, filter="data")
-        else:
-            raise DataError("the model archive must be a .zip or .tar/.tar.gz of a save_pretrained folder")
-    except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError) as exc:
-        raise DataError(f"could not read the model archive: {exc}") from exc
-    configs = sorted(into.rglob("config.json"), key=lambda p: len(p.parts))
-    if not configs:
-        raise DataError("the archive holds no config.json: upload the folder written by save_pretrained")
-    return configs[0].parent
+def extract_model_archive(archive: Path, into: Path, settings: Settings) -> Path:
+    """Unpack an uploaded model archive within the limits of ``settings`` (see :mod:`xmd.projects.archives`)."""
+    return archives.extract_model_archive(archive, into, max_unpacked_mb=settings.max_unpacked_mb)
 
 
 def temp_dir(settings: Settings) -> Path:

@@ -146,7 +146,7 @@ async def create_project_from_archive(
     try:
         suffix = "".join(Path(archive.filename or "model.zip").suffixes[-2:]) or ".zip"
         path = await save_upload(archive, work / f"archive{suffix}", settings)
-        model_dir = await run_in_threadpool(flows.extract_model_archive, path, work / "model")
+        model_dir = await run_in_threadpool(flows.extract_model_archive, path, work / "model", settings)
         project = await run_in_threadpool(
             flows.create_project,
             db_session=db,
