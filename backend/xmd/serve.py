@@ -11,8 +11,11 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import signal
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy.orm import Session
 
@@ -120,11 +123,32 @@ def serve(
     print(
         f"\nxmd is running: open {url}{fragment}\nadmin token (shown once): {token}\nAPI docs: {url}docs\n", flush=True
     )
+    config = uvicorn.Config(
+        create_app(settings), host=host, port=port, log_level=os.environ.get("XMD_LOG_LEVEL", "info")
+    )
+    server = _server_class(uvicorn)(config)
+    # uvicorn re-raises SIGTERM/SIGINT once it has stopped, which killed this process before the
+    # worker was stopped (an orphaned worker kept consuming). Here the signal only stops the server;
+    # the worker is stopped below, and then the process exits normally.
+    previous = {sig: signal.signal(sig, server.handle_exit) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
-        uvicorn.run(create_app(settings), host=host, port=port, log_level=os.environ.get("XMD_LOG_LEVEL", "info"))
+        server.run()
     finally:
         if proc is not None:
             from workers.launch import stop_worker
 
             with contextlib.suppress(Exception):
                 stop_worker(proc)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _server_class(uvicorn: Any) -> type:
+    """``uvicorn.Server`` that leaves SIGTERM/SIGINT to :func:`serve` (no re-raise after shutdown)."""
+
+    class Server(uvicorn.Server):  # type: ignore[misc,name-defined]
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            yield
+
+    return Server
