@@ -511,9 +511,11 @@ def _quiet_libraries() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     from xmd.core.types import XMDError
+    from xmd.files import private_files
 
     args = build_parser().parse_args(argv)
     _quiet_libraries()
+    private_files()  # models, databases, uploads written by any command: owner only
     try:
         COMMANDS[args.command](args)
     except (XMDError, ValueError, FileNotFoundError) as exc:

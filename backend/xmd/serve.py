@@ -22,6 +22,7 @@ from sqlalchemy.orm import Session
 from xmd.config import Settings
 from xmd.db.engine import database_url, make_engine, make_session_factory
 from xmd.db.migrate import upgrade
+from xmd.files import secure_data_dir
 
 log = logging.getLogger(__name__)
 DEMO_PROJECT = "demo: spielberg shortcut"
@@ -102,7 +103,7 @@ def serve(
     if demo and not settings.allow_local_model_paths:
         # the demo is one person on their own machine: let them create projects from their model folders
         settings = replace(settings, allow_local_model_paths=True)
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    secure_data_dir(settings.data_dir)
     upgrade(database_url(settings.database_url, data_dir_path=settings.data_dir))
     engine = make_engine(settings.database_url, data_dir_path=settings.data_dir)
     with make_session_factory(engine)() as db:

@@ -81,6 +81,13 @@ def test_signal_to_serve_stops_the_embedded_worker(tmp_path: Path, sig: int):
         while len(tree := _descendants(proc.pid)) < 2 and time.time() < deadline:  # worker + its pool child
             time.sleep(0.3)
         assert tree, "no embedded worker was started"
+        if sig == signal.SIGTERM:  # and what serve, the API and the worker wrote is the owner's only
+            written = [tmp_path / "data", *(tmp_path / "data").rglob("*")]
+            assert any(p.name == "broker.db" for p in written) and any(p.name == "xmd.db" for p in written)
+            shared = [
+                f"{p.relative_to(tmp_path)} {p.stat().st_mode & 0o777:o}" for p in written if p.stat().st_mode & 0o077
+            ]
+            assert shared == [], shared
         proc.send_signal(sig)  # the main process only
         assert proc.wait(60) is not None
         gone = time.time() + 30

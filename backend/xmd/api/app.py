@@ -30,6 +30,7 @@ from xmd.db.engine import make_engine, make_session_factory
 from xmd.db.migrate import check_migrated
 from xmd.explanations.views import router as explanations_router
 from xmd.feedback_store.views import router as feedback_router
+from xmd.files import secure_data_dir
 from xmd.http import limits
 from xmd.http.redact import redact_url_secrets
 from xmd.http.tempfiles import clean_stale_uploads
@@ -91,6 +92,7 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        secure_data_dir(settings.data_dir)  # before the engine creates the SQLite file
         eng = engine or make_engine(settings.database_url, data_dir_path=settings.data_dir)
         check_migrated(eng)
         limits.bound_statements(eng, settings.statement_timeout_ms)
