@@ -52,6 +52,17 @@ def _add_train_args(p: argparse.ArgumentParser, *settings: type, defaults: dict[
     )
 
 
+USER_ACTIONS = {
+    "create": "a user and their first token",
+    "token": "another token for a user",
+    "list": "every user",
+    "tokens": "a user's tokens (never the secrets)",
+    "revoke": "revoke a user's token --token-id",
+    "role": "change a user's --role",
+    "delete": "delete a user and their tokens",
+}
+
+
 def build_parser() -> argparse.ArgumentParser:
     from xmd.core.training import RETRAIN_SETTINGS, TrainConfig
 
@@ -138,9 +149,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("users", help="manage users and API tokens (the first admin is created here)")
-    p.add_argument("action", choices=["create", "token", "list"])
+    p.add_argument(
+        "action",
+        choices=list(USER_ACTIONS),
+        help="; ".join(f"{k}: {v}" for k, v in USER_ACTIONS.items()),
+    )
     p.add_argument("name", nargs="?", default=None)
-    p.add_argument("--role", default="viewer", choices=["admin", "annotator", "viewer"])
+    p.add_argument(
+        "--role", default=None, choices=["admin", "annotator", "viewer"], help="create (default viewer), role"
+    )
+    p.add_argument("--expires-days", type=int, default=None, help="create, token: the new token expires after N days")
+    p.add_argument("--token-id", type=int, default=None, help="revoke: the token's id (see `xmd users tokens NAME`)")
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("worker", help="run a Celery worker for explain / retrain / evaluate / push jobs")
@@ -474,35 +493,9 @@ def cmd_db(args) -> None:
 
 
 def cmd_users(args) -> None:
-    from xmd.config import Settings
-    from xmd.db.engine import make_engine, make_session_factory
-    from xmd.db.migrate import check_migrated
-    from xmd.users import service
+    from xmd.cli_users import run_users
 
-    settings = Settings.from_env()
-    engine = make_engine(settings.database_url, data_dir_path=settings.data_dir)
-    check_migrated(engine)
-    with make_session_factory(engine)() as db:
-        if args.action == "list":
-            users = service.list_users(db_session=db)
-            rows = [{"id": u.id, "name": u.name, "role": u.role.value} for u in users]
-            _print(args, rows, "\n".join(f"{r['id']:>4}  {r['name']:<20} {r['role']}" for r in rows))
-            return
-        if not args.name:
-            raise XMDUsageError("a user name is required")
-        if args.action == "create":
-            user = service.create_user(db_session=db, name=args.name, role=args.role)
-        else:
-            user = service.get_by_name(db_session=db, name=args.name)
-            if user is None:
-                raise XMDUsageError(f"no user named {args.name!r}")
-        _, secret = service.create_token(db_session=db, user=user, name="cli")
-        db.commit()
-        _print(
-            args,
-            {"id": user.id, "name": user.name, "role": user.role.value, "token": secret},
-            f"user {user.name} ({user.role.value}); API token (shown once, store it now):\n{secret}",
-        )
+    run_users(args, _print)
 
 
 def cmd_worker(args) -> None:
@@ -544,9 +537,11 @@ def _quiet_libraries() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     from xmd.core.types import XMDError
+    from xmd.files import private_files
 
     args = build_parser().parse_args(argv)
     _quiet_libraries()
+    private_files()  # models, databases, uploads written by any command: owner only
     try:
         COMMANDS[args.command](args)
     except (XMDError, ValueError, FileNotFoundError) as exc:

@@ -30,6 +30,7 @@ from xmd.datasets.schemas import (
 )
 from xmd.db.errors import NotFoundError
 from xmd.http.deps import DB, Admin, Annotator, Viewer, settings_of
+from xmd.http.limits import RegexSearchSlot
 from xmd.http.pagination import Limit, Offset, Page, page, page_of
 from xmd.http.uploads import remove, save_upload, temp_dir
 from xmd.projects import service as projects_service
@@ -157,6 +158,7 @@ def list_examples(
     dataset_id: int,
     db: DB,
     _: Viewer,
+    _slot: RegexSearchSlot,
     offset: Annotated[int, Query(ge=0)] = 0,
     limit: Annotated[int, Query(ge=0, le=service.MAX_PAGE)] = 50,
     search: Annotated[str | None, Query(max_length=500, description="case-insensitive substring")] = None,
