@@ -17,8 +17,15 @@ from xmd.feedback.models import Feedback, FeedbackEvent
 ROWS = [
     # id, text, label, rationale (word positions), flags of the wrong length, tokens, token flags
     ("a1", "the food was awful", "negative", [3], [0, 1], ["the", "food", "was", "awful"], [0, 0, 0, 1]),
-    ("a2", "Great service, lovely staff!", "positive", [0, 3], [1], ["Great", "service", ",", "lovely", "staff", "!"],
-     [1, 0, 0, 1, 0, 0]),  # fmt: skip
+    (
+        "a2",
+        "Great service, lovely staff!",
+        "positive",
+        [0, 3],
+        [1],
+        ["Great", "service", ",", "lovely", "staff", "!"],
+        [1, 0, 0, 1, 0, 0],
+    ),
     ("a3", "nothing special here", "negative", None, [0], ["nothing", "special", "here"], [0, 0, 0]),
     ("a4", "I loved it", "positive", [1], [1, 1, 1, 1], ["I", "loved", "it"], [0, 1, 0]),
 ]

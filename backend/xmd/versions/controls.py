@@ -1,0 +1,166 @@
+"""The retrain job with controls and seeds (issue 14): the debug run and each control arm (λ = 0,
+deletion, deletion from the base model) over N seeds, each arm × seed a model version of its own.
+
+Every version is registered before training starts (status ``training``, ``config["arm"]``,
+``config["seed"]``, ``config["control"]`` for the controls, named e.g. "v3 λ=0 seed 1"), so the tree
+shows what the job will make and nothing is ever overwritten. The core's :func:`run_comparison`
+writes each run into its own directory under one folder of the project (the versions' paths); the
+versions become ``ready`` together at the end, and a cancel or a crash leaves them ``failed``
+(:func:`xmd.versions.service.fail_orphans`). The comparison (``comparison.json`` in that folder) is
+stored with the job result, without its per-example arrays, which stay in the file.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from xmd.core.controls import ControlsConfig, run_comparison
+from xmd.core.feedback import FeedbackSet
+from xmd.core.training import ControlOptions, ERConfig, StepInfo, TrainConfig
+from xmd.core.types import DataError, Example
+from xmd.jobs.context import JobContext
+from xmd.projects.models import Project
+from xmd.versions import service as versions
+from xmd.versions.models import ModelStatus, ModelVersion
+
+ARM_NAMES = {"debug": "", "lambda0": "λ=0", "deletion": "deletion", "deletion_base": "deletion from base"}
+PER_EXAMPLE = ("example_ids", "gold", "has_words", "predictions")
+"""Per-example arrays of a set in ``comparison.json``: kept in the file, left out of the job result."""
+
+
+def base_model_of(project: Project) -> str | None:
+    """The base model the project was fine-tuned from, when it records one (``settings.base_model``)."""
+    base = project.settings.get("base_model")
+    return str(base) if base else None
+
+
+def compact(comparison: Mapping[str, Any]) -> dict[str, Any]:
+    """The comparison without its per-example arrays (what the job result and the API carry)."""
+    out = dict(comparison)
+    out["sets"] = {
+        name: {k: v for k, v in s.items() if k not in PER_EXAMPLE} for name, s in comparison.get("sets", {}).items()
+    }
+    return out
+
+
+def _name(first: int, arm: str, seed: int, n_seeds: int) -> str:
+    label = ARM_NAMES.get(arm, arm)
+    parts = [f"v{first}", label] + ([f"seed {seed}"] if n_seeds > 1 or arm != "debug" else [])
+    return " ".join(p for p in parts if p)
+
+
+def retrain_with_controls(
+    ctx: JobContext,
+    parent: ModelVersion,
+    project: Project,
+    config: TrainConfig,
+    er: ERConfig,
+    chosen: ControlOptions,
+    train: Sequence[Example],
+    feedback: FeedbackSet,
+    evals: dict[str, list[Example]],
+) -> dict[str, Any]:
+    """Train every arm × seed from ``parent`` as new versions and compare them (see module doc)."""
+    db = ctx.db
+    base = base_model_of(project)
+    if "deletion_base" in chosen.controls and not base:
+        raise DataError(f"project {project.name!r} does not record its base model, so deletion_base cannot run")
+    seeds = [config.seed + i for i in range(chosen.seeds)]
+    arms = ["debug", *chosen.controls]
+    root = Path(versions.project_dir(ctx.settings, project.id)) / f"compare-{ctx.job.id}"
+    common = {
+        "job_id": ctx.job.id,
+        "train": dataclasses.asdict(config),
+        "er": dataclasses.asdict(er),
+        "controls": list(chosen.controls),
+        "seeds": seeds,
+        "train_dataset_ids": ctx.params.get("train_dataset_ids"),
+        "eval_dataset_ids": ctx.params.get("eval_dataset_ids"),
+    }
+    made: dict[tuple[str, int], ModelVersion] = {}
+    first: int | None = None
+    for seed in seeds:
+        for arm in arms:
+            mv = versions.create_child(
+                db_session=db,
+                parent=parent,
+                path=str(root / f"{arm}-seed{seed}"),
+                name=None if first is None else _name(first, arm, seed, len(seeds)),
+                status=ModelStatus.TRAINING,
+                config={**common, "arm": arm, "seed": seed, "control": None if arm == "debug" else arm},
+            )
+            if first is None:
+                first = mv.version
+                if len(seeds) > 1:
+                    mv.name = _name(first, arm, seed, len(seeds))
+                    db.commit()
+            made[(arm, seed)] = mv
+    ctx.progress(1.0)
+    n_runs = len(made)
+    lo, hi = 5.0, 95.0
+    at = {"index": 0}
+
+    def on_run(_arm: str, _seed: int, index: int, _total: int) -> None:
+        at["index"] = index
+
+    def on_step(info: StepInfo) -> bool:
+        cancel = ctx.progress(
+            lo + (hi - lo) * (at["index"] + info.progress) / n_runs,
+            step=info.step,
+            total_steps=info.total_steps,
+            task_loss=info.task_loss,
+            er_loss=info.er_loss,
+            loss=info.loss,
+            lr=info.lr,
+        )
+        return not cancel
+
+    db.commit()  # no read transaction held through minutes of training
+    cmp = run_comparison(
+        parent.path,
+        train,
+        feedback,
+        root,
+        config=config,
+        er=er,
+        eval_sets=evals or None,
+        controls=ControlsConfig(arms=tuple(chosen.controls), seeds=chosen.seeds, base_model=base),
+        device=ctx.settings.device,
+        callback=on_step,
+        on_run=on_run,
+    )
+    summary = compact(cmp.to_dict())
+    snapshot = {"feedback": feedback.to_dict(train), "counts": feedback.counts(train), "sources": feedback.sources()}
+    debug0 = made[("debug", seeds[0])]
+    ran = {(r["arm"], r["seed"]) for r in cmp.runs}
+    metas: dict[tuple[str, int], dict[str, Any]] = {}
+    for (arm, seed), mv in made.items():
+        if (arm, seed) not in ran:
+            continue
+        meta = metas[(arm, seed)] = json.loads((Path(mv.path) / "xmd.json").read_text())
+        config_out = {**mv.config, "metrics_before": meta.get("metrics_before"), "comparison_version_id": debug0.id}
+        config_out.update(shares_before=meta.get("shares_before"), shares_after=meta.get("shares_after"))
+        versions.mark_ready(
+            db_session=db,
+            model_version=mv,
+            metrics=meta.get("metrics_after") or {},
+            feedback_snapshot=snapshot,
+            config=config_out,
+        )
+    versions.fail_orphans(db_session=db, job_id=ctx.job.id)  # arms the core skipped (see the notes)
+    first_run = metas[("debug", seeds[0])]
+    return {
+        "version_id": debug0.id,
+        "version": debug0.version,
+        "path": debug0.path,
+        "versions": {f"{arm}-seed{seed}": made[(arm, seed)].id for arm, seed in metas},
+        "metrics_before": first_run.get("metrics_before"),
+        "metrics_after": first_run.get("metrics_after"),
+        "shares_before": first_run.get("shares_before"),
+        "shares_after": first_run.get("shares_after"),
+        "comparison": summary,
+    }
