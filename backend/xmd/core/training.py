@@ -410,6 +410,11 @@ class ControlOptions:
     seeds: int = field(
         default=1, metadata=opt("with controls: every arm runs this many seeds (3 is advised)", ge=1, le=10)
     )
+    quality: bool = field(default=False, metadata=opt("with controls: faithfulness (AOPC) of every arm before/after"))
+    rationale_column: str = field(
+        default="",
+        metadata=opt("with controls: eval-set column of human rationales for plausibility (AUPRC, token-F1)"),
+    )
 
     def validate(self) -> None:
         if any(a not in CONTROL_ARMS for a in self.controls) or len(set(self.controls)) != len(self.controls):

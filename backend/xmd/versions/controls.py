@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from xmd.core.attribution import DEFAULT_METHOD
 from xmd.core.controls import ControlsConfig, run_comparison
 from xmd.core.feedback import FeedbackSet
 from xmd.core.training import ControlOptions, ERConfig, StepInfo, TrainConfig
@@ -128,7 +129,13 @@ def retrain_with_controls(
         config=config,
         er=er,
         eval_sets=evals or None,
-        controls=ControlsConfig(arms=tuple(chosen.controls), seeds=chosen.seeds, base_model=base),
+        controls=ControlsConfig(
+            arms=tuple(chosen.controls),
+            seeds=chosen.seeds,
+            base_model=base,
+            quality_method=DEFAULT_METHOD if chosen.quality or chosen.rationale_column else None,
+            rationale_column=chosen.rationale_column or None,
+        ),
         device=ctx.settings.device,
         callback=on_step,
         on_run=on_run,

@@ -5,13 +5,24 @@ export const schemaDefaults = {
   "ExplainIn": {
     "chunk_size": 256
   },
+  "ImportIn": {
+    "preview": false
+  },
   "PushIn": {
     "private": true
+  },
+  "RationalesIn": {
+    "format": "auto",
+    "min_agreement": 0.5,
+    "only": "all",
+    "remove_others": false,
+    "seed": 0
   },
   "RetrainIn": {
     "add_margin": 0.5,
     "attribution_weight": 5,
     "batch_size": 16,
+    "controls": [],
     "epochs": 2,
     "grad_accum": 1,
     "lam": 1,
@@ -22,11 +33,19 @@ export const schemaDefaults = {
     "method": "grad_x_input",
     "mixed_precision": false,
     "objective": "both",
+    "quality": false,
+    "rationale_column": "",
     "seed": 0,
+    "seeds": 1,
     "warmup_ratio": 0.06,
     "weight_decay": 0.01
   },
   "TaskIn": {
+    "scope": "all"
+  },
+  "WordsIn": {
+    "action": "remove",
+    "name": "list",
     "scope": "all"
   }
 }
