@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 from xmd.core.evaluate import compare_metrics
 from xmd.core.types import DataError
 from xmd.datasets import service as datasets_service
-from xmd.db.errors import ConflictError, NotFoundError
+from xmd.db.errors import NotFoundError
 from xmd.explanations.flows import explanation_for, marks_for
 from xmd.explanations.schemas import explanation_out
 from xmd.http import links
@@ -27,7 +27,7 @@ from xmd.projects import service as projects_service
 from xmd.users import service as users_service
 from xmd.users.models import User
 from xmd.versions import service
-from xmd.versions.models import ModelStatus, ModelVersion
+from xmd.versions.models import ModelVersion
 from xmd.versions.schemas import CompareOut, DownloadLinkOut, VersionOut, version_out
 
 router = APIRouter(prefix="/api", tags=["model versions"])
@@ -99,16 +99,6 @@ def _archive(src: Path, name: str, tmp_root: Path) -> Path:
     return Path(out)
 
 
-def _downloadable(db: Session, version_id: int) -> ModelVersion:
-    """The version if its files can be downloaded now; the error a person should see otherwise."""
-    mv = _version(db, version_id)
-    if mv.status is not ModelStatus.READY:
-        raise ConflictError(f"model version {mv.name} is {mv.status.value}; only ready versions can be downloaded")
-    if not Path(mv.path).is_dir():
-        raise DataError(f"the files of model version {mv.name} are missing on the server ({mv.path})")
-    return mv
-
-
 @router.post("/versions/{version_id}/download-link", response_model=DownloadLinkOut)
 def download_link(
     version_id: int,
@@ -118,7 +108,7 @@ def download_link(
 ) -> DownloadLinkOut:
     """A download URL that works for a few minutes without any token in it, for a plain browser link.
     Refuses at once when the version cannot be downloaded (not ready, files missing)."""
-    _downloadable(db, version_id)
+    service.downloadable_or_raise(db_session=db, model_version_id=version_id)
     token = users_service.token_of(db_session=db, secret=credentials.credentials if credentials else "")
     if token is None:  # pragma: no cover - require() has just accepted this bearer token
         raise DataError("a download link needs a bearer token")
@@ -141,7 +131,7 @@ async def download(
     ``from_pretrained`` after extraction, nothing of xmd's needed. Besides a bearer token it accepts a
     signed ``?link=`` from ``POST …/download-link`` (or ``?token=``), so that a plain browser link works;
     both are redacted from access logs."""
-    mv = _downloadable(db, version_id)
+    mv = service.downloadable_or_raise(db_session=db, model_version_id=version_id)
     src = Path(mv.path)
     project = projects_service.get_or_raise(db_session=db, project_id=mv.project_id)
     name = f"{project.name}-v{mv.version}".replace("/", "_").replace(" ", "_")
