@@ -113,7 +113,7 @@ def main() -> None:
             "steps": len(steps),
             "total_steps": steps[-1]["total_steps"] if steps else None,
             "seconds_per_step": train_s / len(steps) if steps else None,
-            "stopped_early": meta.get("early_stop"),
+            "early_stop": meta["history"].get("early_stop"),
         },
         "metrics": {
             "clean_before": b["test_clean"]["accuracy"],

@@ -50,6 +50,9 @@ VARIANTS: dict[str, ERConfig | None] = {
     "attribution_grad_x_input": ERConfig(objective="attribution", method="grad_x_input", loss="mse"),
     "attribution_saliency": ERConfig(objective="attribution", method="saliency", loss="mse"),
     "both_default": ERConfig(),
+    # The attribution term (second derivative) on at most k feedback rows per batch (issue 16, §2).
+    "both_attr_rows4": ERConfig(attribution_rows=4),
+    "both_attr_rows2": ERConfig(attribution_rows=2),
 }
 MIB = 1024 * 1024
 

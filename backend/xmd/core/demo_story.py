@@ -32,7 +32,12 @@ log = logging.getLogger(__name__)
 
 BASELINE_CONFIG = TrainConfig(epochs=2, lr=5e-5, batch_size=32, max_length=64, seed=0)
 DEBUG_CONFIG = TrainConfig(epochs=2, lr=3e-5, batch_size=32, max_length=64, seed=0)
-DEBUG_ER = ERConfig()  # the measured default: objective "both", λ = 1, attribution weight 5 (bench/effect_sweep.py)
+# The measured default objective ("both", λ = 1, attribution weight 5; bench/effect_sweep.py), with the
+# second derivative on at most 4 feedback rows per batch and the early stop on held-out feedback rows:
+# what brings the retrain to minutes on a 2-core CPU (bench/demo_speed.py, BENCHMARKS.md).
+DEBUG_ER = ERConfig(attribution_rows=4, early_stop=True)
+#: The story's before/after share of the planted word is a mean over at most this many anti-shortcut texts.
+STORY_SHARE_EXAMPLES = 128
 
 
 def prepare_baseline(
@@ -95,8 +100,10 @@ def run_demo(
     )
     debugged = load_model(out, device=device)
     share = {
-        "before": word_share(model, sets["test_anti"], SHORTCUT_WORD, max_length=64),
-        "after": word_share(debugged, sets["test_anti"], SHORTCUT_WORD, max_length=64),
+        "before": word_share(model, sets["test_anti"], SHORTCUT_WORD, max_length=64, max_examples=STORY_SHARE_EXAMPLES),
+        "after": word_share(
+            debugged, sets["test_anti"], SHORTCUT_WORD, max_length=64, max_examples=STORY_SHARE_EXAMPLES
+        ),
     }
     b, a = result.metrics_before, result.metrics_after
     lines = [
@@ -122,6 +129,8 @@ def run_demo(
         "feedback_shares_before": result.shares_before,
         "feedback_shares_after": result.shares_after,
         "train_seconds": result.history.seconds,
+        "train_steps": len(result.history.steps),
+        "early_stop": result.history.early_stop,
         "summary": "\n".join(lines),
     }
     (workdir / "report.json").write_text(json.dumps(report, indent=2, default=str))
