@@ -58,8 +58,38 @@ def _patch(timer: PhaseTimer) -> None:
     effect.feedback_shares = timer.wrap("debug.feedback_shares", effect.feedback_shares)
 
 
+def padding(max_length: int = 64, epochs: int = 2) -> dict[str, Any]:
+    """Tokens per epoch the demo retrain feeds, by batching (no timing: counted from the batches)."""
+    import torch
+    from transformers import AutoTokenizer
+    from xmd.core.modeling import minilm_path
+    from xmd.core.training import batch_order
+
+    tok = AutoTokenizer.from_pretrained(minilm_path())
+    texts = [ex.text for ex in benchlib.demo_train(2000)]
+    lengths = [len(x) for x in tok(texts, truncation=True, max_length=max_length)["input_ids"]]
+    out: dict[str, Any] = {
+        "n_texts": len(texts),
+        "max_length": max_length,
+        "mean_tokens": sum(lengths) / len(lengths),
+        "max_tokens": max(lengths),
+        "real_tokens": sum(lengths),
+        "padded_to_max_length": len(texts) * max_length,
+    }
+    for bs in (16, 32):
+        for mode in ("random", "bucketed"):
+            total = 0
+            for epoch in range(epochs):
+                gen = torch.Generator().manual_seed(epoch)
+                order = batch_order(len(texts), bs, gen, lengths if mode == "bucketed" else None)
+                total += sum(len(b) * max(lengths[i] for i in b) for b in order)
+            out[f"batch{bs}_{mode}"] = total / epochs
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--padding", action="store_true", help="only count padded tokens per epoch (no training)")
     ap.add_argument("--seed", type=int, default=0, help="seed of the retrain (batch order, dropout)")
     ap.add_argument("--data-seed", type=int, default=0, help="seed of the demo data and the baseline")
     ap.add_argument("--workdir", type=Path, default=None, help="work directory (default: a fresh temp dir)")
@@ -68,6 +98,9 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=None)
     ap.add_argument("--device", default="cpu")
     args = ap.parse_args()
+    if args.padding:
+        benchlib.emit({"benchmark": "demo_padding", "padding": padding()})
+        return
 
     import torch
 
