@@ -47,9 +47,36 @@ class PhaseTimer:
         return timed
 
 
-def _patch(timer: PhaseTimer) -> None:
+def _truncate(train_loop: Callable[..., Any], max_steps: int) -> Callable[..., Any]:
+    """``train_loop`` that stops after ``max_steps`` optimiser steps and returns the partial history.
+
+    For the phase profile of a job whose full retrain does not fit the time at hand: the other
+    phases run in full and the retrain's time is extrapolated from its measured step rate.
+    """
+    from xmd.core.training import TrainHistory, TrainingCancelled
+
+    def run(*args: Any, **kwargs: Any) -> Any:
+        seen: list[Any] = []
+
+        def stop(info: Any) -> bool:
+            seen.append(info)
+            return len(seen) < max_steps
+
+        t0 = time.perf_counter()
+        try:
+            return train_loop(*args, **{**kwargs, "callback": stop})
+        except TrainingCancelled:
+            return TrainHistory(steps=seen, seconds=time.perf_counter() - t0)
+
+    return run
+
+
+def _patch(timer: PhaseTimer, max_train_steps: int | None = None) -> None:
     """Wrap the functions the story and ``pipeline.debug`` call, where they look them up."""
     from xmd.core import demo_story, effect, pipeline
+
+    if max_train_steps:
+        pipeline.train_loop = _truncate(pipeline.train_loop, max_train_steps)
 
     for name in ("fine_tune", "explain", "debug", "word_share", "prepare_baseline"):
         setattr(demo_story, name, timer.wrap(name, getattr(demo_story, name)))
@@ -97,6 +124,12 @@ def main() -> None:
     ap.add_argument("--keep", action="store_true", help="keep the temporary work directory")
     ap.add_argument("--threads", type=int, default=None)
     ap.add_argument("--device", default="cpu")
+    ap.add_argument(
+        "--max-train-steps",
+        type=int,
+        default=None,
+        help="stop the retrain after this many steps and extrapolate its time (phase profile only)",
+    )
     args = ap.parse_args()
     if args.padding:
         benchlib.emit({"benchmark": "demo_padding", "padding": padding()})
@@ -113,7 +146,7 @@ def main() -> None:
         shutil.copytree(args.baseline_from / "models" / "baseline", workdir / "models" / "baseline", dirs_exist_ok=True)
 
     timer = PhaseTimer()
-    _patch(timer)
+    _patch(timer, args.max_train_steps)
     from dataclasses import replace
 
     from xmd.core import demo_story
@@ -146,6 +179,10 @@ def main() -> None:
             "steps": len(steps),
             "total_steps": steps[-1]["total_steps"] if steps else None,
             "seconds_per_step": train_s / len(steps) if steps else None,
+            "truncated_at": args.max_train_steps,
+            "train_loop_seconds_extrapolated": (
+                train_s / len(steps) * steps[-1]["total_steps"] if steps and args.max_train_steps else None
+            ),
             "early_stop": meta["history"].get("early_stop"),
         },
         "metrics": {

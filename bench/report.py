@@ -644,6 +644,71 @@ def effect(doc: dict[str, Any] | None, name: str = "effect_sweep", title: str | 
     return lines
 
 
+_PHASES = [
+    ("debug.predict_proba", "predictions for scoped feedback"),
+    ("debug.evaluate_sets", "evaluation before + after (clean and anti-shortcut sets)"),
+    ("debug.feedback_shares", "effect measurement before + after (grad x input, occlusion)"),
+    ("debug.train_loop", "retrain steps (`train_loop`)"),
+    ("debug._finish", "saving the model"),
+    ("debug", "**the retrain job** (`pipeline.debug`, all of the above and loading)"),
+    ("explain", "story: explaining the training set"),
+    ("word_share", "story: the planted word's share, before + after"),
+]
+
+
+def demo_speed(before: dict[str, Any] | None, runs: Sequence[dict[str, Any] | None]) -> list[str]:
+    """Where the demo retrain's time goes, before and after issue 16, and whether the effect held."""
+    lines = ["## Demo retrain: where the time goes", ""]
+    runs = [r for r in runs if r]
+    if before is None and not runs:
+        return [*lines, "Not measured yet (`bench/demo_speed.py`).", ""]
+    lines += [
+        "`bench/demo_speed.py`: `xmd demo`'s story (`xmd.core.demo_story.run_demo`) from the same fine-tuned "
+        "baseline, each phase timed by wrapping the function the story calls. *Before* is the code before "
+        "issue 16; its retrain was cut after a few steps (`--max-train-steps`) because the machine was too "
+        "busy for the full job, and its retrain time is extrapolated from the measured step rate (marked ~); "
+        "every other phase ran in full. Before and after ran at the same time, so they shared the load.",
+        "",
+    ]
+    docs = ([("before", before)] if before else []) + [(f"after, seed {r['params']['seed']}", r) for r in runs]
+    header = ["phase", *[name for name, _ in docs]]
+    rows = []
+    for key, label in _PHASES:
+        row = [label]
+        for _, d in docs:
+            sec = d["seconds"].get(key)
+            ext = d["retrain"].get("train_loop_seconds_extrapolated")
+            if key == "debug.train_loop" and ext:
+                row.append(f"~{ext:.0f} s ({d['retrain']['steps']} steps timed)")
+            elif key == "debug" and ext and sec is not None:
+                row.append(f"~{sec - d['seconds']['debug.train_loop'] + ext:.0f} s")
+            else:
+                row.append("–" if sec is None else f"{sec:.0f} s")
+        rows.append(row)
+    rows.append(
+        ["retrain steps run / planned", *[f"{d['retrain']['steps']} / {d['retrain']['total_steps']}" for _, d in docs]]
+    )
+    rows.append(["seconds per retrain step", *[f(d["retrain"]["seconds_per_step"]) for _, d in docs]])
+    for key, label in (("clean", "clean accuracy before → after"), ("anti", "anti-shortcut accuracy before → after")):
+        cells = []
+        for name, d in docs:
+            m = d["metrics"]
+            cells.append("–" if name == "before" else f"{m[key + '_before']:.3f} → {m[key + '_after']:.3f}")
+        rows.append([label, *cells])
+    rows.append(
+        [
+            "load average at start / end",
+            *[
+                f"{'/'.join(str(x) for x in d['env']['loadavg_start'] or [])} / "
+                f"{'/'.join(str(x) for x in d['env']['loadavg_end'] or [])}"
+                for _, d in docs
+            ],
+        ]
+    )
+    lines += table(header, rows)
+    return lines
+
+
 def render(results: Path) -> str:
     names = [
         "attribution_throughput",
@@ -664,7 +729,10 @@ def render(results: Path) -> str:
         "effect_sweep_cuda",
     ]
     gpu = {name: load(results, name) for name in gpu_names}
-    extra = {"er_overhead_share30": load(results, "er_overhead_share30")}
+    extra = {
+        "er_overhead_share30": load(results, "er_overhead_share30"),
+        "er_overhead_demo": load(results, "er_overhead_demo"),
+    }
     lines = [
         "# Benchmarks",
         "",
@@ -692,7 +760,11 @@ def render(results: Path) -> str:
             "attribution_throughput_cuda",
             f"### On a GPU ({gpu['attribution_throughput_cuda']['environment'].get('device_name')})",
         )
-    lines += er_overhead(docs["er_overhead"], [extra["er_overhead_share30"]])
+    lines += er_overhead(docs["er_overhead"], [extra["er_overhead_share30"], extra["er_overhead_demo"]])
+    lines += demo_speed(
+        load(results, "demo_speed_before"),
+        [load(results, f"demo_speed_seed{seed}") for seed in range(3)],
+    )
     if gpu["er_overhead_cuda"]:
         lines += er_overhead(
             gpu["er_overhead_cuda"],
