@@ -174,6 +174,38 @@ def targets(docs: dict[str, dict[str, Any] | None]) -> list[str]:
         "er_overhead_share30",
         "as above, 5 of 16 rows with feedback",
     )
+    eri = docs.get("er_overhead_interleaved")
+    for variant, how in (
+        ("both_default", "interleaved steps in one process, batch 32, max length 64, 30 % feedback rows"),
+        ("both_attr_rows4", "as above, second derivative on at most 4 feedback rows (the demo's setting)"),
+    ):
+        if eri and f"{variant}_vs_plain" in eri.get("targets", {}):
+            row(
+                f"ER step vs plain step, `{variant}` (issue 16)",
+                eri,
+                f"{variant}_vs_plain",
+                "er_overhead_interleaved",
+                how,
+            )
+    for seed in range(3):
+        demo = docs.get(f"demo_speed_seed{seed}")
+        for key, label in (
+            ("retrain_seconds", "demo retrain (s)"),
+            ("story_seconds", "whole demo story (s)"),
+            ("anti_after", "anti-shortcut accuracy after the demo retrain"),
+        ):
+            t = (demo or {}).get("targets", {}).get(key)
+            if t and t.get("value") is not None:
+                rows.append(
+                    [
+                        f"{label}, seed {seed}",
+                        f"{t['op']} {t['threshold']}",
+                        f(t["value"]),
+                        met(t),
+                        f"`demo_speed_seed{seed}`",
+                        "bench/demo_speed.py on this CPU, load in its section",
+                    ]
+                )
     thr_gpu, er_gpu = docs.get("attribution_throughput_cuda"), docs.get("er_overhead_cuda")
     if thr_gpu or er_gpu:
         row(
@@ -644,6 +676,37 @@ def effect(doc: dict[str, Any] | None, name: str = "effect_sweep", title: str | 
     return lines
 
 
+def er_interleaved(doc: dict[str, Any] | None) -> list[str]:
+    """The interleaved ER step timing (issue 16): variants step by step in one process."""
+    if doc is None:
+        return []
+    p = doc["params"]
+    env = doc["environment"]
+    lines = [
+        "### ER step levers, timed interleaved (issue 16)",
+        "",
+        f"`bench/er_overhead.py --interleaved`: one process, one step of each variant in turn for {p['timed_rounds']} "
+        f"rounds after {p['warmup_rounds']} warm-up round(s), on one fixed batch of {p['batch_size']} demo texts "
+        f"({doc['batch_with_feedback']} with *remove* feedback), max length {p['max_length']}, torch threads "
+        f"{env['torch_threads']}, {load_note(doc)}. On a busy shared machine only steps taken back to "
+        "back compare; the minimum is the least disturbed step.",
+        "",
+    ]
+    rows = []
+    for name, r in doc["results"].items():
+        rows.append(
+            [
+                f"`{name}`",
+                f(r["median_step_s"] * 1000),
+                f(r["min_step_s"] * 1000),
+                "1.00" if name == "plain" else f(doc["ratios"].get(f"{name}_vs_plain")),
+                "1.00" if name == "plain" else f(doc["ratios"].get(f"{name}_vs_plain_min")),
+            ]
+        )
+    lines += table(["variant", "median step ms", "min step ms", "x plain (median)", "x plain (min)"], rows)
+    return lines
+
+
 _PHASES = [
     ("debug.predict_proba", "predictions for scoped feedback"),
     ("debug.evaluate_sets", "evaluation before + after (clean and anti-shortcut sets)"),
@@ -731,7 +794,8 @@ def render(results: Path) -> str:
     gpu = {name: load(results, name) for name in gpu_names}
     extra = {
         "er_overhead_share30": load(results, "er_overhead_share30"),
-        "er_overhead_demo": load(results, "er_overhead_demo"),
+        "er_overhead_interleaved": load(results, "er_overhead_interleaved"),
+        **{f"demo_speed_seed{seed}": load(results, f"demo_speed_seed{seed}") for seed in range(3)},
     }
     lines = [
         "# Benchmarks",
@@ -760,7 +824,8 @@ def render(results: Path) -> str:
             "attribution_throughput_cuda",
             f"### On a GPU ({gpu['attribution_throughput_cuda']['environment'].get('device_name')})",
         )
-    lines += er_overhead(docs["er_overhead"], [extra["er_overhead_share30"], extra["er_overhead_demo"]])
+    lines += er_overhead(docs["er_overhead"], [extra["er_overhead_share30"]])
+    lines += er_interleaved(extra["er_overhead_interleaved"])
     lines += demo_speed(
         load(results, "demo_speed_before"),
         [load(results, f"demo_speed_seed{seed}") for seed in range(3)],
