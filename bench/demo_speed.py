@@ -33,15 +33,17 @@ class PhaseTimer:
 
     def __init__(self) -> None:
         self.seconds: dict[str, float] = {}
+        self.cpu_seconds: dict[str, float] = {}
         self.calls: dict[str, int] = {}
 
     def wrap(self, name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
         def timed(*args: Any, **kwargs: Any) -> Any:
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             try:
                 return fn(*args, **kwargs)
             finally:
                 self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - t0
+                self.cpu_seconds[name] = self.cpu_seconds.get(name, 0.0) + time.process_time() - c0
                 self.calls[name] = self.calls.get(name, 0) + 1
 
         return timed
@@ -172,6 +174,7 @@ def main() -> None:
             "torch_threads": torch.get_num_threads(),
         },
         "seconds": {"total": total, **timer.seconds},
+        "cpu_seconds": timer.cpu_seconds,
         "calls": timer.calls,
         "retrain": {
             "seconds": retrain_s,
