@@ -710,6 +710,17 @@ def er_interleaved(doc: dict[str, Any] | None) -> list[str]:
         ["variant", "median step ms", "min step ms", "x plain (median)", "x plain (min)", "CPU ms", "x plain (CPU)"],
         rows,
     )
+    lines += [
+        "Two levers did not help on this CPU and were not kept (one-off measurements in one process, torch "
+        "threads 1, load average about 9–10, not stored as JSON): **one forward over the batch and its erased "
+        "copies together** — forward + backward of 22 rows plus a no-grad forward of 10 erased rows took a median "
+        "21.8 s, the same 32 rows in one forward (erased rows detached) 28.0 s (1.28x slower: on a CPU the cost "
+        "grows with the rows, and merged rows enter the backward pass; merging only saves kernel launches, which "
+        "matter on a GPU). **bf16 autocast on the CPU** — this Xeon has no AVX-512 BF16/AMX, so bf16 matmuls are "
+        "emulated: a forward + backward of 32 texts took 9.1 s in float32 and had not finished three bf16 steps "
+        "in the next 270 s (over 10x slower); `mixed_precision` stays CUDA-only.",
+        "",
+    ]
     return lines
 
 
@@ -758,6 +769,17 @@ def demo_speed(before: dict[str, Any] | None, runs: Sequence[dict[str, Any] | No
         ["retrain steps run / planned", *[f"{d['retrain']['steps']} / {d['retrain']['total_steps']}" for _, d in docs]]
     )
     rows.append(["seconds per retrain step", *[f(d["retrain"]["seconds_per_step"]) for _, d in docs]])
+    rows.append(
+        [
+            "process CPU seconds: retrain job / its steps",
+            *[
+                f"{d['cpu_seconds']['debug']:.0f} / {d['cpu_seconds']['debug.train_loop']:.0f}"
+                if "debug" in d.get("cpu_seconds", {})
+                else "–"
+                for _, d in docs
+            ],
+        ]
+    )
     for key, label in (("clean", "clean accuracy before → after"), ("anti", "anti-shortcut accuracy before → after")):
         cells = []
         for name, d in docs:
