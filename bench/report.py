@@ -736,7 +736,11 @@ _PHASES = [
 ]
 
 
-def demo_speed(before: dict[str, Any] | None, runs: Sequence[dict[str, Any] | None]) -> list[str]:
+def demo_speed(
+    before: dict[str, Any] | None,
+    runs: Sequence[dict[str, Any] | None],
+    pad: dict[str, Any] | None = None,
+) -> list[str]:
     """Where the demo retrain's time goes, before and after issue 16, and whether the effect held."""
     lines = ["## Demo retrain: where the time goes", ""]
     runs = [r for r in runs if r]
@@ -797,6 +801,30 @@ def demo_speed(before: dict[str, Any] | None, runs: Sequence[dict[str, Any] | No
         ]
     )
     lines += table(header, rows)
+    for name, d in docs:
+        es = d["retrain"].get("early_stop")
+        if es and es.get("steps"):
+            pairs = ", ".join(
+                f"{st}: {e:.3f} / {sh:.3f}" for st, e, sh in zip(es["steps"], es["er"], es["share"], strict=True)
+            )
+            lines += [
+                f"Early stop, {name}: {es['held_out_rows']} held-out feedback rows; step: ER term / removed word's "
+                f"share at each check — {pairs}; stopped at step {es['stopped_at']}.",
+                "",
+            ]
+    if pad:
+        q = pad["padding"]
+        lines += [
+            f"Padding (`demo_speed.py --padding`, counted, not timed): the {q['n_texts']} demo training texts have "
+            f"{q['mean_tokens']:.1f} tokens on average (at most {q['max_tokens']}); an epoch holds "
+            f"{q['real_tokens']:,} real tokens. `encode` already padded each batch only to its longest text "
+            "(padding to max length "
+            f"{q['max_length']} would feed {q['padded_to_max_length']:,}); random batches of 32 still fed "
+            f"{q['batch32_random']:,.0f} tokens ({q['batch32_random'] / q['real_tokens']:.2f}x the real ones), "
+            f"length-bucketed batches feed {q['batch32_bucketed']:,.0f} "
+            f"({q['batch32_bucketed'] / q['real_tokens']:.2f}x).",
+            "",
+        ]
     return lines
 
 
@@ -854,10 +882,6 @@ def render(results: Path) -> str:
         )
     lines += er_overhead(docs["er_overhead"], [extra["er_overhead_share30"]])
     lines += er_interleaved(extra["er_overhead_interleaved"])
-    lines += demo_speed(
-        load(results, "demo_speed_before"),
-        [load(results, f"demo_speed_seed{seed}") for seed in range(3)],
-    )
     if gpu["er_overhead_cuda"]:
         lines += er_overhead(
             gpu["er_overhead_cuda"],
@@ -865,6 +889,11 @@ def render(results: Path) -> str:
             f"### On a GPU ({gpu['er_overhead_cuda']['environment'].get('device_name')})",
         )
         lines += er_gpu_note(gpu["er_overhead_cuda"])
+    lines += demo_speed(
+        load(results, "demo_speed_before"),
+        [load(results, f"demo_speed_seed{seed}") for seed in range(3)],
+        load(results, "demo_padding"),
+    )
     lines += store(docs["store_scale"])
     lines += api_latency(docs["api_latency"])
     if gpu["effect_sweep_cuda"]:
