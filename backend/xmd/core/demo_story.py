@@ -25,7 +25,7 @@ from xmd.core.effect import word_share
 from xmd.core.feedback import FeedbackSet, save_feedback
 from xmd.core.modeling import load_model, minilm_path
 from xmd.core.pipeline import debug, fine_tune
-from xmd.core.training import ERConfig, TrainConfig
+from xmd.core.training import ERConfig, TrainConfig, TrainHistory
 from xmd.core.types import Action, TaskFeedback
 
 log = logging.getLogger(__name__)
@@ -57,6 +57,17 @@ def prepare_baseline(
         base = load_model(minilm_path(), labels=labels, device=device)
         fine_tune(base, sets["train"], baseline, config=BASELINE_CONFIG, progress=progress, name="demo baseline")
     return baseline, sets
+
+
+def _steps_line(history: TrainHistory) -> str:
+    """How long the retrain ran, and whether the early stop ended it."""
+    done = len(history.steps)
+    planned = history.steps[-1].total_steps if history.steps else 0
+    line = f"Retrain: {done} of {planned} steps in {history.seconds:.0f} s"
+    es = history.early_stop or {}
+    if es.get("stopped_at") is not None:
+        line += f" (early stop: ER term and removed word's share converged on {es['held_out_rows']} held-out rows)"
+    return line
 
 
 def run_demo(
@@ -110,6 +121,7 @@ def run_demo(
         f"Most suspicious words: {', '.join(w.word for w in top[:5])}",
         f"Feedback: remove '{suspect}' across the task (planted word: '{SHORTCUT_WORD}')",
         f"Debugged model: {out}",
+        _steps_line(result.history),
         f"{'':<12}{'before':>8}{'after':>8}",
         f"{'clean acc':<12}{b['test_clean']['accuracy']:>8.3f}{a['test_clean']['accuracy']:>8.3f}",
         f"{'anti acc':<12}{b['test_anti']['accuracy']:>8.3f}{a['test_anti']['accuracy']:>8.3f}",
