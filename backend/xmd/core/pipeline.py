@@ -27,8 +27,9 @@ from xmd.core.types import Example, Scope, XMDError
 
 #: Examples with feedback over which the corrected words' share is measured before and after a
 #: retrain. The screen shows the mean share to two decimals; 64 examples bring its standard error to
-#: about 0.01 on the demo, while occlusion over the demo's 256 before cost more than the retrain's
-#: own steps (bench/demo_speed.py).
+#: about 0.01 on the demo. At 256 (with occlusion: one forward pass per word) the measurement took a
+#: quarter of the demo's retrain job, at 64 it took 177 s instead of 680 s beside it
+#: (bench/results/demo_speed_*.json).
 EFFECT_MAX_EXAMPLES = 64
 
 
