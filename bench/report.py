@@ -812,6 +812,19 @@ def demo_speed(
                 f"share at each check — {pairs}; stopped at step {es['stopped_at']}.",
                 "",
             ]
+    cpu = [(name, d) for name, d in docs if "debug" in d.get("cpu_seconds", {})]
+    if cpu:
+        lines += [
+            "The machine was shared (load average in the table), so wall times here are several times what the "
+            "same work takes alone. Process CPU time does not count the wait for a core: with one torch thread, "
+            + "; ".join(
+                f"{name} used {d['cpu_seconds']['debug']:.0f} s of CPU for the retrain job and "
+                f"{sum(v for k, v in d['cpu_seconds'].items() if '.' not in k):.0f} s for the story's timed phases"
+                for name, d in cpu
+            )
+            + " — about the wall time on an otherwise idle core (not measured here: no idle machine was available).",
+            "",
+        ]
     if pad:
         q = pad["padding"]
         lines += [
