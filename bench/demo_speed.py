@@ -126,6 +126,7 @@ def main() -> None:
     ap.add_argument("--keep", action="store_true", help="keep the temporary work directory")
     ap.add_argument("--threads", type=int, default=None)
     ap.add_argument("--device", default="cpu")
+    ap.add_argument("--er", default=None, help="ERConfig fields as JSON (default: the demo's DEBUG_ER)")
     ap.add_argument(
         "--max-train-steps",
         type=int,
@@ -154,8 +155,13 @@ def main() -> None:
     from xmd.core import demo_story
 
     config = replace(demo_story.DEBUG_CONFIG, seed=args.seed)
+    er = None
+    if args.er:
+        from xmd.core.training import ERConfig
+
+        er = ERConfig(**__import__("json").loads(args.er))
     t0 = time.perf_counter()
-    report = demo_story.run_demo(workdir, seed=args.data_seed, device=str(device), progress=False, config=config)
+    report = demo_story.run_demo(workdir, seed=args.data_seed, device=str(device), progress=False, config=config, er=er)
     total = time.perf_counter() - t0
     meta = __import__("json").loads((Path(report["debugged"]) / "xmd.json").read_text())
     steps = meta["history"]["steps"]
@@ -194,6 +200,7 @@ def main() -> None:
             "anti_before": b["test_anti"]["accuracy"],
             "anti_after": a["test_anti"]["accuracy"],
             "planted_word_share": report["planted_word_share"],
+            "feedback_shares_before": report["feedback_shares_before"],
             "feedback_shares_after": report["feedback_shares_after"],
         },
         "targets": {

@@ -751,10 +751,21 @@ def demo_speed(
         "baseline, each phase timed by wrapping the function the story calls. *Before* is the code before "
         "issue 16; its retrain was cut after a few steps (`--max-train-steps`) because the machine was too "
         "busy for the full job, and its retrain time is extrapolated from the measured step rate (marked ~); "
-        "every other phase ran in full. Before and after ran at the same time, so they shared the load.",
+        "every other phase ran in full (its shares *after* follow those few steps only, so they measure no "
+        "effect). Before and after ran at the same time, so they shared the load.",
         "",
     ]
-    docs = ([("before", before)] if before else []) + [(f"after, seed {r['params']['seed']}", r) for r in runs]
+
+    def label(r: dict[str, Any]) -> str:
+        er = r["params"].get("er") or {}
+        how = []
+        if er.get("early_stop"):
+            how.append(f"early stop, share tol {er.get('early_stop_share_tol')}")
+        if er.get("attribution_rows"):
+            how.append(f"attribution rows {er['attribution_rows']}")
+        return f"after, seed {r['params']['seed']}" + (f" ({', '.join(how)})" if how else " (full schedule)")
+
+    docs = ([("before", before)] if before else []) + [(label(r), r) for r in runs]
     header = ["phase", *[name for name, _ in docs]]
     rows = []
     for key, label in _PHASES:
@@ -790,6 +801,18 @@ def demo_speed(
             m = d["metrics"]
             cells.append("–" if name == "before" else f"{m[key + '_before']:.3f} → {m[key + '_after']:.3f}")
         rows.append([label, *cells])
+    for method in ("grad_x_input", "occlusion"):
+        cells = []
+        for _, d in docs:
+            m = d["metrics"]
+            b = ((m.get("feedback_shares_before") or {}).get(method) or {}).get("remove", {})
+            a = ((m.get("feedback_shares_after") or {}).get(method) or {}).get("remove", {})
+            if b.get("mean_share") and a.get("mean_share") is not None:
+                fall = 1 - a["mean_share"] / b["mean_share"]
+                cells.append(f"{b['mean_share']:.3f} → {a['mean_share']:.3f} (−{fall:.0%}, n = {a['n']})")
+            else:
+                cells.append("–")
+        rows.append([f"removed word's share, {method.replace('_', ' ')}, before → after", *cells])
     rows.append(
         [
             "load average at start / end",
@@ -904,7 +927,8 @@ def render(results: Path) -> str:
         lines += er_gpu_note(gpu["er_overhead_cuda"])
     lines += demo_speed(
         load(results, "demo_speed_before"),
-        [load(results, f"demo_speed_seed{seed}") for seed in range(3)],
+        [load(results, f"demo_speed_seed{seed}") for seed in range(3)]
+        + [load(results, "demo_speed_full_seed0"), load(results, "demo_speed_strict_seed0")],
         load(results, "demo_padding"),
     )
     lines += store(docs["store_scale"])

@@ -32,10 +32,12 @@ log = logging.getLogger(__name__)
 
 BASELINE_CONFIG = TrainConfig(epochs=2, lr=5e-5, batch_size=32, max_length=64, seed=0)
 DEBUG_CONFIG = TrainConfig(epochs=2, lr=3e-5, batch_size=32, max_length=64, seed=0)
-# The measured default objective ("both", λ = 1, attribution weight 5; bench/effect_sweep.py), with the
-# second derivative on at most 4 feedback rows per batch and the early stop on held-out feedback rows:
-# what brings the retrain to minutes on a 2-core CPU (bench/demo_speed.py, BENCHMARKS.md).
-DEBUG_ER = ERConfig(attribution_rows=4, early_stop=True)
+# The measured default objective ("both", λ = 1, attribution weight 5; bench/effect_sweep.py). The early
+# stop and attribution_rows=4 cut the retrain to 42-70 of 124 steps with anti-shortcut accuracy 0.98-0.99
+# and clean accuracy within half a point (3 seeds, bench/results/demo_speed_seed*.json), but the removed
+# word's grad x input share then fell by only 72-80 % instead of the >= 80 % the acceptance test asks
+# (tests/integration/test_demo_minilm.py), so the story keeps the full schedule until a stricter rule is measured.
+DEBUG_ER = ERConfig()
 #: The story's before/after share of the planted word is a mean over at most this many anti-shortcut texts.
 STORY_SHARE_EXAMPLES = 128
 
