@@ -45,7 +45,7 @@ from xmd.core.modelcard import render_model_card
 from xmd.core.modeling import LoadedModel, load_model
 from xmd.core.pipeline import RunResult, _finish, _meta, _parent_meta, _prepare_output
 from xmd.core.predict import predict_proba
-from xmd.core.training import ERConfig, ProgressCallback, TrainConfig, train_loop
+from xmd.core.training import ERConfig, ProgressCallback, TrainConfig, token_lengths, train_loop
 from xmd.core.types import DataError, Example, Scope, XMDError
 
 CONTROL_ARMS = ("lambda0", "deletion", "deletion_base")
@@ -258,6 +258,9 @@ def run_comparison(
     before = {n: set_metrics(gold[n], before_pred[n], labels, has_words=has[n], positive=pos_index) for n in sets}
     shares_before = measure(parent)
     quality_before = quality(parent)
+    # Length-bucketed batches follow token counts; every arm takes the original texts' counts, so the
+    # deletion arms (shorter texts) train on exactly the debug run's batches.
+    lengths = token_lengths(parent, train, config.max_length) if config.length_bucketing else None
     del parent
     root.mkdir(parents=True, exist_ok=True)
 
@@ -298,6 +301,7 @@ def run_comparison(
                 callback=callback,
                 progress=progress,
                 batch_hook=hook,
+                order_lengths=lengths,
             )
             arm_pred = _predict(loaded, sets, config.max_length)
             after = {n: set_metrics(gold[n], arm_pred[n], labels, has_words=has[n], positive=pos_index) for n in sets}
