@@ -22,7 +22,7 @@ from xmd.core.feedback import FeedbackSet
 from xmd.core.modelcard import render_model_card
 from xmd.core.modeling import LoadedModel, load_model, save_model
 from xmd.core.predict import predict_proba
-from xmd.core.training import ERConfig, ProgressCallback, TrainConfig, TrainHistory, train_loop
+from xmd.core.training import ERConfig, FeedbackTargets, ProgressCallback, TrainConfig, TrainHistory, train_loop
 from xmd.core.types import Example, Scope, XMDError
 
 #: Examples with feedback over which the corrected words' share is measured before and after a
@@ -154,6 +154,23 @@ def fine_tune(
             shutil.rmtree(partial, ignore_errors=True)
 
 
+def feedback_targets(
+    loaded: LoadedModel, train: Sequence[Example], feedback: FeedbackSet, max_length: int
+) -> FeedbackTargets:
+    """The word positions the feedback marks in ``train`` (scoped task feedback needs the model's
+    predictions); XMDError when a label is outside the model's classes or nothing matches."""
+    if any(ex.label is not None and not 0 <= ex.label < loaded.num_labels for ex in train):
+        raise XMDError(f"training labels fall outside the model's {loaded.num_labels} classes")
+    predictions = None
+    if any(t.scope != Scope.ALL for t in feedback.task):
+        probs = predict_proba(loaded, [ex.text for ex in train], max_length=max_length)
+        predictions = {ex.id: int(p.argmax()) for ex, p in zip(train, probs, strict=True)}
+    targets = feedback.expand(list(train), predictions, num_labels=loaded.num_labels)
+    if not any(targets.values()):
+        raise XMDError("the feedback matches no word in the training data; nothing to retrain")
+    return targets
+
+
 def debug(
     model_dir: str | os.PathLike,
     train: Sequence[Example],
@@ -188,16 +205,7 @@ def debug(
     out, partial = _prepare_output(out_dir, model_dir)
     try:
         loaded = load_model(model_dir, device=device)
-        if any(ex.label is not None and not 0 <= ex.label < loaded.num_labels for ex in train):
-            raise XMDError(f"training labels fall outside the model's {loaded.num_labels} classes")
-        predictions = None
-        if any(t.scope != Scope.ALL for t in feedback.task):
-            probs = predict_proba(loaded, [ex.text for ex in train], max_length=config.max_length)
-            predictions = {ex.id: int(p.argmax()) for ex, p in zip(train, probs, strict=True)}
-        targets = feedback.expand(list(train), predictions, num_labels=loaded.num_labels)
-        n_positions = sum(len(v) for v in targets.values())
-        if n_positions == 0:
-            raise XMDError("the feedback matches no word in the training data; nothing to retrain")
+        targets = feedback_targets(loaded, train, feedback, config.max_length)
 
         def measure() -> dict:
             return {
@@ -235,7 +243,7 @@ def debug(
                 er=asdict(er),
                 feedback_counts=feedback.counts(),
                 parent=_parent_meta(model_dir),
-                n_feedback_positions=n_positions,
+                n_feedback_positions=sum(len(v) for v in targets.values()),
                 n_feedback_examples=len(targets),
                 effect_measurement={"methods": list(share_methods), "max_examples": max_share_examples},
             ),
