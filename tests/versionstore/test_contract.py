@@ -194,3 +194,36 @@ def test_opening_a_missing_file_says_so(store: VersionStore, tmp_path: Path) -> 
     store.put("p1/v1", make_version(tmp_path / "src", {"w.bin": b"x"}))
     with pytest.raises(VersionNotFoundError, match=r"nope\.bin"):
         store.open("p1/v1", "nope.bin")
+
+
+def test_build_publishes_the_folder_only_when_the_block_succeeds(store: VersionStore, tmp_path: Path) -> None:
+    with store.build("p5/v1") as out:
+        assert not out.exists() and out.parent.is_dir()
+        make_version(out, FILES)
+        assert not store.exists("p5/v1")  # nothing visible before the block ends
+    assert read_tree(store.materialise("p5/v1")) == FILES
+    assert not out.parent.exists()
+    with pytest.raises(RuntimeError, match="training diverged"), store.build("p5/v2") as out:
+        make_version(out, {"half.bin": b"x"})
+        raise RuntimeError("training diverged")
+    assert not out.parent.exists()
+    assert store.list() == ["p5/v1"]
+    assert [n for n in everything_stored(store) if "/v2" in n or "build" in n] == []
+    with pytest.raises(VersionExistsError), store.build("p5/v1") as out:
+        make_version(out, {"other.bin": b"y"})
+    assert read_tree(store.materialise("p5/v1")) == FILES and not out.parent.exists()
+
+
+def test_a_recorded_location_leads_back_to_the_files(store: VersionStore, tmp_path: Path) -> None:
+    store.put("p6/v3", make_version(tmp_path / "src", FILES))
+    where = store.location("p6/v3")
+    assert store.key_at(where) == "p6/v3"
+    assert read_tree(store.local_dir(where)) == FILES
+    outside = make_version(tmp_path / "registered-elsewhere", {"w.bin": b"e"})
+    assert store.key_at(str(outside)) is None
+    assert store.local_dir(str(outside)) == outside  # a version folder outside the store still loads
+    assert store.key_at("s3://some-other-bucket/p6/v3") is None
+    with pytest.raises(VersionNotFoundError):
+        store.local_dir(str(tmp_path / "gone"))
+    with pytest.raises(VersionNotFoundError):
+        store.local_dir(store.location("p6/v4"))

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from versionhelpers import make_version, read_tree
-from xmd.storage import LocalStore, S3Store, StorageConfig, VersionExistsError, open_store, version_key
+from xmd.storage import LocalStore, S3Store, StorageConfig, VersionExistsError, open_store, shared_store, version_key
 
 
 def test_versions_land_where_they_always_did(tmp_path: Path) -> None:
@@ -94,3 +94,9 @@ def test_an_s3_url_gives_an_s3_store_without_touching_the_network(tmp_path: Path
 def test_bad_configuration_is_refused_with_a_clear_message(tmp_path: Path, env: dict[str, str], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         open_store(StorageConfig.from_env(tmp_path, env))
+
+
+def test_a_process_shares_one_store_per_configuration(tmp_path: Path) -> None:
+    a = StorageConfig.from_env(tmp_path, {})
+    assert shared_store(a) is shared_store(StorageConfig.from_env(tmp_path, {}))
+    assert shared_store(StorageConfig.from_env(tmp_path / "other", {})) is not shared_store(a)

@@ -11,7 +11,7 @@ from xmd.storage.base import (
     version_key,
 )
 from xmd.storage.cache import VersionCache
-from xmd.storage.config import StorageConfig, open_store
+from xmd.storage.config import StorageConfig, open_store, shared_store
 from xmd.storage.local import LocalStore
 from xmd.storage.s3 import S3Store
 
@@ -27,5 +27,6 @@ __all__ = [
     "VersionNotFoundError",
     "VersionStore",
     "open_store",
+    "shared_store",
     "version_key",
 ]

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import tarfile
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO
@@ -107,9 +108,10 @@ class VersionStore(ABC):
     """Where the store is, for messages and logs (``file:///…`` or ``s3://bucket/prefix``): no secrets."""
 
     @abstractmethod
-    def put(self, key: str, src: Path) -> None:
+    def put(self, key: str, src: Path, *, move: bool = False) -> None:
         """Store the directory ``src`` as version ``key``. VersionExistsError if the key is taken (also when
-        a concurrent writer wins the race); on any failure nothing becomes visible under ``key``."""
+        a concurrent writer wins the race); on any failure nothing becomes visible under ``key``. With
+        ``move`` the store may take ``src`` over instead of copying it (a rename on the same disk)."""
 
     @abstractmethod
     def exists(self, key: str) -> bool:
@@ -135,6 +137,47 @@ class VersionStore(ABC):
     @abstractmethod
     def delete(self, key: str) -> bool:
         """Remove version ``key`` (its files and any cached copy); False if there was none."""
+
+    @abstractmethod
+    def location(self, key: str) -> str:
+        """Where version ``key`` is, as a string to record with the version (a folder path for a
+        LocalStore, ``s3://bucket/prefix/key`` for an S3Store); :meth:`key_at` inverts it."""
+
+    @abstractmethod
+    def key_at(self, location: str) -> str | None:
+        """The key of ``location`` when it lies in this store, else None."""
+
+    @abstractmethod
+    def _scratch(self, key: str) -> Path:
+        """A fresh local folder to build version ``key`` in (on the same file system as the store
+        when it is local, so publishing it is a rename)."""
+
+    @contextmanager
+    def build(self, key: str) -> Iterator[Path]:
+        """A local path (not yet existing, in a fresh hidden scratch folder) to write version ``key`` at,
+        e.g. with ``save_pretrained`` or the core's pipeline; when the block ends without error that
+        folder is stored under ``key`` (VersionExistsError if taken). The scratch folder is removed
+        whatever happens; a process killed inside the block leaves only a hidden folder no reader sees."""
+        check_key(key)
+        scratch = self._scratch(key)
+        try:
+            out = scratch / "version"
+            yield out
+            self.put(key, out, move=True)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+    def local_dir(self, location: str) -> Path:
+        """A local folder with the files of the version recorded at ``location``: fetched through the
+        store when the location is in it, else ``location`` itself when it is a folder on this machine
+        (a version registered outside the store). VersionNotFoundError otherwise."""
+        key = self.key_at(location)
+        if key is not None:
+            return self.materialise(key)
+        folder = Path(location)
+        if folder.is_absolute() and folder.is_dir():
+            return folder
+        raise VersionNotFoundError(f"the files of {location} are not in {self.url} nor on this machine")
 
     def delete_under(self, prefix: str) -> list[str]:
         """Remove every version at or under ``prefix`` (a project's ``p3``); the keys removed."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -94,3 +95,10 @@ def open_store(config: StorageConfig) -> VersionStore:
         endpoint_url=config.s3_endpoint_url,
         region=config.s3_region,
     )
+
+
+@lru_cache(maxsize=8)
+def shared_store(config: StorageConfig) -> VersionStore:
+    """The process's store for ``config``: one client (and connection pool) reused by every request
+    and job, instead of one per call."""
+    return open_store(config)

@@ -55,6 +55,24 @@ class LocalStore(VersionStore):
         """The folder version ``key`` has (or would have) in this store."""
         return self.root.joinpath(*check_key(key).split("/"))
 
+    def location(self, key: str) -> str:
+        return str(self.path_of(key))
+
+    def key_at(self, location: str) -> str | None:
+        try:
+            rel = Path(location).relative_to(self.root).as_posix()
+            return check_key(rel)
+        except (ValueError, StorageError):
+            return None
+
+    def _scratch(self, key: str) -> Path:
+        """Named like the core's own partial folders (``.v2.partial-…``), so the sweep that removes a
+        dead job's leftovers finds this one too."""
+        dest = self.path_of(key)
+        scratch = dest.parent / f".{dest.name}.partial-build-{uuid.uuid4().hex}"
+        scratch.mkdir(parents=True)
+        return scratch
+
     def _copy_file(self, src: Path, dst: Path) -> None:
         """Copy one file and flush it to disk, so a published version survives a power cut."""
         dst.parent.mkdir(parents=True, exist_ok=True)

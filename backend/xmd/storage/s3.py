@@ -130,6 +130,23 @@ class S3Store(VersionStore):
                 )
             return self._client
 
+    def location(self, key: str) -> str:
+        return f"{self.url}/{check_key(key)}"
+
+    def key_at(self, location: str) -> str | None:
+        if not location.startswith(f"{self.url}/"):
+            return None
+        try:
+            return check_key(location[len(self.url) + 1 :])
+        except StorageError:
+            return None
+
+    def _scratch(self, key: str) -> Path:
+        """Under the cache folder (local disk), named so the cache's sweep of dead staging removes it."""
+        scratch = self.cache.root / f".tmp-build-{uuid.uuid4().hex}"
+        scratch.mkdir(parents=True)
+        return scratch
+
     def _name(self, *parts: str) -> str:
         return "/".join(p for p in (self.prefix, *parts) if p)
 
@@ -171,7 +188,8 @@ class S3Store(VersionStore):
             raise self._fail("checking", key, exc) from exc
         return True
 
-    def put(self, key: str, src: Path) -> None:
+    def put(self, key: str, src: Path, *, move: bool = False) -> None:
+        """Upload ``src`` (``move`` changes nothing here: the local folder is the caller's to remove)."""
         check_key(key)
         files = scan_dir(Path(src))
         if self.exists(key):
