@@ -169,25 +169,28 @@ def test_list_matches_whole_segments(store: VersionStore, tmp_path: Path) -> Non
     assert store.list("p3") == []
 
 
-@pytest.mark.parametrize("key", ["", "/abs", "../up", "p1/../../etc", ".hidden/v1", "p1//v1", "p1/v1/", "a b"])
-def test_unsafe_keys_are_refused_and_nothing_is_written(store: VersionStore, tmp_path: Path, key: str) -> None:
+UNSAFE_KEYS = ["", "/abs", "../up", "p1/../../etc", ".hidden/v1", "p1//v1", "p1/v1/", "a b"]
+
+
+def test_unsafe_keys_are_refused_and_nothing_is_written(store: VersionStore, tmp_path: Path) -> None:
     src = make_version(tmp_path / "src", {"w.bin": b"x"})
-    with pytest.raises(InvalidKeyError):
-        store.put(key, src)
-    with pytest.raises(InvalidKeyError):
-        store.exists(key)
-    with pytest.raises(InvalidKeyError):
-        store.materialise(key)
+    for key in UNSAFE_KEYS:
+        with pytest.raises(InvalidKeyError):
+            store.put(key, src)
+        with pytest.raises(InvalidKeyError):
+            store.exists(key)
+        with pytest.raises(InvalidKeyError):
+            store.materialise(key)
     assert everything_stored(store) == []
     assert {p.name for p in tmp_path.iterdir()} <= {"src", "models", "cache-1"}  # nothing outside the store
 
 
-@pytest.mark.parametrize("relpath", ["../secret", "/etc/passwd", "a/../../b", ""])
-def test_file_paths_inside_a_version_cannot_escape_it(store: VersionStore, tmp_path: Path, relpath: str) -> None:
+def test_file_paths_inside_a_version_cannot_escape_it(store: VersionStore, tmp_path: Path) -> None:
     store.put("p1/v1", make_version(tmp_path / "src", {"w.bin": b"x"}))
     (tmp_path / "secret").write_text("not yours")
-    with pytest.raises(InvalidKeyError):
-        store.open("p1/v1", relpath)
+    for relpath in ["../secret", "/etc/passwd", "a/../../b", ""]:
+        with pytest.raises(InvalidKeyError):
+            store.open("p1/v1", relpath)
 
 
 def test_opening_a_missing_file_says_so(store: VersionStore, tmp_path: Path) -> None:
