@@ -226,6 +226,13 @@ def test_a_recorded_location_leads_back_to_the_files(store: VersionStore, tmp_pa
     assert store.key_at(str(outside)) is None
     assert store.local_dir(str(outside)) == outside  # a version folder outside the store still loads
     assert store.key_at("s3://some-other-bucket/p6/v3") is None
+    for location, files in ((where, FILES), (str(outside), {"w.bin": b"e"})):
+        buf = io.BytesIO()
+        store.archive(location, buf, "dl")
+        buf.seek(0)
+        with tarfile.open(fileobj=buf, mode="r:gz") as tf:
+            got = {m.name: tf.extractfile(m).read() for m in tf.getmembers() if m.isfile()}  # type: ignore[union-attr]
+        assert got == {f"dl/{k}": v for k, v in files.items()}
     with pytest.raises(VersionNotFoundError):
         store.local_dir(str(tmp_path / "gone"))
     with pytest.raises(VersionNotFoundError):

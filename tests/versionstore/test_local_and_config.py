@@ -3,10 +3,12 @@ the store from ``XMD_STORAGE``."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 from versionhelpers import make_version, read_tree
+from xmd.config import Settings
 from xmd.storage import LocalStore, S3Store, StorageConfig, VersionExistsError, open_store, shared_store, version_key
 
 
@@ -47,35 +49,51 @@ def test_put_by_move_renames_and_gives_the_source_back_on_failure(tmp_path: Path
     assert read_tree(store.materialise("p1/v2")) == {"w.bin": b"b"}
 
 
-def test_the_default_is_the_models_folder_of_the_data_dir(tmp_path: Path) -> None:
-    config = StorageConfig.from_env(tmp_path, {})
+def storage_from_env(monkeypatch: pytest.MonkeyPatch, data_dir: Path, env: dict[str, str]) -> StorageConfig:
+    """What ``Settings.from_env`` (the one reader of the environment) makes of these variables."""
+    for name in [n for n in os.environ if n.startswith("XMD_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("XMD_DATA_DIR", str(data_dir))
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    return Settings.from_env().storage
+
+
+def test_the_default_is_the_models_folder_of_the_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    config = storage_from_env(monkeypatch, tmp_path, {})
     store = open_store(config)
     assert isinstance(store, LocalStore) and store.root == tmp_path.resolve() / "models"
-    assert StorageConfig.from_env(tmp_path, config.to_env()) == config
+    assert config.cache_dir == tmp_path.resolve() / "version-cache"
+    assert Settings(data_dir=tmp_path.resolve()).storage == config
 
 
 @pytest.mark.parametrize("url", ["file:///srv/xmd/versions", "/srv/xmd/versions", "file://localhost/srv/xmd/versions"])
-def test_a_folder_url_gives_a_local_store(tmp_path: Path, url: str) -> None:
-    store = open_store(StorageConfig.from_env(tmp_path, {"XMD_STORAGE": url}))
+def test_a_folder_url_gives_a_local_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, url: str) -> None:
+    store = open_store(storage_from_env(monkeypatch, tmp_path, {"XMD_STORAGE": url}))
     assert isinstance(store, LocalStore) and store.root == Path("/srv/xmd/versions")
 
 
-def test_an_s3_url_gives_an_s3_store_without_touching_the_network(tmp_path: Path) -> None:
+def test_an_s3_url_gives_an_s3_store_without_touching_the_network(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     env = {
         "XMD_STORAGE": "s3://bucket/a/b/",
         "XMD_S3_REGION": "eu-west-1",
         "XMD_STORAGE_CACHE_DIR": str(tmp_path / "c"),
+        "XMD_STORAGE_CACHE_MB": "64",
     }
-    config = StorageConfig.from_env(tmp_path, env)
+    config = storage_from_env(monkeypatch, tmp_path, env)
     store = open_store(config)
     assert isinstance(store, S3Store)
-    assert (store.url, store.region, store.endpoint_url, store.cache.root) == (
+    assert (store.url, store.region, store.endpoint_url, store.cache.root, store.cache.max_bytes) == (
         "s3://bucket/a/b",
         "eu-west-1",
         None,
         tmp_path / "c",
+        64 << 20,
     )
-    assert StorageConfig.from_env(tmp_path, config.to_env()) == config
+    # a worker started by the API rebuilds the same store from the variables it is handed
+    assert storage_from_env(monkeypatch, tmp_path / "elsewhere", Settings.from_env().to_env()) == config
 
 
 @pytest.mark.parametrize(
@@ -91,12 +109,14 @@ def test_an_s3_url_gives_an_s3_store_without_touching_the_network(tmp_path: Path
         ({"XMD_S3_ENDPOINT_URL": "ftp://127.0.0.1"}, "http"),
     ],
 )
-def test_bad_configuration_is_refused_with_a_clear_message(tmp_path: Path, env: dict[str, str], message: str) -> None:
+def test_bad_configuration_is_refused_with_a_clear_message(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, env: dict[str, str], message: str
+) -> None:
     with pytest.raises(ValueError, match=message):
-        open_store(StorageConfig.from_env(tmp_path, env))
+        open_store(storage_from_env(monkeypatch, tmp_path, env))
 
 
 def test_a_process_shares_one_store_per_configuration(tmp_path: Path) -> None:
-    a = StorageConfig.from_env(tmp_path, {})
-    assert shared_store(a) is shared_store(StorageConfig.from_env(tmp_path, {}))
-    assert shared_store(StorageConfig.from_env(tmp_path / "other", {})) is not shared_store(a)
+    a = Settings(data_dir=tmp_path).storage
+    assert shared_store(a) is shared_store(Settings(data_dir=tmp_path).storage)
+    assert shared_store(Settings(data_dir=tmp_path / "other").storage) is not shared_store(a)

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from s3server import SECRET, S3Server
 from versionhelpers import make_version, read_tree
-from xmd.storage import S3Store, StorageConfig, StorageError, VersionCache, VersionNotFoundError, open_store
+from xmd.config import Settings
+from xmd.storage import S3Store, StorageError, VersionCache, VersionNotFoundError, open_store
 from xmd.storage import s3 as s3mod
 
 MB = 1 << 20
@@ -125,7 +126,7 @@ def test_credentials_reach_no_log_message_or_repr(
     store.put("p1/v1", make_version(tmp_path / "v", {"w.bin": b"x"}))
     store.materialise("p1/v1")
     store.delete("p1/v1")
-    texts = [caplog.text, repr(store), str(StorageConfig.from_env(tmp_path))]
+    texts = [caplog.text, repr(store), str(Settings(data_dir=tmp_path, storage_url=store.url).storage)]
     with pytest.raises(VersionNotFoundError) as missing:
         store.materialise("p1/v1")
     texts.append(str(missing.value))
@@ -153,10 +154,11 @@ def test_no_credentials_is_a_clear_error(make_s3: Callable[..., S3Store], monkey
         store.exists("p1/v1")
 
 
-def test_the_factory_builds_the_store_the_environment_names(s3_env: S3Server, tmp_path: Path) -> None:
-    env = {"XMD_STORAGE": "s3://models-bucket/team/xmd", "XMD_S3_ENDPOINT_URL": s3_env.endpoint_url}
-    store = open_store(StorageConfig.from_env(tmp_path, {**env, "XMD_STORAGE_CACHE_MB": "64"}))
+def test_the_factory_builds_the_store_the_settings_name(s3_env: S3Server, tmp_path: Path) -> None:
+    settings = Settings(
+        data_dir=tmp_path, storage_url="s3://models-bucket/team/xmd", s3_endpoint_url=s3_env.endpoint_url
+    )
+    store = open_store(settings.storage)
     assert isinstance(store, S3Store)
     assert (store.bucket, store.prefix, store.endpoint_url) == ("models-bucket", "team/xmd", s3_env.endpoint_url)
-    assert store.cache.root == tmp_path.resolve() / "version-cache" and store.cache.max_bytes == 64 * MB
-    assert isinstance(store.cache, VersionCache)
+    assert store.cache.root == tmp_path / "version-cache" and isinstance(store.cache, VersionCache)

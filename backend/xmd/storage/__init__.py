@@ -1,5 +1,5 @@
 """Pluggable storage of model versions: a local folder by default, an S3-compatible bucket to share
-versions between machines. ``open_store(StorageConfig.from_env(data_dir))`` picks one."""
+versions between machines. ``shared_store(settings.storage)`` opens the one configured."""
 
 from xmd.storage.base import (
     InvalidKeyError,

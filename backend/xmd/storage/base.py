@@ -14,17 +14,19 @@ import shutil
 import tarfile
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import BinaryIO
+from typing import BinaryIO, cast
+
+from xmd.core.types import XMDError
 
 _SEGMENT = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 MAX_SEGMENTS = 8
 
 
-class StorageError(Exception):
+class StorageError(XMDError):
     """A store operation failed; the message names the key, never a credential."""
 
 
@@ -192,15 +194,18 @@ class VersionStore(ABC):
     def write_archive(self, key: str, fileobj: BinaryIO, arcname: str) -> None:
         """Stream version ``key`` as a ``.tar.gz`` into ``fileobj`` (which need not be seekable), every
         file under the folder ``arcname``; nothing is staged on local disk first."""
-        folder = check_relpath(arcname)
-        with tarfile.open(fileobj=fileobj, mode="w|gz") as tf:
-            for info, opener in self.iter_files(key):
-                member = tarfile.TarInfo(str(PurePosixPath(folder) / info.path))
-                member.size = info.size
-                member.mode = 0o644
-                member.mtime = int(time.time())
-                with opener as stream:
-                    tf.addfile(member, stream)
+        write_tar(fileobj, arcname, self.iter_files(key))
+
+    def archive(self, location: str, fileobj: BinaryIO, arcname: str) -> None:
+        """:meth:`write_archive` for a recorded location: through the store, or from the folder of a
+        version registered outside it."""
+        key = self.key_at(location)
+        if key is not None:
+            self.write_archive(key, fileobj, arcname)
+            return
+        folder = self.local_dir(location)
+        items = ((StoredFile(rel, size), _opened(path)) for rel, path, size in scan_dir(folder))
+        write_tar(fileobj, arcname, items)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.url!r})"
@@ -208,3 +213,23 @@ class VersionStore(ABC):
 
 def _refuse_everything() -> str:
     raise InvalidKeyError("refusing to delete every version: name a prefix such as 'p3'")
+
+
+def _opened(path: Path) -> AbstractContextManager[BinaryIO]:
+    """A file opened for write_tar, which closes it."""
+    return cast(AbstractContextManager[BinaryIO], open(path, "rb"))
+
+
+def write_tar(
+    fileobj: BinaryIO, arcname: str, items: Iterable[tuple[StoredFile, AbstractContextManager[BinaryIO]]]
+) -> None:
+    """A ``.tar.gz`` stream of ``items`` (each file with its lazily opened stream) under ``arcname``/."""
+    folder = check_relpath(arcname)
+    with tarfile.open(fileobj=fileobj, mode="w|gz") as tf:
+        for info, opener in items:
+            member = tarfile.TarInfo(str(PurePosixPath(folder) / info.path))
+            member.size = info.size
+            member.mode = 0o644
+            member.mtime = int(time.time())
+            with opener as stream:
+                tf.addfile(member, stream)
