@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import json
 import tarfile
 import time
 from collections.abc import Iterator
@@ -103,7 +104,8 @@ def test_a_version_a_worker_writes_to_the_bucket_is_downloaded_through_the_api(
         assert reader.list() == [f"p{pid}/v1", f"p{pid}/v2"]
         stored = read_tree(reader.materialise(f"p{pid}/v2"))
         (folder,) = (tmp_path / "downloaded").iterdir()
-        assert read_tree(folder) == stored and "config.json" in stored and "xmd.json" in stored
+        assert read_tree(folder) == stored and "config.json" in stored
+        assert json.loads(stored["xmd.json"])["out_dir"] == f"s3://{bucket}/xmd/p{pid}/v2"  # not the scratch
 
         from transformers import AutoModelForSequenceClassification
 

@@ -12,7 +12,9 @@ killed worker, swept job) leaves it ``failed`` (:func:`xmd.versions.service.fail
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -68,6 +70,14 @@ def _configs(params: dict[str, Any]) -> tuple[TrainConfig, ERConfig]:
     """The retrain settings stored on the job (every field of the core's dataclasses; what a job row
     leaves out keeps the core's default)."""
     return options.build(RetrainConfig, params), options.build(ERConfig, params)
+
+
+def _record_location(meta_file: Path, location: str) -> None:
+    """The core wrote the scratch folder it saved into as ``out_dir``; the version's metadata names
+    where it is stored instead."""
+    meta = json.loads(meta_file.read_text())
+    meta["out_dir"] = location
+    meta_file.write_text(json.dumps(meta, indent=2, default=str))
 
 
 def retrain_job(ctx: JobContext) -> dict[str, Any]:
@@ -132,6 +142,7 @@ def retrain_job(ctx: JobContext) -> dict[str, Any]:
             callback=on_step,
             name=f"{project.name} v{child.version}",
         )
+        _record_location(out / "xmd.json", child.path)
     snapshot = {
         "feedback": feedback.to_dict(train),
         "counts": feedback.counts(train),
