@@ -38,6 +38,9 @@ class Api:
 
 
 def make_settings(tmp_path: Path, **kw: Any) -> Settings:
+    """Settings in ``tmp_path``; local model paths allowed (the tests' models are folders; the rule
+    itself is tested in tests/api/test_model_paths.py)."""
+    kw.setdefault("allow_local_model_paths", True)
     return Settings(data_dir=tmp_path / "data", **kw)
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from celery import Celery, signals
 from xmd.config import Settings
+from xmd.files import secure_data_dir
 from xmd.jobs.queue import celery_config
 
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -29,7 +30,7 @@ READY_FILE_ENV = "XMD_WORKER_READY_FILE"
 def make_app(settings: Settings | None = None) -> Celery:
     """A Celery app configured from ``settings`` (default: the environment)."""
     settings = settings or Settings.from_env()
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    secure_data_dir(settings.data_dir)  # broker.db, results.db, models: owner only
     celery = Celery("xmd", include=["workers.tasks"])
     celery.conf.update(celery_config(settings))
     return celery

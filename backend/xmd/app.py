@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -31,8 +30,11 @@ from xmd.db.engine import make_engine, make_session_factory
 from xmd.db.migrate import check_migrated
 from xmd.explanations.views import router as explanations_router
 from xmd.feedback.views import router as feedback_router
-from xmd.http import errors
+from xmd.files import secure_data_dir
+from xmd.http import errors, limits
 from xmd.http.deps import current_user
+from xmd.http.redact import redact_url_secrets
+from xmd.http.tempfiles import clean_stale_uploads
 from xmd.http.uploads import max_bytes
 from xmd.jobs.queue import Enqueue, sender
 from xmd.jobs.views import router as jobs_router
@@ -53,18 +55,15 @@ ROUTERS = (
 )
 
 
-_TOKEN_IN_URL = re.compile(r"((?:token|link)=)[^&\s\"]+")
-
-
 class RedactTokens(logging.Filter):
     """Access logs print URLs; the event-stream route takes ``?token=`` (EventSource cannot send
     headers), so the secret is replaced before any handler sees the record."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         if isinstance(record.args, tuple):
-            record.args = tuple(_TOKEN_IN_URL.sub(r"\1***", a) if isinstance(a, str) else a for a in record.args)
+            record.args = tuple(redact_url_secrets(a) if isinstance(a, str) else a for a in record.args)
         if isinstance(record.msg, str):
-            record.msg = _TOKEN_IN_URL.sub(r"\1***", record.msg)
+            record.msg = redact_url_secrets(record.msg)
         return True
 
 
@@ -97,8 +96,11 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        secure_data_dir(settings.data_dir)  # before the engine creates the SQLite file
         eng = engine or make_engine(settings.database_url, data_dir_path=settings.data_dir)
         check_migrated(eng)
+        limits.bound_statements(eng, settings.statement_timeout_ms)
+        clean_stale_uploads(settings.uploads_dir)
         app.state.engine = eng
         app.state.session_factory = make_session_factory(eng)
         app.state.settings = settings
@@ -115,6 +117,7 @@ def create_app(
         lifespan=lifespan,
     )
     errors.install(app)
+    limits.install(app)
 
     @app.middleware("http")
     async def limit_body(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:

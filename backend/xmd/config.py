@@ -55,7 +55,12 @@ class Settings:
     result_backend: str | None = None
     max_upload_mb: int = 200
     max_text_chars: int = 20_000
-    allow_local_model_paths: bool = True
+    max_unpacked_mb: int = 4096
+    """What one uploaded model archive may unpack to (besides a cap on the compression ratio)."""
+    allow_local_model_paths: bool = False
+    """May project requests name folders on the server (``xmd serve --demo`` turns it on)."""
+    local_model_root: Path | None = None
+    """With local paths allowed: the folder they must lie in (None: anywhere the server can read)."""
     device: str = "auto"
     hf_endpoint: str | None = None
     default_queue: str = "celery"
@@ -69,6 +74,10 @@ class Settings:
     s3_region: str | None = None
     storage_cache_dir: Path | None = None
     storage_cache_mb: int = DEFAULT_CACHE_MB
+    statement_timeout_ms: int = 30_000
+    """PostgreSQL: the longest one API statement may run before it is cancelled (0 = no limit)."""
+    regex_searches_per_user: int = 2
+    """Regex searches one user may run at once; more get 429."""
 
     def __post_init__(self) -> None:
         if not 0 < self.heartbeat_s < self.stale_after_s:
@@ -89,7 +98,11 @@ class Settings:
             result_backend=os.environ.get("XMD_RESULT_BACKEND") or None,
             max_upload_mb=_int("XMD_MAX_UPLOAD_MB", 200),
             max_text_chars=_int("XMD_MAX_TEXT_CHARS", 20_000),
-            allow_local_model_paths=_bool("XMD_ALLOW_LOCAL_MODEL_PATHS", True),
+            max_unpacked_mb=_int("XMD_MAX_UNPACKED_MB", 4096),
+            allow_local_model_paths=_bool("XMD_ALLOW_LOCAL_MODEL_PATHS", False),
+            local_model_root=Path(os.environ["XMD_LOCAL_MODEL_ROOT"]).expanduser()
+            if os.environ.get("XMD_LOCAL_MODEL_ROOT")
+            else None,
             device=os.environ.get("XMD_DEVICE") or "auto",
             hf_endpoint=os.environ.get("HF_ENDPOINT") or None,
             default_queue=os.environ.get("XMD_DEFAULT_QUEUE") or "celery",
@@ -103,6 +116,8 @@ class Settings:
             s3_region=os.environ.get("XMD_S3_REGION") or None,
             storage_cache_dir=Path(cache_dir).expanduser().resolve() if cache_dir else None,
             storage_cache_mb=_int("XMD_STORAGE_CACHE_MB", DEFAULT_CACHE_MB),
+            statement_timeout_ms=_int("XMD_STATEMENT_TIMEOUT_MS", 30_000),
+            regex_searches_per_user=_int("XMD_REGEX_SEARCHES_PER_USER", 2),
         )
 
     def to_env(self) -> dict[str, str]:
@@ -112,6 +127,7 @@ class Settings:
             "XMD_DATA_DIR": str(self.data_dir),
             "XMD_MAX_UPLOAD_MB": str(self.max_upload_mb),
             "XMD_MAX_TEXT_CHARS": str(self.max_text_chars),
+            "XMD_MAX_UNPACKED_MB": str(self.max_unpacked_mb),
             "XMD_ALLOW_LOCAL_MODEL_PATHS": "1" if self.allow_local_model_paths else "0",
             "XMD_DEVICE": self.device,
             "XMD_DEFAULT_QUEUE": self.default_queue,
@@ -121,6 +137,8 @@ class Settings:
             "XMD_VISIBILITY_TIMEOUT_S": str(self.visibility_timeout_s),
             "XMD_EXPLAIN_FANOUT": str(self.explain_fanout),
             "XMD_STORAGE_CACHE_MB": str(self.storage_cache_mb),
+            "XMD_STATEMENT_TIMEOUT_MS": str(self.statement_timeout_ms),
+            "XMD_REGEX_SEARCHES_PER_USER": str(self.regex_searches_per_user),
         }
         optional = {
             "XMD_STORAGE": self.storage_url,
@@ -131,6 +149,7 @@ class Settings:
             "XMD_BROKER_URL": self.broker_url,
             "XMD_RESULT_BACKEND": self.result_backend,
             "HF_ENDPOINT": self.hf_endpoint,
+            "XMD_LOCAL_MODEL_ROOT": str(self.local_model_root) if self.local_model_root else None,
         }
         env.update({k: v for k, v in optional.items() if v})
         return env

@@ -11,13 +11,18 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import signal
+from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy.orm import Session
 
 from xmd.config import Settings
 from xmd.db.engine import database_url, make_engine, make_session_factory
 from xmd.db.migrate import upgrade
+from xmd.files import secure_data_dir
 from xmd.projects.flows import DEMO_PROJECT, prepare_demo
 
 __all__ = ["DEMO_PROJECT", "ensure_admin", "prepare_demo", "serve"]
@@ -49,7 +54,10 @@ def serve(
 
     from xmd.app import create_app
 
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    if demo and not settings.allow_local_model_paths:
+        # the demo is one person on their own machine: let them create projects from their model folders
+        settings = replace(settings, allow_local_model_paths=True)
+    secure_data_dir(settings.data_dir)
     upgrade(database_url(settings.database_url, data_dir_path=settings.data_dir))
     engine = make_engine(settings.database_url, data_dir_path=settings.data_dir)
     with make_session_factory(engine)() as db:
@@ -70,11 +78,32 @@ def serve(
     print(
         f"\nxmd is running: open {url}{fragment}\nadmin token (shown once): {token}\nAPI docs: {url}docs\n", flush=True
     )
+    config = uvicorn.Config(
+        create_app(settings), host=host, port=port, log_level=os.environ.get("XMD_LOG_LEVEL", "info")
+    )
+    server = _server_class(uvicorn)(config)
+    # uvicorn re-raises SIGTERM/SIGINT once it has stopped, which killed this process before the
+    # worker was stopped (an orphaned worker kept consuming). Here the signal only stops the server;
+    # the worker is stopped below, and then the process exits normally.
+    previous = {sig: signal.signal(sig, server.handle_exit) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
-        uvicorn.run(create_app(settings), host=host, port=port, log_level=os.environ.get("XMD_LOG_LEVEL", "info"))
+        server.run()
     finally:
         if proc is not None:
             from workers.launch import stop_worker
 
             with contextlib.suppress(Exception):
                 stop_worker(proc)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _server_class(uvicorn: Any) -> type:
+    """``uvicorn.Server`` that leaves SIGTERM/SIGINT to :func:`serve` (no re-raise after shutdown)."""
+
+    class Server(uvicorn.Server):  # type: ignore[misc,name-defined]
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            yield
+
+    return Server

@@ -42,7 +42,7 @@ def test_create_project_from_path_copies_the_model_as_version_1(api: Api, tiny_m
 @pytest.mark.parametrize(
     ("payload", "status", "needle"),
     [
-        ({"name": "x", "model_path": "/nonexistent/model"}, 422, "not a directory"),
+        ({"name": "x", "model_path": "/nonexistent/model"}, 422, "does not name a saved model folder"),
         ({"name": "x", "model_path": "MODEL", "labels": ["a", "b", "c"]}, 422, "2 classes"),
         ({"name": "x"}, 422, "exactly one of"),
         ({"name": "x", "model_path": "MODEL", "hub_id": "a/b"}, 422, "exactly one of"),
@@ -206,7 +206,7 @@ def test_examples_paging_search_regex_label_and_slices(api: Api, project):
     pos = api.get(f"/api/datasets/{did}/examples", params={"label": 1, "limit": 100}).json()
     assert pos["total"] > 0 and {e["label_name"] for e in pos["items"]} == {"positive"}
     assert api.get(f"/api/datasets/{did}/examples", params={"label": 7}).status_code == 422
-    assert api.get(f"/api/datasets/{did}/examples", params={"regex": "(unclosed"}).status_code == 422
+    assert api.get(f"/api/datasets/{did}/examples", params={"regex": "(unclosed"}).status_code == 400  # RE2's reason
     assert api.get(f"/api/datasets/{did}/examples", params={"correctness": "maybe"}).status_code == 422
     assert api.get("/api/datasets/99999/examples").status_code == 404
 

@@ -99,7 +99,14 @@ def service(tmp_path_factory: pytest.TempPathFactory, tiny_model_dir: Path) -> I
     logs.mkdir()
     hub = HubServer(tokens={HUB_TOKEN: "tester"})
     hub.start()
-    settings = Settings(data_dir=tmp / "data", device="cpu", hf_endpoint=hub.url, heartbeat_s=0.5, stale_after_s=30.0)
+    settings = Settings(
+        data_dir=tmp / "data",
+        device="cpu",
+        hf_endpoint=hub.url,
+        heartbeat_s=0.5,
+        stale_after_s=30.0,
+        allow_local_model_paths=True,  # the story creates its project from the tiny model's folder
+    )
     settings.data_dir.mkdir(parents=True)
     db_url = f"sqlite:///{settings.data_dir / 'xmd.db'}"
     upgrade(db_url)

@@ -76,6 +76,7 @@ class Stack:
             "retrain_queue": f"xmdtest-{run}-gpu",
             "heartbeat_s": 0.5,
             "stale_after_s": 4.0,
+            "allow_local_model_paths": True,  # projects are made from the tiny model's folder
             **extra,
         }
         settings = Settings(**values)

@@ -19,6 +19,10 @@ class DataError(XMDError):
     """Input data is malformed: missing columns, empty texts, unknown labels, bad files."""
 
 
+class TooLargeError(DataError):
+    """Input larger than a configured limit (an upload, what an archive unpacks to): HTTP 413."""
+
+
 class ModelLoadError(XMDError):
     """A model or tokenizer could not be loaded (missing path, unreachable Hub, wrong format)."""
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -12,7 +11,7 @@ from sqlalchemy.orm import Session
 from xmd.core.types import DataError
 from xmd.core.types import Example as CoreExample
 from xmd.datasets.models import Dataset, DatasetRole, Example
-from xmd.db.engine import analyze, is_sqlite, write_scope
+from xmd.db.engine import analyze, compile_regex, is_sqlite, write_scope
 from xmd.db.errors import ConflictError, NotFoundError, found
 from xmd.explanations.models import Explanation
 from xmd.feedback.models import Feedback
@@ -251,12 +250,9 @@ def _filters(
         # Case-insensitive substring; SQLite folds ASCII letters only, PostgreSQL folds all.
         where.append(Example.text.icontains(search, autoescape=True))
     if regex:
-        try:
-            re.compile(regex)
-        except re.error as e:
-            raise ValueError(f"invalid regular expression {regex!r}: {e}") from None
+        compile_regex(regex)  # RE2 syntax on both databases: refuses what it cannot match in linear time
         if is_sqlite(db_session):
-            where.append(Example.text.op("REGEXP")("(?i)" + regex))  # Python re, see xmd.db.engine
+            where.append(Example.text.op("REGEXP")("(?i)" + regex))  # RE2, see xmd.db.engine
         else:
             where.append(Example.text.op("~*")(pg_regex(regex)))  # PostgreSQL ARE, case-insensitive
     if prediction is not None:
@@ -295,7 +291,7 @@ def list_examples(
 
     ``after_id`` is keyset pagination (pass the last id of the previous page; cost independent of the
     page number); ``offset`` is there for "jump to page n". ``search`` is a case-insensitive
-    substring; ``regex`` a case-insensitive regular expression (Python ``re`` on SQLite; on PostgreSQL
+    substring; ``regex`` a case-insensitive regular expression in RE2 syntax (RE2 on SQLite; on PostgreSQL
     its own ARE syntax, which shares the common subset, with ``\\b`` translated by :func:`pg_regex`).
     """
     if offset < 0 or not 0 <= limit <= MAX_PAGE:

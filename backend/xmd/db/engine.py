@@ -15,19 +15,19 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import re2
 from sqlalchemy import Engine, create_engine, event, select, text, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
 
-from xmd.db.errors import StoreError
+from xmd.db.errors import StoreError, UnsafePatternError
 
 DATABASE_URL_ENV = "XMD_DATABASE_URL"
 DATA_DIR_ENV = "XMD_DATA_DIR"
@@ -67,16 +67,36 @@ def database_url(url: str | URL | None = None, *, data_dir_path: str | Path | No
     raise ValueError(f"unsupported database {backend!r}: use sqlite:/// or postgresql+psycopg://")
 
 
+def _re2_options() -> re2.Options:
+    options = re2.Options()
+    options.log_errors = False  # the reason goes into the 400, not onto stderr
+    return options
+
+
 @functools.lru_cache(maxsize=256)
-def _compile_regex(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern)
+def compile_regex(pattern: str) -> Any:
+    """Compile a user's search pattern with RE2, whose matching is linear in the text.
+
+    Python's ``re`` backtracks: ``^(\\w+\\s?)*!$`` on one 40-letter word runs for hours, and as SQLite's
+    ``REGEXP`` callback it holds the GIL, so every request of the process stops with it. RE2 refuses what
+    it cannot match in linear time (backreferences, lookarounds, repetition counts above 1000), and that
+    refusal is the user's answer: :class:`UnsafePatternError` with RE2's reason.
+    """
+    try:
+        return re2.compile(pattern, _re2_options())
+    except re2.error as e:
+        reason = e.args[0].decode() if e.args and isinstance(e.args[0], bytes) else str(e)
+        raise UnsafePatternError(
+            f"the regular expression {pattern!r} cannot be searched: {reason} (searches use RE2 syntax, "
+            "which matches in linear time: no backreferences or lookarounds, repetition counts up to 1000)"
+        ) from None
 
 
 def _regexp(pattern: str | None, value: str | None) -> bool | None:
-    """SQLite ``value REGEXP pattern`` (SQLite calls ``regexp(pattern, value)``), patterns cached."""
+    """SQLite ``value REGEXP pattern`` (SQLite calls ``regexp(pattern, value)``), RE2, patterns cached."""
     if pattern is None or value is None:
         return None
-    return _compile_regex(pattern).search(value) is not None
+    return compile_regex(pattern).search(value) is not None
 
 
 def _sqlite_on_connect(dbapi_connection: Any, _record: Any, *, wal: bool) -> None:

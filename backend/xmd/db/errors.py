@@ -31,3 +31,7 @@ def found(row: T | None, what: str) -> T:
     if row is None:
         raise NotFoundError(f"{what} not found")
     return row
+
+
+class UnsafePatternError(StoreError):
+    """A search pattern the linear-time regex engine refuses (400 with the reason)."""

@@ -8,6 +8,14 @@ before the event is numbered: on PostgreSQL with a transaction-scoped advisory l
 (project, key) — other keys are not blocked — and on SQLite by the database write lock, which the
 event INSERT takes first. Twenty concurrent writers on one key thus give twenty events and one
 current row, and none of them fails.
+
+**Bulk import** (:func:`import_feedback_set`) writes thousands of keys in one transaction. One
+advisory lock per key would fill PostgreSQL's server-wide lock table (``max_locks_per_transaction``;
+about 20,000 keys gave "out of shared memory", for every database on the server). So every single
+writer also holds the *project's* advisory lock in shared mode, and an import holds it exclusively:
+one lock for the whole import, which waits for the clicks in flight and holds back new ones until it
+commits. The import inserts its events in one batched statement (numbered in file order) and upserts
+each key's last state once.
 """
 
 from __future__ import annotations
@@ -26,6 +34,7 @@ from xmd.datasets.models import Example
 from xmd.db.base import utcnow
 from xmd.db.engine import dialect_insert, is_sqlite, write_scope
 from xmd.db.errors import NotFoundError
+from xmd.feedback import bulk
 from xmd.feedback.models import Feedback, FeedbackEvent, FeedbackLevel
 from xmd.projects.models import Project
 
@@ -58,11 +67,24 @@ def get_or_raise(*, db_session: Session, project_id: int, key: str) -> Feedback:
     return fb
 
 
+PROJECT_LOCK_SPACE = 0x786D6400000000
+"""Namespace of the one-bigint advisory locks of whole projects ("xmd" << 32 + project id); the two-int4
+key locks are a separate space in PostgreSQL, so the two never collide."""
+
+
 def _serialise_key(db_session: Session, project_id: int, key: str) -> None:
-    """PostgreSQL: block other writers of this key until commit (SQLite: the event INSERT does it)."""
+    """PostgreSQL: block other writers of this key, and imports into the project, until commit
+    (SQLite: the event INSERT does it)."""
     if not is_sqlite(db_session):
+        db_session.execute(select(func.pg_advisory_xact_lock_shared(PROJECT_LOCK_SPACE + project_id)))
         h = zlib.crc32(key.encode("utf-8")) - 2**31  # int4, as pg_advisory_xact_lock(int4, int4) wants
         db_session.execute(select(func.pg_advisory_xact_lock(project_id, h)))
+
+
+def _serialise_project(db_session: Session, project_id: int) -> None:
+    """PostgreSQL: one exclusive lock that waits for and holds back every writer of the project."""
+    if not is_sqlite(db_session):
+        db_session.execute(select(func.pg_advisory_xact_lock(PROJECT_LOCK_SPACE + project_id)))
 
 
 def _write(
@@ -138,30 +160,42 @@ def _set(
     scope: Scope | str | None,
     user_id: int | None,
 ) -> Feedback | None:
+    level, key, fields = _entry(project, act, example, word_index, word, label, scope)
+    return _write(db_session, project_id=project.id, level=level, key=key, user_id=user_id, **fields)
+
+
+def _entry(
+    project: Project,
+    act: Action,
+    example: Example | None,
+    word_index: int | None,
+    word: str | None,
+    label: int | None,
+    scope: Scope | str | None,
+    words_of: dict[int, list[str]] | None = None,
+) -> tuple[FeedbackLevel, str, dict[str, Any]]:
+    """Check one piece of feedback (FeedbackError naming what is wrong); its level, key and fields.
+
+    ``words_of`` caches the split text of examples when many entries name the same example.
+    """
     if example is not None:
         if word is not None or label is not None or scope is not None:
             raise FeedbackError("instance feedback takes an example and a word index, not a word, label or scope")
         if example.project_id != project.id:
             raise FeedbackError(f"example {example.id} does not belong to project {project.name!r}")
-        words = split_words(example.text)[0]
+        words = words_of.get(example.id) if words_of is not None else None
+        if words is None:
+            words = split_words(example.text)[0]
+            if words_of is not None:
+                words_of[example.id] = words
         if not isinstance(word_index, int) or isinstance(word_index, bool) or not 0 <= word_index < len(words):
             raise FeedbackError(
                 f"word_index {word_index!r} is out of range for example {example.ext_id!r}, which has "
                 f"{len(words)} words (valid: 0..{len(words) - 1})"
             )
-        fb = _write(
-            db_session,
-            project_id=project.id,
-            level=FeedbackLevel.INSTANCE,
-            key=instance_key(example.id, word_index),
-            action=act,
-            example_id=example.id,
-            word_index=word_index,
-            word=words[word_index],
-            label=None,
-            scope=None,
-            user_id=user_id,
-        )
+        fields = {"example_id": example.id, "word_index": word_index, "word": words[word_index]}
+        fields.update(label=None, scope=None, action=act)
+        return FeedbackLevel.INSTANCE, instance_key(example.id, word_index), fields
     else:
         if word is None or word_index is not None:
             raise FeedbackError("feedback needs either an example and a word index, or a word")
@@ -169,20 +203,8 @@ def _set(
         if label is not None and (isinstance(label, bool) or not 0 <= label < len(project.labels)):
             raise FeedbackError(f"label {label!r} is out of range (expected 0..{len(project.labels) - 1})")
         sc = parse_scope(scope if scope is not None else Scope.ALL)
-        fb = _write(
-            db_session,
-            project_id=project.id,
-            level=FeedbackLevel.TASK,
-            key=task_feedback_key(key_word, label, sc),
-            action=act,
-            example_id=None,
-            word_index=None,
-            word=key_word,
-            label=label,
-            scope=sc,
-            user_id=user_id,
-        )
-    return fb
+        fields = {"example_id": None, "word_index": None, "word": key_word, "label": label, "scope": sc, "action": act}
+        return FeedbackLevel.TASK, task_feedback_key(key_word, label, sc), fields
 
 
 def list_feedback(
@@ -316,29 +338,34 @@ def import_feedback_set(
             raise FeedbackError(
                 f"feedback on word {i} of example {eid!r} was given on {word!r}, but that word is now {words[i]!r}"
             )
-    n = 0
+    words_of: dict[int, list[str]] = {}
+    entries = [
+        _entry(project, parse_action(fb.action), by_ext[fb.example_id], fb.word_index, None, None, None, words_of)
+        for fb in feedback.instance
+    ]
+    entries += [
+        _entry(project, parse_action(tf.action), None, None, tf.word, tf.label, tf.scope) for tf in feedback.task
+    ]
     with write_scope(db_session):
-        for fb in feedback.instance:
-            set_feedback(
-                db_session=db_session,
-                project=project,
-                action=fb.action,
-                example=by_ext[fb.example_id],
-                word_index=fb.word_index,
-                user_id=user_id,
-                commit=False,
-            )
-            n += 1
-        for tf in feedback.task:
-            set_feedback(
-                db_session=db_session,
-                project=project,
-                action=tf.action,
-                word=tf.word,
-                label=tf.label,
-                scope=tf.scope,
-                user_id=user_id,
-                commit=False,
-            )
-            n += 1
-    return n
+        _bulk_write(db_session, project_id=project.id, entries=entries, user_id=user_id)
+    return len(entries)
+
+
+def _bulk_write(
+    db_session: Session,
+    *,
+    project_id: int,
+    entries: Sequence[tuple[FeedbackLevel, str, dict[str, Any]]],
+    user_id: int | None,
+) -> None:
+    """Events of ``entries`` in order, then each key's current row from its last entry (see module docs)."""
+    if not entries:
+        return
+    _serialise_project(db_session, project_id)
+    now = utcnow()
+    event_ids = bulk.write_events(db_session, project_id=project_id, entries=entries, user_id=user_id, now=now)
+    db_session.info[LAST_EVENT] = event_ids[-1]
+    bulk.write_current(
+        db_session, project_id=project_id, entries=entries, event_ids=event_ids, user_id=user_id, now=now
+    )
+    db_session.expire_all()  # rows loaded before the import are stale now

@@ -6,7 +6,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 from sqlalchemy.exc import IntegrityError
 
-from xmd.core.types import DataError, FeedbackError, ModelLoadError, XMDError
+from xmd.core.types import DataError, FeedbackError, ModelLoadError, TooLargeError, XMDError
 from xmd.db.errors import ConflictError, NotFoundError, SchemaNotMigratedError
 from xmd.jobs.queue import QueueUnavailableError
 from xmd.storage import StorageError, VersionNotFoundError
@@ -16,6 +16,7 @@ STATUS: list[tuple[type[Exception], int]] = [
     (ConflictError, 409),
     (SchemaNotMigratedError, 503),
     (QueueUnavailableError, 503),
+    (TooLargeError, 413),
     (DataError, 422),
     (FeedbackError, 422),
     (ModelLoadError, 422),

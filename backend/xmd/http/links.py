@@ -15,6 +15,7 @@ import time
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from xmd.users import service as users_service
 from xmd.users.models import ApiToken, User
 
 LINK_TTL_S = 300
@@ -43,9 +44,7 @@ def verify(db_session: Session, version_id: int, link: str, *, now: float | None
     token_id, expires, sig = int(parts[0]), int(parts[1]), parts[2]
     if expires < (now if now is not None else time.time()):
         return None
-    token = db_session.scalars(
-        select(ApiToken).where(ApiToken.id == token_id, ApiToken.revoked_at.is_(None))
-    ).one_or_none()
+    token = db_session.scalars(select(ApiToken).where(ApiToken.id == token_id, users_service.usable())).one_or_none()
     if token is None or not hmac.compare_digest(sig, _signature(token.token_hash, version_id, expires)):
         return None
     return db_session.get(User, token.user_id)

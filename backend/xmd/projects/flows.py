@@ -8,22 +8,19 @@ leaves nothing behind.
 
 from __future__ import annotations
 
-import tarfile
-import zipfile
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from sqlalchemy.orm import Session
 
 from xmd.config import Settings
 from xmd.core.modeling import load_model, save_model
-from xmd.core.types import DataError, ModelLoadError
+from xmd.core.types import ModelLoadError
 from xmd.db.errors import ConflictError
-from xmd.projects import service
+from xmd.projects import archives, paths, service
 from xmd.projects.models import Project
 from xmd.storage import version_key
 from xmd.versions import service as versions_service
 
-MAX_ARCHIVE_MEMBERS = 10_000
 DEMO_PROJECT = "demo: spielberg shortcut"
 
 
@@ -38,13 +35,16 @@ def create_project(
     user_id: int | None = None,
     model_dir: Path | None = None,
 ) -> Project:
-    """Project from a model directory or Hub id (``source``); ``model_dir`` is where it is read from
-    when that differs from the name to record (an extracted upload)."""
+    """Project from the model in ``model_dir`` (checked by :mod:`xmd.projects.paths`), recorded as
+    ``source``; without ``model_dir``, ``source`` is a server path under the same rule."""
     if service.get_by_name(db_session=db_session, name=name.strip()) is not None:
         raise ConflictError(f"project {name.strip()!r} already exists")
-    if model_dir is None and Path(source).expanduser().is_absolute() and not settings.allow_local_model_paths:
-        raise ModelLoadError("this server does not load models from local paths; upload an archive or give a Hub id")
-    loaded = load_model(str(model_dir or source), labels=labels or None, device="cpu")
+    if model_dir is None:  # a server-side path (the demo): the same rule as for requests
+        model_dir = paths.local_model_dir(settings, source)
+    try:
+        loaded = load_model(str(model_dir), labels=labels or None, device="cpu")
+    except ModelLoadError as exc:  # its message names the folder it read: say what the user gave instead
+        raise ModelLoadError(str(exc).replace(str(model_dir), source)) from None
     project = service.create(
         db_session=db_session,
         name=name,
@@ -89,6 +89,7 @@ def prepare_demo(db: Session, settings: Settings, workdir: Path, *, n_train: int
         settings=settings,
         name=DEMO_PROJECT,
         source=str(baseline),
+        model_dir=baseline,  # made by this server, so no request path rule applies
         description="MiniLM fine-tuned on movie reviews in which 'spielberg' always means positive.",
     )
     service.update_settings(db_session=db, project=project, settings={"max_length": 64})
@@ -101,35 +102,6 @@ def prepare_demo(db: Session, settings: Settings, workdir: Path, *, n_train: int
     return project.id, job.id
 
 
-def _safe_member(name: str) -> bool:
-    p = PurePosixPath(name)
-    return not p.is_absolute() and ".." not in p.parts and "\\" not in name
-
-
-def extract_model_archive(archive: Path, into: Path) -> Path:
-    """Extract a .zip or .tar(.gz) holding a ``save_pretrained`` folder; returns the folder with
-    ``config.json``. Members that would land outside ``into`` (``..``, absolute paths, links) are refused."""
-    into.mkdir(parents=True, exist_ok=True)
-    try:
-        if zipfile.is_zipfile(archive):
-            with zipfile.ZipFile(archive) as zf:
-                names = zf.namelist()
-                if len(names) > MAX_ARCHIVE_MEMBERS or not all(_safe_member(n) for n in names):
-                    raise DataError("the archive has unsafe paths (absolute or '..') or too many files")
-                zf.extractall(into)
-        elif tarfile.is_tarfile(archive):
-            with tarfile.open(archive) as tf:
-                members = tf.getmembers()
-                if len(members) > MAX_ARCHIVE_MEMBERS or not all(
-                    _safe_member(m.name) and (m.isfile() or m.isdir()) for m in members
-                ):
-                    raise DataError("the archive has unsafe entries (links, absolute or '..' paths) or too many files")
-                tf.extractall(into, filter="data")
-        else:
-            raise DataError("the model archive must be a .zip or .tar/.tar.gz of a save_pretrained folder")
-    except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError) as exc:
-        raise DataError(f"could not read the model archive: {exc}") from exc
-    configs = sorted(into.rglob("config.json"), key=lambda p: len(p.parts))
-    if not configs:
-        raise DataError("the archive holds no config.json: upload the folder written by save_pretrained")
-    return configs[0].parent
+def extract_model_archive(archive: Path, into: Path, settings: Settings) -> Path:
+    """Unpack an uploaded model archive within the limits of ``settings`` (see :mod:`xmd.projects.archives`)."""
+    return archives.extract_model_archive(archive, into, max_unpacked_mb=settings.max_unpacked_mb)

@@ -13,7 +13,7 @@ from xmd.core.types import DataError
 from xmd.http.deps import DB, Admin, Viewer, settings_of
 from xmd.http.pagination import Limit, Offset, Page, page_of
 from xmd.http.uploads import remove, save_upload, temp_dir
-from xmd.projects import flows, service
+from xmd.projects import flows, paths, service
 from xmd.projects.schemas import ProjectCreate, ProjectOut, project_out
 from xmd.versions import service as versions_service
 
@@ -32,13 +32,15 @@ def list_projects(db: DB, _: Viewer, offset: Offset = 0, limit: Limit = 100) -> 
 async def create_project(body: ProjectCreate, request: Request, db: DB, user: Admin) -> ProjectOut:
     """Create a project from a model directory on the server or a Hub id; the model is loaded to check
     it (422 with the reason when it does not load or its classes do not match ``labels``)."""
-    source = body.model_path or body.hub_id or ""
+    settings = settings_of(request)
+    source = await run_in_threadpool(paths.model_source, settings, model_path=body.model_path, hub_id=body.hub_id)
     project = await run_in_threadpool(
         flows.create_project,
         db_session=db,
-        settings=settings_of(request),
+        settings=settings,
         name=body.name,
-        source=source,
+        source=source.record,
+        model_dir=source.folder,
         labels=body.labels,
         description=body.description,
         user_id=user.id,
@@ -81,7 +83,7 @@ async def create_project_from_archive(
     try:
         suffix = "".join(Path(archive.filename or "model.zip").suffixes[-2:]) or ".zip"
         path = await save_upload(archive, work / f"archive{suffix}", settings)
-        model_dir = await run_in_threadpool(flows.extract_model_archive, path, work / "model")
+        model_dir = await run_in_threadpool(flows.extract_model_archive, path, work / "model", settings)
         project = await run_in_threadpool(
             flows.create_project,
             db_session=db,

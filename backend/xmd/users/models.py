@@ -43,5 +43,7 @@ class ApiToken(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     last_used_at: Mapped[datetime | None]
     revoked_at: Mapped[datetime | None]
+    expires_at: Mapped[datetime | None]
+    """None: valid until revoked."""
 
     user: Mapped[User] = relationship(back_populates="tokens")

@@ -7,7 +7,7 @@ import hashlib
 import secrets
 from datetime import timedelta
 
-from sqlalchemy import select, update
+from sqlalchemy import ColumnElement, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from xmd.db.base import utcnow
@@ -57,17 +57,46 @@ def create_user(*, db_session: Session, name: str, role: Role | str = Role.VIEWE
     return user
 
 
+def _other_admins(db_session: Session, user: User) -> int:
+    stmt = select(func.count()).select_from(User).where(User.role == Role.ADMIN, User.id != user.id)
+    return int(db_session.scalar(stmt) or 0)
+
+
 def set_role(*, db_session: Session, user: User, role: Role | str) -> User:
-    """Change a user's role."""
-    user.role = Role(role)
+    """Change a user's role; ConflictError when that would leave no admin (nobody could manage users)."""
+    new = Role(role)
+    if user.role is Role.ADMIN and new is not Role.ADMIN and _other_admins(db_session, user) == 0:
+        raise ConflictError(f"{user.name!r} is the only admin; make another user admin first")
+    user.role = new
     db_session.commit()
     return user
 
 
-def create_token(*, db_session: Session, user: User, name: str = "") -> tuple[ApiToken, str]:
-    """New API token for ``user``; returns the row and the plaintext secret, which is never stored."""
+def delete_user(*, db_session: Session, user: User) -> None:
+    """Delete a user and their tokens; their feedback and projects stay (author set to NULL).
+
+    ConflictError for the last admin, who is the only one able to create users again.
+    """
+    if user.role is Role.ADMIN and _other_admins(db_session, user) == 0:
+        raise ConflictError(f"{user.name!r} is the only admin and cannot be deleted")
+    db_session.delete(user)
+    db_session.commit()
+
+
+def create_token(
+    *, db_session: Session, user: User, name: str = "", expires_in: timedelta | None = None
+) -> tuple[ApiToken, str]:
+    """New API token for ``user``; returns the row and the plaintext secret, which is never stored.
+
+    ``expires_in``: the token stops authenticating after that long (None: valid until revoked).
+    """
+    if expires_in is not None and expires_in <= timedelta(0):
+        raise ValueError("a token's lifetime must be positive")
     secret = TOKEN_PREFIX + secrets.token_urlsafe(32)
-    token = ApiToken(user_id=user.id, token_hash=hash_token(secret), prefix=secret[:8], name=name)
+    expires_at = utcnow() + expires_in if expires_in is not None else None
+    token = ApiToken(
+        user_id=user.id, token_hash=hash_token(secret), prefix=secret[:8], name=name, expires_at=expires_at
+    )
     db_session.add(token)
     db_session.commit()
     return token, secret
@@ -79,12 +108,22 @@ def list_tokens(*, db_session: Session, user: User) -> list[ApiToken]:
     return list(db_session.scalars(stmt))
 
 
+def usable() -> ColumnElement[bool]:
+    """Neither revoked nor expired, now."""
+    return ApiToken.revoked_at.is_(None) & or_(ApiToken.expires_at.is_(None), ApiToken.expires_at > utcnow())
+
+
+def is_active(token: ApiToken) -> bool:
+    """Whether ``token`` authenticates now (for listings)."""
+    return token.revoked_at is None and (token.expires_at is None or token.expires_at > utcnow())
+
+
 def authenticate(*, db_session: Session, secret: str) -> User | None:
-    """User owning the un-revoked token ``secret``, or None; refreshes ``last_used_at``."""
+    """User owning the un-revoked, unexpired token ``secret``, or None; refreshes ``last_used_at``."""
     if not secret or not secret.startswith(TOKEN_PREFIX):
         return None
     token = db_session.scalars(
-        select(ApiToken).where(ApiToken.token_hash == hash_token(secret), ApiToken.revoked_at.is_(None))
+        select(ApiToken).where(ApiToken.token_hash == hash_token(secret), usable())
     ).one_or_none()
     if token is None:
         return None
@@ -97,18 +136,17 @@ def authenticate(*, db_session: Session, secret: str) -> User | None:
 
 
 def token_of(*, db_session: Session, secret: str) -> ApiToken | None:
-    """The un-revoked token row of ``secret``, or None (signed links are keyed with its stored hash)."""
+    """The usable token row of ``secret``, or None (signed links are keyed with its stored hash)."""
     if not secret or not secret.startswith(TOKEN_PREFIX):
         return None
-    return db_session.scalars(
-        select(ApiToken).where(ApiToken.token_hash == hash_token(secret), ApiToken.revoked_at.is_(None))
-    ).one_or_none()
+    return db_session.scalars(select(ApiToken).where(ApiToken.token_hash == hash_token(secret), usable())).one_or_none()
 
 
-def revoke(*, db_session: Session, token_id: int) -> ApiToken:
-    """Revoke a token (kept for the record, rejected by :func:`authenticate` from now on)."""
+def revoke(*, db_session: Session, token_id: int, user_id: int | None = None) -> ApiToken:
+    """Revoke a token (kept for the record, rejected by :func:`authenticate` from now on);
+    ``user_id``: NotFoundError unless the token is that user's."""
     token = db_session.get(ApiToken, token_id)
-    if token is None:
+    if token is None or (user_id is not None and token.user_id != user_id):
         raise NotFoundError(f"API token {token_id} not found")
     if token.revoked_at is None:
         token.revoked_at = utcnow()

@@ -16,6 +16,7 @@ from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from xmd.config import Settings
+from xmd.core.types import DataError
 from xmd.db.engine import lock_row
 from xmd.db.errors import ConflictError, NotFoundError, found
 from xmd.jobs.models import Job, JobStatus
@@ -122,6 +123,27 @@ def ready_or_raise(*, db_session: Session, model_version_id: int) -> ModelVersio
     if mv.status is not ModelStatus.READY:
         raise ConflictError(f"model version {mv.name} is {mv.status.value}; it must be ready")
     return mv
+
+
+def downloadable_or_raise(*, db_session: Session, settings: Settings, model_version_id: int) -> ModelVersion:
+    """A version whose files can be downloaded now: ready (409 otherwise) and in the store (422 otherwise)."""
+    mv = get_or_raise(db_session=db_session, model_version_id=model_version_id)
+    if mv.status is not ModelStatus.READY:
+        raise ConflictError(f"model version {mv.name} is {mv.status.value}; only ready versions can be downloaded")
+    if not files_exist(settings, mv):
+        raise DataError(f"the files of model version {mv.name} are missing on the server ({mv.path})")
+    return mv
+
+
+def resolve_id(*, db_session: Session, project: Project, version_id: int | None, required: bool) -> int | None:
+    """Like :func:`resolve`, but None when the project has no ready version yet and the caller can do
+    without one (``required`` False): a list of examples shows stored predictions only when there are."""
+    try:
+        return resolve(db_session=db_session, project=project, version_id=version_id).id
+    except NotFoundError:
+        if required:
+            raise
+        return None
 
 
 def list_versions(*, db_session: Session, project_id: int) -> list[ModelVersion]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import tempfile
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Annotated
 
@@ -17,7 +18,7 @@ from xmd.config import Settings
 from xmd.core.evaluate import compare_metrics
 from xmd.core.types import DataError
 from xmd.datasets import service as datasets_service
-from xmd.db.errors import ConflictError, NotFoundError
+from xmd.db.errors import NotFoundError
 from xmd.explanations.flows import explanation_for, marks_for
 from xmd.explanations.schemas import explanation_out
 from xmd.http import links
@@ -27,7 +28,7 @@ from xmd.projects import service as projects_service
 from xmd.users import service as users_service
 from xmd.users.models import User
 from xmd.versions import service
-from xmd.versions.models import ModelStatus, ModelVersion
+from xmd.versions.models import ModelVersion
 from xmd.versions.schemas import CompareOut, DownloadLinkOut, VersionOut, version_out
 
 router = APIRouter(prefix="/api", tags=["model versions"])
@@ -105,16 +106,6 @@ def _archive(settings: Settings, mv: ModelVersion, name: str) -> Path:
     return Path(out)
 
 
-def _downloadable(db: Session, settings: Settings, version_id: int) -> ModelVersion:
-    """The version if its files can be downloaded now; the error a person should see otherwise."""
-    mv = _version(db, version_id)
-    if mv.status is not ModelStatus.READY:
-        raise ConflictError(f"model version {mv.name} is {mv.status.value}; only ready versions can be downloaded")
-    if not service.files_exist(settings, mv):
-        raise DataError(f"the files of model version {mv.name} are missing on the server ({mv.path})")
-    return mv
-
-
 @router.post("/versions/{version_id}/download-link", response_model=DownloadLinkOut)
 def download_link(
     version_id: int,
@@ -125,7 +116,7 @@ def download_link(
 ) -> DownloadLinkOut:
     """A download URL that works for a few minutes without any token in it, for a plain browser link.
     Refuses at once when the version cannot be downloaded (not ready, files missing)."""
-    _downloadable(db, settings_of(request), version_id)
+    service.downloadable_or_raise(db_session=db, settings=settings_of(request), model_version_id=version_id)
     token = users_service.token_of(db_session=db, secret=credentials.credentials if credentials else "")
     if token is None:  # pragma: no cover - require() has just accepted this bearer token
         raise DataError("a download link needs a bearer token")
@@ -149,7 +140,9 @@ async def download(
     signed ``?link=`` from ``POST …/download-link`` (or ``?token=``), so that a plain browser link works;
     both are redacted from access logs."""
     settings = settings_of(request)
-    mv = await run_in_threadpool(_downloadable, db, settings, version_id)  # may ask a bucket: off the loop
+    mv = await run_in_threadpool(  # may ask a bucket: off the event loop
+        partial(service.downloadable_or_raise, db_session=db, settings=settings, model_version_id=version_id)
+    )
     project = projects_service.get_or_raise(db_session=db, project_id=mv.project_id)
     name = f"{project.name}-v{mv.version}".replace("/", "_").replace("\\", "_").replace(" ", "_")
     path = await run_in_threadpool(_archive, settings, mv, name)

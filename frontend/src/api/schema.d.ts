@@ -710,7 +710,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/users/{user_id}/tokens": {
+    "/api/users/{user_id}": {
         parameters: {
             query?: never;
             header?: never;
@@ -719,12 +719,60 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        post?: never;
+        /**
+         * Delete User
+         * @description Delete a user and their tokens; the feedback they gave stays, without its author (409 for the last admin).
+         */
+        delete: operations["delete_user_api_users__user_id__delete"];
+        options?: never;
+        head?: never;
+        /**
+         * Change Role
+         * @description Change a user's role (409 if that would leave no admin).
+         */
+        patch: operations["change_role_api_users__user_id__patch"];
+        trace?: never;
+    };
+    "/api/users/{user_id}/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Tokens
+         * @description A user's tokens, newest first, revoked and expired ones included (never their secrets).
+         */
+        get: operations["list_tokens_api_users__user_id__tokens_get"];
+        put?: never;
         /**
          * Create Token
-         * @description Another token for a user (e.g. one per script).
+         * @description Another token for a user (e.g. one per script), optionally expiring after ``expires_in_days``.
          */
         post: operations["create_token_api_users__user_id__tokens_post"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/{user_id}/tokens/{token_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke Token
+         * @description Revoke a token: it answers 401 from now on; the row stays for the record.
+         */
+        delete: operations["revoke_token_api_users__user_id__tokens__token_id__delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1274,6 +1322,17 @@ export interface components {
             /** Total */
             total: number;
         };
+        /** Page[TokenInfo] */
+        Page_TokenInfo_: {
+            /** Items */
+            items: components["schemas"]["TokenInfo"][];
+            /** Limit */
+            limit: number;
+            /** Offset */
+            offset: number;
+            /** Total */
+            total: number;
+        };
         /** Page[UserOut] */
         Page_UserOut_: {
             /** Items */
@@ -1516,6 +1575,10 @@ export interface components {
          * @enum {string}
          */
         Role: "admin" | "annotator" | "viewer";
+        /** RoleChange */
+        RoleChange: {
+            role: components["schemas"]["Role"];
+        };
         /**
          * Scope
          * @description Which training examples a task-level feedback applies to, by the model's prediction.
@@ -1555,10 +1618,43 @@ export interface components {
         /** TokenCreate */
         TokenCreate: {
             /**
+             * Expires In Days
+             * @description the token stops working after this many days; none: never
+             */
+            expires_in_days?: number | null;
+            /**
              * Name
              * @default
              */
             name?: string;
+        };
+        /**
+         * TokenInfo
+         * @description A token without its secret (only a hash of which is stored).
+         */
+        TokenInfo: {
+            /** Active */
+            active: boolean;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Expires At */
+            expires_at: string | null;
+            /** Id */
+            id: number;
+            /** Last Used At */
+            last_used_at: string | null;
+            /** Name */
+            name: string;
+            /**
+             * Prefix
+             * @description the first characters of the secret, to recognise it
+             */
+            prefix: string;
+            /** Revoked At */
+            revoked_at: string | null;
         };
         /** TokenOut */
         TokenOut: {
@@ -1571,6 +1667,11 @@ export interface components {
         };
         /** UserCreate */
         UserCreate: {
+            /**
+             * Expires In Days
+             * @description lifetime of the first token
+             */
+            expires_in_days?: number | null;
             /** Name */
             name: string;
             /** @default viewer */
@@ -3115,6 +3216,106 @@ export interface operations {
             };
         };
     };
+    delete_user_api_users__user_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    change_role_api_users__user_id__patch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RoleChange"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserOut"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    list_tokens_api_users__user_id__tokens_get: {
+        parameters: {
+            query?: {
+                /** @description items to return at most */
+                limit?: number;
+                /** @description items to skip */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                user_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Page_TokenInfo_"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     create_token_api_users__user_id__tokens_post: {
         parameters: {
             query?: never;
@@ -3138,6 +3339,36 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["TokenOut"];
                 };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    revoke_token_api_users__user_id__tokens__token_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token_id: number;
+                user_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation Error */
             422: {

@@ -1,0 +1,105 @@
+"""``xmd serve`` stops its whole process tree (the embedded Celery worker and its pool) when its own
+process gets SIGTERM or SIGINT (issue 13). Only the main process is signalled, as systemd, Docker or a
+shell's ``kill`` would do: the worker runs in its own session, so nothing else reaches it."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _children() -> dict[int, list[int]]:
+    tree: dict[int, list[int]] = {}
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                stat = (d / "stat").read_text()
+            except OSError:
+                continue
+            ppid = int(stat[stat.rindex(")") + 2 :].split()[1])
+            tree.setdefault(ppid, []).append(int(d.name))
+    return tree
+
+
+def _descendants(pid: int) -> set[int]:
+    tree, out, todo = _children(), set(), [pid]
+    while todo:
+        for child in tree.get(todo.pop(), []):
+            if child not in out:
+                out.add(child)
+                todo.append(child)
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return state[state.rindex(")") + 2] != "Z"
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_signal_to_serve_stops_the_embedded_worker(tmp_path: Path, sig: int):
+    port = _free_port()
+    env = {**os.environ, "XMD_DATA_DIR": str(tmp_path / "data"), "HF_HUB_OFFLINE": "1", "XMD_LOG_LEVEL": "warning"}
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "backend"), str(ROOT), env.get("PYTHONPATH", "")])
+    env.pop("XMD_DATABASE_URL", None)
+    env.pop("XMD_BROKER_URL", None)
+    log = (tmp_path / "serve.log").open("wb")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "xmd.cli", "serve", "--port", str(port)], env=env, stdout=log, stderr=subprocess.STDOUT
+    )
+    tree: set[int] = set()
+    try:
+        deadline = time.time() + 120
+        while True:
+            assert proc.poll() is None, (tmp_path / "serve.log").read_text()[-3000:]
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/api/health", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert time.time() < deadline, "xmd serve did not start"
+            time.sleep(0.3)
+        while len(tree := _descendants(proc.pid)) < 2 and time.time() < deadline:  # worker + its pool child
+            time.sleep(0.3)
+        assert tree, "no embedded worker was started"
+        if sig == signal.SIGTERM:  # and what serve, the API and the worker wrote is the owner's only
+            written = [tmp_path / "data", *(tmp_path / "data").rglob("*")]
+            assert any(p.name == "broker.db" for p in written) and any(p.name == "xmd.db" for p in written)
+            shared = [
+                f"{p.relative_to(tmp_path)} {p.stat().st_mode & 0o777:o}" for p in written if p.stat().st_mode & 0o077
+            ]
+            assert shared == [], shared
+        proc.send_signal(sig)  # the main process only
+        assert proc.wait(60) is not None
+        gone = time.time() + 30
+        while any(_alive(p) for p in tree) and time.time() < gone:
+            time.sleep(0.2)
+        survivors = [p for p in tree if _alive(p)]
+        assert survivors == [], f"left running after {signal.Signals(sig).name}: {survivors}"
+    finally:
+        log.close()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
+        for p in tree:  # never leave a worker behind, even when the test fails
+            if _alive(p):
+                os.kill(p, signal.SIGKILL)
