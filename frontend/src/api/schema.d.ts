@@ -267,7 +267,7 @@ export interface paths {
         post?: never;
         /**
          * Delete Project
-         * @description Delete a project, everything it owns in the database, and its model versions on disk.
+         * @description Delete a project, everything it owns in the database, and its stored model versions.
          */
         delete: operations["delete_project_api_projects__project_id__delete"];
         options?: never;
