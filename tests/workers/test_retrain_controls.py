@@ -87,19 +87,23 @@ def test_retrain_with_controls_makes_a_version_per_arm_and_a_comparison(stack: S
         assert "predictions" not in clean  # per-example arrays stay in comparison.json
         runs = {r["arm"]: r for r in cmp["runs"]}
         assert runs["debug"]["steps"] == runs["lambda0"]["steps"] == runs["deletion"]["steps"] > 0
-        on_disk = json.loads((Path(cmp["out_dir"]) / "comparison.json").read_text())
+        with stack.factory() as db:  # the full file is stored with the first debug version's files
+            folder = models.files_of(
+                stack.settings, models.get_or_raise(db_session=db, model_version_id=result["version_id"])
+            )
+        on_disk = json.loads((folder / "comparison.json").read_text())
         assert on_disk["sets"]["clean"]["predictions"]["debug"]  # the full file keeps them
+        assert cmp["out_dir"] == result["path"]
         # the debug version's snapshot and card say the feedback was simulated from a word list
         assert versions[1]["feedback_snapshot"]["sources"] == {"simulated:words:terms.txt": {"instance": 0, "task": 1}}
         assert versions[1]["retrain"]["comparison"]["arms"] == cmp["arms"]
     with stack.factory() as db:  # the model card a push uploads: sources and the comparison; controls say so
         project = projects.get_or_raise(db_session=db, project_id=pid)
-        debug_card = hub.model_card(
-            db, project, models.get_or_raise(db_session=db, model_version_id=versions[1]["id"]), "u/r"
-        )
-        control_card = hub.model_card(
-            db, project, models.get_or_raise(db_session=db, model_version_id=versions[2]["id"]), "u/r"
-        )
+        cards = []
+        for v in versions[1:3]:
+            mv = models.get_or_raise(db_session=db, model_version_id=v["id"])
+            cards.append(hub.model_card(db, project, mv, "u/r", models.files_of(stack.settings, mv)))
+        debug_card, control_card = cards
     assert "From `simulated:words:terms.txt`: 0 instance-level, 1 task-level" in debug_card
     assert "## Compared with controls" in debug_card and "| clean | accuracy |" in debug_card
     assert "A **control** (`lambda0`, seed 0)" in control_card and "debugged with [xmd]" not in control_card

@@ -4,16 +4,19 @@ deletion, deletion from the base model) over N seeds, each arm × seed a model v
 Every version is registered before training starts (status ``training``, ``config["arm"]``,
 ``config["seed"]``, ``config["control"]`` for the controls, named e.g. "v3 λ=0 seed 1"), so the tree
 shows what the job will make and nothing is ever overwritten. The core's :func:`run_comparison`
-writes each run into its own directory under one folder of the project (the versions' paths); the
-versions become ``ready`` together at the end, and a cancel or a crash leaves them ``failed``
-(:func:`xmd.versions.service.fail_orphans`). The comparison (``comparison.json`` in that folder) is
-stored with the job result, without its per-example arrays, which stay in the file.
+writes every run into a hidden scratch folder of the data directory; each is then stored through the
+version store (a folder or a bucket) as its version, the versions become ``ready`` together at the
+end, and a cancel or a crash leaves them ``failed`` (:func:`xmd.versions.service.fail_orphans`). The
+comparison is stored with the job result without its per-example arrays; the full
+``comparison.json`` is stored with the first debug version's files.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import shutil
+import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -72,7 +75,6 @@ def retrain_with_controls(
         raise DataError(f"project {project.name!r} does not record its base model, so deletion_base cannot run")
     seeds = [config.seed + i for i in range(chosen.seeds)]
     arms = ["debug", *chosen.controls]
-    root = Path(versions.project_dir(ctx.settings, project.id)) / f"compare-{ctx.job.id}"
     common = {
         "job_id": ctx.job.id,
         "train": dataclasses.asdict(config),
@@ -89,7 +91,7 @@ def retrain_with_controls(
             mv = versions.create_child(
                 db_session=db,
                 parent=parent,
-                path=str(root / f"{arm}-seed{seed}"),
+                path=versions.version_dir(ctx.settings, project.id),
                 name=None if first is None else _name(first, arm, seed, len(seeds)),
                 status=ModelStatus.TRAINING,
                 config={**common, "arm": arm, "seed": seed, "control": None if arm == "debug" else arm},
@@ -121,34 +123,49 @@ def retrain_with_controls(
         return not cancel
 
     db.commit()  # no read transaction held through minutes of training
-    cmp = run_comparison(
-        parent.path,
-        train,
-        feedback,
-        root,
-        config=config,
-        er=er,
-        eval_sets=evals or None,
-        controls=ControlsConfig(
-            arms=tuple(chosen.controls),
-            seeds=chosen.seeds,
-            base_model=base,
-            quality_method=DEFAULT_METHOD if chosen.quality or chosen.rationale_column else None,
-            rationale_column=chosen.rationale_column or None,
-        ),
-        device=ctx.settings.device,
-        callback=on_step,
-        on_run=on_run,
-    )
+    store = versions.store_of(ctx.settings)
+    scratch = Path(ctx.settings.data_dir) / ".scratch"
+    scratch.mkdir(parents=True, exist_ok=True)
+    root = Path(tempfile.mkdtemp(prefix=f"compare-{ctx.job.id}-", dir=scratch))
+    metas: dict[tuple[str, int], dict[str, Any]] = {}
+    try:
+        cmp = run_comparison(
+            versions.files_of(ctx.settings, parent),
+            train,
+            feedback,
+            root / "runs",
+            config=config,
+            er=er,
+            eval_sets=evals or None,
+            controls=ControlsConfig(
+                arms=tuple(chosen.controls),
+                seeds=chosen.seeds,
+                base_model=base,
+                quality_method=DEFAULT_METHOD if chosen.quality or chosen.rationale_column else None,
+                rationale_column=chosen.rationale_column or None,
+            ),
+            device=ctx.settings.device,
+            callback=on_step,
+            on_run=on_run,
+        )
+        for run in cmp.runs:  # store each run as its version (a skipped arm has no run and stays unmade)
+            key, run_dir = (run["arm"], run["seed"]), Path(run["out_dir"])
+            meta = json.loads((run_dir / "xmd.json").read_text())
+            meta["out_dir"] = made[key].path  # where it is stored, not the scratch folder
+            (run_dir / "xmd.json").write_text(json.dumps(meta, indent=2, default=str))
+            if key == ("debug", seeds[0]):  # the full comparison travels with the first debug version
+                shutil.copy2(root / "runs" / "comparison.json", run_dir / "comparison.json")
+            store.put(versions.key_of(ctx.settings, made[key]), run_dir, move=True)
+            metas[key] = meta
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
     summary = compact(cmp.to_dict())
+    summary["file"] = "comparison.json, in the files of the first debug version"
+    summary["out_dir"] = made[("debug", seeds[0])].path  # not the scratch folder, which is gone
     snapshot = {"feedback": feedback.to_dict(train), "counts": feedback.counts(train), "sources": feedback.sources()}
     debug0 = made[("debug", seeds[0])]
-    ran = {(r["arm"], r["seed"]) for r in cmp.runs}
-    metas: dict[tuple[str, int], dict[str, Any]] = {}
-    for (arm, seed), mv in made.items():
-        if (arm, seed) not in ran:
-            continue
-        meta = metas[(arm, seed)] = json.loads((Path(mv.path) / "xmd.json").read_text())
+    for key, meta in metas.items():
+        mv = made[key]
         config_out = {**mv.config, "metrics_before": meta.get("metrics_before"), "comparison_version_id": debug0.id}
         config_out.update(shares_before=meta.get("shares_before"), shares_after=meta.get("shares_after"))
         versions.mark_ready(
