@@ -1,16 +1,14 @@
 import { flushPromises, mount } from '@vue/test-utils'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
 
-vi.mock('../api/endpoints', () => ({ api: { importSimulated: vi.fn() } }))
-
-import { api } from '../api/endpoints'
-import type { ControlComparison, Dataset, ImportOut } from '../api/types'
+import type { ControlComparison, Dataset, ImportIn, ImportOut } from '../api/types'
 import { controlRows, diffCi, meanStd, metricName } from '../lib/controls'
 import ControlsComparison from './ControlsComparison.vue'
 import ControlsPicker from './ControlsPicker.vue'
 import FeedbackImport from './FeedbackImport.vue'
 
-const A = vi.mocked(api)
+const A = { importSimulated: vi.fn<(pid: number, body: ImportIn) => Promise<ImportOut>>() }
+const send = (body: ImportIn) => A.importSimulated(1, body)
 
 // The shape of Comparison.to_dict() for one eval set, numbers made up so each cell is recognisable.
 function comparison(seeds = [0, 1, 2]): ControlComparison {
@@ -138,7 +136,7 @@ describe('FeedbackImport', () => {
     const out: ImportOut = { preview: true, imported: 0, entries: 4, source: summary.source, summary }
     A.importSimulated.mockResolvedValueOnce(out)
     A.importSimulated.mockResolvedValueOnce({ ...out, preview: false, imported: 4 })
-    const w = mount(FeedbackImport, { props: { pid: 1, datasets: ds, labels: ['neg', 'pos'] } })
+    const w = mount(FeedbackImport, { props: { send, datasets: ds, labels: ['neg', 'pos'] } })
     expect((w.find('[data-testid=import-commit]').element as HTMLButtonElement).disabled).toBe(true)
     await w.find('[data-testid=import-column]').setValue('rationale')
     await w.find('[data-testid=import-preview]').trigger('click')
@@ -159,7 +157,7 @@ describe('FeedbackImport', () => {
   it('a changed option drops the preview; a refusal is shown and nothing is committed', async () => {
     A.importSimulated.mockResolvedValueOnce({ preview: true, imported: 0, entries: 1, source: 's', summary: { ...summary, source: 's' } })
     A.importSimulated.mockRejectedValueOnce(new Error("rationale column 'nope' not found"))
-    const w = mount(FeedbackImport, { props: { pid: 1, datasets: ds, labels: [] } })
+    const w = mount(FeedbackImport, { props: { send, datasets: ds, labels: [] } })
     await w.find('[data-testid=import-column]').setValue('rationale')
     await w.find('[data-testid=import-preview]').trigger('click')
     await flushPromises()
@@ -175,7 +173,7 @@ describe('FeedbackImport', () => {
 
   it('sends a word list with its action and scope', async () => {
     A.importSimulated.mockResolvedValueOnce({ preview: true, imported: 0, entries: 2, source: 'simulated:words:words.txt', summary: null })
-    const w = mount(FeedbackImport, { props: { pid: 1, datasets: ds, labels: [] } })
+    const w = mount(FeedbackImport, { props: { send, datasets: ds, labels: [] } })
     await w.find('[data-testid=import-kind-words]').setValue(true)
     await w.find('[data-testid=import-words]').setValue('muslims\njews\n')
     await w.find('[data-testid=import-preview]').trigger('click')
