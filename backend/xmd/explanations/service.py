@@ -29,7 +29,16 @@ from xmd.datasets.models import Example
 from xmd.db.base import utcnow
 from xmd.db.engine import analyze, grew_past_threshold, write_scope
 from xmd.db.errors import NotFoundError
-from xmd.explanations.aggregates import Delta, accumulate, apply_word_deltas, chunks, contributions, lock_state
+from xmd.explanations.aggregates import (
+    Delta,
+    accumulate,
+    apply_word_deltas,
+    chunks,
+    contributions,
+    lock_state,
+    next_floor,
+    refresh_bounds,
+)
 from xmd.explanations.models import AggregateState, Explanation, WordOccurrence
 from xmd.projects.models import Project
 from xmd.versions.models import ModelVersion
@@ -174,7 +183,7 @@ def _upsert(
             for key, _, _ in new_contrib[eid]
         )
 
-    apply_word_deltas(db_session, model_version=model_version, method=method, num_labels=num_labels, deltas=deltas)
+    _apply(db_session, state, model_version, method, num_labels, deltas, label_totals)
 
     # Occurrences: drop the replaced explanations' rows, insert the new ones.
     _delete_rows(db_session, WordOccurrence, model_version.id, method, sorted(old_rows))
@@ -209,6 +218,25 @@ def _upsert(
     if grew_past_threshold(before, state.n_examples):
         analyze(db_session, "explanations", "word_aggregates", "word_occurrences")
     return len(ids)
+
+
+def _apply(
+    db_session: Session,
+    state: AggregateState,
+    model_version: ModelVersion,
+    method: str,
+    num_labels: int,
+    deltas: dict[str, Delta],
+    label_totals: list[int],
+) -> None:
+    """Apply the word deltas, keeping every row's suspicion bound valid for the new label prior."""
+    floor, refresh = next_floor(state.bound_floor, label_totals)
+    apply_word_deltas(
+        db_session, model_version=model_version, method=method, num_labels=num_labels, deltas=deltas, floor=floor
+    )
+    if refresh:
+        refresh_bounds(db_session, model_version_id=model_version.id, method=method, floor=floor)
+    state.bound_floor = floor
 
 
 def remove_explanations(
@@ -249,7 +277,7 @@ def _remove(db_session: Session, model_version: ModelVersion, method: str, ids: 
         if label is not None:
             label_totals[label] -= 1
         accumulate(deltas, num_labels, entries, label, -1)
-    apply_word_deltas(db_session, model_version=model_version, method=method, num_labels=num_labels, deltas=deltas)
+    _apply(db_session, state, model_version, method, num_labels, deltas, label_totals)
     found = sorted(labels)
     _delete_rows(db_session, WordOccurrence, model_version.id, method, found)
     _delete_rows(db_session, Explanation, model_version.id, method, found)
