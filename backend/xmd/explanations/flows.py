@@ -50,9 +50,10 @@ log = logging.getLogger("xmd.workers")
 DEFAULT_CHUNK_SIZE = 256
 DEFAULT_MAX_LENGTH = 256
 POLL_S = 0.5
-PHASES = ["claim", "read", "model", "explain", "store", "mark"]
+PHASES = ["claim", "plan", "read", "model", "explain", "store", "mark"]
 """A chunk's phases, timed in ``chunk_s``: claiming it and marking it done (the job row, locked), reading
-the plan and its examples, taking the model from the process cache, explaining, storing."""
+the version, dataset and plan, reading its examples, taking the model from the process cache,
+explaining, storing."""
 
 
 # ---------------------------------------------------------------------------------- one example
@@ -181,6 +182,7 @@ def _explain_chunk(ctx: JobContext, i: int, owner: str, claim_s: float = 0.0) ->
     method = params.get("method") or DEFAULT_METHOD
     _, st = _state(db, ctx.job.id, lock=False)
     db.commit()
+    t_plan = time.perf_counter()
     lo, hi = st["bounds"][i]
     rows = list(
         db.scalars(
@@ -206,7 +208,7 @@ def _explain_chunk(ctx: JobContext, i: int, owner: str, claim_s: float = 0.0) ->
     job, st = _state(db, ctx.job.id, lock=True)
     done = {**st["done"], str(i): owner}
     claims = {k: v for k, v in st["claims"].items() if k != str(i)}
-    phases = [claim_s, t1 - t0, t2 - t1, t3 - t2, t4 - t3, time.perf_counter() - t4]
+    phases = [claim_s, t_plan - t0, t1 - t_plan, t2 - t1, t3 - t2, t4 - t3, time.perf_counter() - t4]
     before = st.get("chunk_s") or {"chunks": 0, "sum": [0.0] * len(PHASES)}
     chunk_s = {"phases": PHASES, "chunks": before["chunks"] + 1}
     chunk_s["sum"] = [round(a + b, 4) for a, b in zip(before["sum"], phases, strict=True)]
