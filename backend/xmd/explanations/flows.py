@@ -190,7 +190,7 @@ def _explain_chunk(ctx: JobContext, i: int, owner: str, claim_s: float = 0.0) ->
         )
     )
     t1 = time.perf_counter()
-    with process_cache(ctx.settings.device).use(version.path) as loaded:
+    with process_cache(ctx.settings.device, versions.locator(ctx.settings)).use(version.path) as loaded:
         t2 = time.perf_counter()
         exps = explain(
             loaded,
