@@ -11,6 +11,7 @@ from xmd.db import SchemaNotMigratedError, check_migrated, downgrade, make_engin
 from xmd.db.migrate import head_revisions, migrations_dir
 
 TABLES = {
+    "job_secrets",
     "users",
     "api_tokens",
     "projects",
@@ -35,7 +36,7 @@ def _tables(engine) -> set[str]:
 def test_migrations_dir_is_found_next_to_the_package():
     d = migrations_dir()
     assert (d / "env.py").is_file() and (d / "versions").is_dir()
-    assert head_revisions() == {"0002"}
+    assert head_revisions() == {"0003"}
 
 
 def test_upgrade_downgrade_upgrade(db_url):

@@ -2,8 +2,9 @@
 
 No real Hugging Face Hub is reachable here: the tests start a Hub-compatible HTTP server on loopback
 (``tests/hubserver.py``, implementing the endpoints ``huggingface_hub`` uses) and point the worker
-(``HF_ENDPOINT``) and ``from_pretrained`` at it. SQLite + the embedded broker only: the broker and
-database paths are covered by test_jobs.py; what is tested here is the push.
+(``HF_ENDPOINT``) and ``from_pretrained`` at it. SQLite + the embedded broker for the push itself
+(the broker and database paths are covered by test_jobs.py); that the token persists nowhere is
+checked on both pairs (SQLite + embedded broker, PostgreSQL + Redis).
 """
 
 from __future__ import annotations
@@ -16,9 +17,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import redis
+from dbfixtures import pg_schema_url
 from hubserver import HubServer
-from workerstack import Stack
-from xmd.jobs.models import JobStatus
+from sqlalchemy import select
+from workerstack import REDIS_URL, Stack
+from xmd.jobs.models import JobSecret, JobStatus
+from xmd.tables import metadata
 
 TOKEN = "hf_test_write_token_0123456789"
 
@@ -134,3 +139,59 @@ def test_a_bad_token_fails_the_job_clearly_and_writes_nothing(stack: Stack, hub:
     job = stack.wait_status(stack.submit("push", retrained["project_id"], params), JobStatus.FAILED)
     assert "no Hugging Face token" in job.error
     assert "tester/never-created" not in hub.repos
+
+
+def _files_holding(root: Path, needle: bytes) -> list[str]:
+    """Every file under ``root`` (SQLite WAL/journal files and broker.db included) holding ``needle``."""
+    return [str(p) for p in root.rglob("*") if p.is_file() and needle in p.read_bytes()]
+
+
+def test_the_token_persists_nowhere_after_a_push(stack: Stack, hub: HubServer, retrained: dict) -> None:
+    """Embedded broker + SQLite: the broker keeps every message in ``broker.db``; no byte sequence of
+    the token may be in it, in the database file or anywhere else under the data dir after the push."""
+    params = {"version_id": retrained["v2"], "repo_id": "tester/no-trace", "private": False}
+    job = stack.wait_status(
+        stack.submit("push", retrained["project_id"], params, secrets={"hf_token": TOKEN}), JobStatus.SUCCEEDED
+    )
+    assert "tester/no-trace" in hub.repos and job.result["repo_id"] == "tester/no-trace"
+    data_dir = stack.settings.data_dir
+    assert (data_dir / "broker.db").is_file()
+    assert _files_holding(data_dir, TOKEN.encode()) == []
+    assert _files_holding(data_dir, TOKEN.encode().hex().encode()) == []
+    with stack.factory() as db:  # the sealed half was deleted when the worker read it
+        assert db.scalars(select(JobSecret)).all() == []
+
+
+@pytest.fixture(scope="module")
+def pg_stack(tmp_path_factory: pytest.TempPathFactory, hub: HubServer) -> Iterator[Stack]:
+    """PostgreSQL + Redis (production's pair), pushing to the same loopback Hub."""
+    redis.Redis.from_url(REDIS_URL, socket_connect_timeout=3).ping()  # unreachable Redis: an error, not a skip
+    with pg_schema_url() as url:
+        st = Stack.create(
+            tmp_path_factory.mktemp("pgpush"), database_url=url, broker_url=REDIS_URL, hf_endpoint=hub.url
+        )
+        st.start_worker("pgpusher", env={"HF_HUB_OFFLINE": "0", "HF_TOKEN": "", "HF_HOME": str(st.log_dir / "hf")})
+        try:
+            yield st
+        finally:
+            st.stop_all()
+
+
+def test_the_token_persists_nowhere_on_postgresql_and_redis(pg_stack: Stack, hub: HubServer, tiny_model_dir: Path):
+    """Production's pair: after the push, neither any Redis key (messages, results, Celery's
+    bookkeeping) nor any row of the database holds the token."""
+    ids = pg_stack.seed_project(tiny_model_dir)
+    params = {"version_id": ids["version_id"], "repo_id": "tester/pg-no-trace", "private": False}
+    job = pg_stack.wait_status(
+        pg_stack.submit("push", ids["project_id"], params, secrets={"hf_token": TOKEN}), JobStatus.SUCCEEDED
+    )
+    assert job.result["repo_id"] == "tester/pg-no-trace" and "tester/pg-no-trace" in hub.repos
+    r = redis.Redis.from_url(REDIS_URL)
+    keys = list(r.scan_iter(count=1000))
+    assert keys, "the Redis broker left no key at all: nothing was checked"
+    assert [k for k in keys if TOKEN.encode() in k + (r.dump(k) or b"")] == []
+    with pg_stack.factory() as db:
+        assert db.scalars(select(JobSecret)).all() == []
+        dumped = [repr(row) for table in metadata.sorted_tables for row in db.execute(select(table)).all()]
+    assert dumped and not [d for d in dumped if TOKEN in d]
+    assert _files_holding(pg_stack.settings.data_dir, TOKEN.encode()) == []
