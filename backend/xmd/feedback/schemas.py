@@ -10,17 +10,20 @@ from pydantic import BaseModel, Field
 from xmd.core.types import Action, Scope
 from xmd.feedback.models import FeedbackLevel
 from xmd.http.pagination import Page
+from xmd.http.params import MAX_INT, BodyId
 
 
 class InstanceIn(BaseModel):
-    word_index: int = Field(ge=0, description="position of the word in the example (as in the explanation)")
+    word_index: int = Field(ge=0, le=MAX_INT, description="position of the word in the example (as in the explanation)")
     action: Action
 
 
 class TaskIn(BaseModel):
     word: str = Field(min_length=1, max_length=200)
     action: Action
-    label: int | None = Field(default=None, ge=0, description="only examples of this gold label (default: all)")
+    label: int | None = Field(
+        default=None, ge=0, le=MAX_INT, description="only examples of this gold label (default: all)"
+    )
     scope: Scope = Field(default=Scope.ALL, description="all, or only correctly / incorrectly predicted examples")
 
 
@@ -63,5 +66,5 @@ class FeedbackPage(Page[FeedbackOut]):
 
 
 class ImportIn(BaseModel):
-    dataset_id: int = Field(description="instance entries name examples of this dataset by their file id")
+    dataset_id: BodyId = Field(description="instance entries name examples of this dataset by their file id")
     feedback: dict[str, Any] = Field(description="the export format: {instance: [...], task: [...]}")
