@@ -9,6 +9,7 @@ checked on both pairs (SQLite + embedded broker, PostgreSQL + Redis).
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import subprocess
@@ -141,9 +142,45 @@ def test_a_bad_token_fails_the_job_clearly_and_writes_nothing(stack: Stack, hub:
     assert "tester/never-created" not in hub.repos
 
 
-def _files_holding(root: Path, needle: bytes) -> list[str]:
-    """Every file under ``root`` (SQLite WAL/journal files and broker.db included) holding ``needle``."""
-    return [str(p) for p in root.rglob("*") if p.is_file() and needle in p.read_bytes()]
+def _forms(secret: str) -> list[bytes]:
+    """``secret`` as raw bytes, hex, and base64 at each of the three alignments it can have inside a
+    longer base64 text (kombu stores message bodies base64-encoded): the characters that depend on
+    the neighbours are cut off."""
+    raw = secret.encode()
+    out = [raw, raw.hex().encode()]
+    for k in range(3):
+        enc = base64.b64encode(b"\0" * k + raw)
+        start = (k * 8 + 5) // 6  # characters touched by the k prefix bytes
+        stop = (len(raw) + k) // 3 * 4  # whole groups only: the tail depends on what follows
+        out.append(enc[start:stop])
+    return out
+
+
+def _files_holding(root: Path, secret: str) -> list[str]:
+    """Every file under ``root`` (SQLite WAL/journal files and broker.db included) holding ``secret``
+    in any of its :func:`_forms`."""
+    forms = _forms(secret)
+    return [str(p) for p in root.rglob("*") if p.is_file() and any(f in p.read_bytes() for f in forms)]
+
+
+def _redis_bytes(r: redis.Redis, key: bytes) -> bytes:
+    """A key and its values as stored (DUMP may compress them, so read them by type)."""
+    kind = r.type(key)
+    values: list = {
+        b"string": lambda: [r.get(key)],
+        b"list": lambda: r.lrange(key, 0, -1),
+        b"hash": lambda: [x for kv in r.hgetall(key).items() for x in kv],
+        b"set": lambda: list(r.smembers(key)),
+        b"zset": lambda: r.zrange(key, 0, -1),
+    }.get(kind, lambda: [])()
+    return b"\n".join([key, *(v for v in values if v)])
+
+
+def test_the_token_forms_find_a_base64_encoded_message() -> None:
+    """The scan is not blind: a Celery-like message body, base64-encoded at any offset, is found."""
+    for pad in ("", "a", "ab", "abc"):
+        body = base64.b64encode(json.dumps({"x": pad, "secrets": {"hf_token": TOKEN}}).encode())
+        assert any(f in body for f in _forms(TOKEN)), pad
 
 
 def test_the_token_persists_nowhere_after_a_push(stack: Stack, hub: HubServer, retrained: dict) -> None:
@@ -156,8 +193,7 @@ def test_the_token_persists_nowhere_after_a_push(stack: Stack, hub: HubServer, r
     assert "tester/no-trace" in hub.repos and job.result["repo_id"] == "tester/no-trace"
     data_dir = stack.settings.data_dir
     assert (data_dir / "broker.db").is_file()
-    assert _files_holding(data_dir, TOKEN.encode()) == []
-    assert _files_holding(data_dir, TOKEN.encode().hex().encode()) == []
+    assert _files_holding(data_dir, TOKEN) == []
     with stack.factory() as db:  # the sealed half was deleted when the worker read it
         assert db.scalars(select(JobSecret)).all() == []
 
@@ -189,9 +225,10 @@ def test_the_token_persists_nowhere_on_postgresql_and_redis(pg_stack: Stack, hub
     r = redis.Redis.from_url(REDIS_URL)
     keys = list(r.scan_iter(count=1000))
     assert keys, "the Redis broker left no key at all: nothing was checked"
-    assert [k for k in keys if TOKEN.encode() in k + (r.dump(k) or b"")] == []
+    forms = _forms(TOKEN)
+    assert [k for k in keys if any(f in _redis_bytes(r, k) for f in forms)] == []
     with pg_stack.factory() as db:
         assert db.scalars(select(JobSecret)).all() == []
         dumped = [repr(row) for table in metadata.sorted_tables for row in db.execute(select(table)).all()]
     assert dumped and not [d for d in dumped if TOKEN in d]
-    assert _files_holding(pg_stack.settings.data_dir, TOKEN.encode()) == []
+    assert _files_holding(pg_stack.settings.data_dir, TOKEN) == []
