@@ -2,9 +2,9 @@
 
 On SQLite and on PostgreSQL (the dbfixtures parametrisation), as each role: a viewer's and an
 annotator's requests stop at other checks than an admin's, so each walks different code. The
-examples per operation are few by default to keep the suite fast; ``XMD_FUZZ_EXAMPLES=200`` runs
-a deep pass (bench/fuzz.sh), which is what reaches rarer inputs (integers past 2³¹, NUL bytes);
-those are also fired at every parameter deterministically in test_bad_input.py.
+examples per operation are few by default to keep the suite fast; a deep pass
+(``XMD_FUZZ_EXAMPLES=200 pytest tests/api/test_fuzz.py``) reaches rarer inputs (integers past 2³¹,
+NUL bytes), which test_bad_input.py also fires at every parameter deterministically.
 """
 
 from __future__ import annotations
