@@ -42,6 +42,7 @@ class Probe:
         self.client = httpx.Client(base_url=url, headers={"Authorization": f"Bearer {token}"}, timeout=HANG_S)
         self.counts = {"probes": 0, "2xx": 0, "4xx": 0, "5xx": 0, "hangs": 0, "dropped": 0}
         self.server_errors: list[str] = []
+        self.accepted: list[str] = []
 
     def fire(self, method: str, url: str, **kw: Any) -> httpx.Response | None:
         self.counts["probes"] += 1
@@ -53,6 +54,8 @@ class Probe:
             return None
         kind = f"{r.status_code // 100}xx"
         self.counts[kind] = self.counts.get(kind, 0) + 1
+        if r.status_code < 300:
+            self.accepted.append(f"{method} {url} {kw.get('params') or ''} -> {r.status_code}")
         if r.status_code >= 500:
             self.server_errors.append(f"{method} {url} -> {r.status_code}: {r.text[:200]}")
         return r
@@ -239,6 +242,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "health_worst_s": round(worst[0], 3),
         "seconds": round(time.perf_counter() - t0, 1),
         "server_errors": (admin.server_errors + viewer.server_errors)[:20],
+        "accepted": (admin.accepted + viewer.accepted)[:20],
     }
     print(json.dumps(out, indent=2))
     return out
