@@ -21,6 +21,7 @@ from sqlalchemy.exc import IntegrityError
 from xmd.core.types import DataError, FeedbackError, ModelLoadError, TooLargeError, XMDError
 from xmd.db.errors import ConflictError, NotFoundError, SchemaNotMigratedError
 from xmd.jobs.queue import QueueUnavailableError
+from xmd.storage import StorageError, VersionNotFoundError
 
 log = logging.getLogger("xmd.http")
 
@@ -33,6 +34,8 @@ STATUS: list[tuple[type[Exception], int]] = [
     (DataError, 422),
     (FeedbackError, 422),
     (ModelLoadError, 422),
+    (VersionNotFoundError, 422),  # a ready version whose files are gone: the server's data, not the request
+    (StorageError, 503),  # the version store (a bucket) is unreachable or refused
     (XMDError, 400),
 ]
 HEADER = "X-Request-ID"
