@@ -493,7 +493,7 @@ export interface paths {
         put?: never;
         /**
          * Start Push
-         * @description Push a version to the Hugging Face Hub; the token travels in the job message only, never the DB.
+         * @description Push a version to the Hugging Face Hub; the token is stored nowhere whole (xmd.jobs.secrets).
          */
         post: operations["start_push_api_projects__project_id__jobs_push_post"];
         delete?: never;
@@ -1949,6 +1949,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 dataset_id: number;
             };
             cookie?: never;
@@ -1978,18 +1979,22 @@ export interface operations {
             query?: {
                 correctness?: "correct" | "incorrect" | "all";
                 has_feedback?: boolean | null;
+                /** @description a class index */
                 label?: number | null;
                 limit?: number;
                 method?: string | null;
+                /** @description items to skip */
                 offset?: number;
                 /** @description case-insensitive regular expression */
                 regex?: string | null;
                 /** @description case-insensitive substring */
                 search?: string | null;
+                /** @description a row id */
                 version_id?: number | null;
             };
             header?: never;
             path: {
+                /** @description a row id */
                 dataset_id: number;
             };
             cookie?: never;
@@ -2020,10 +2025,12 @@ export interface operations {
         parameters: {
             query?: {
                 method?: string | null;
+                /** @description a row id */
                 version_id?: number | null;
             };
             header?: never;
             path: {
+                /** @description a row id */
                 example_id: number;
             };
             cookie?: never;
@@ -2054,10 +2061,12 @@ export interface operations {
         parameters: {
             query?: {
                 method?: string | null;
+                /** @description a row id */
                 version_id?: number | null;
             };
             header?: never;
             path: {
+                /** @description a row id */
                 example_id: number;
             };
             cookie?: never;
@@ -2089,6 +2098,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 example_id: number;
             };
             cookie?: never;
@@ -2146,6 +2156,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a job id (a UUID) */
                 job_id: string;
             };
             cookie?: never;
@@ -2177,6 +2188,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a job id (a UUID) */
                 job_id: string;
             };
             cookie?: never;
@@ -2211,6 +2223,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description a job id (a UUID) */
                 job_id: string;
             };
             cookie?: never;
@@ -2238,11 +2251,13 @@ export interface operations {
     get_metrics_api_jobs__job_id__metrics_get: {
         parameters: {
             query?: {
+                /** @description the last id seen (0: from the start) */
                 after?: number | null;
                 limit?: number;
             };
             header?: never;
             path: {
+                /** @description a job id (a UUID) */
                 job_id: string;
             };
             cookie?: never;
@@ -2363,6 +2378,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -2394,6 +2410,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -2421,13 +2438,17 @@ export interface operations {
     compare_api_projects__project_id__compare_get: {
         parameters: {
             query: {
+                /** @description a row id */
                 a: number;
+                /** @description a row id */
                 b: number;
+                /** @description a row id */
                 example_id?: number | null;
                 method?: string | null;
             };
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -2464,6 +2485,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -2495,6 +2517,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -2530,6 +2553,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -2563,14 +2587,17 @@ export interface operations {
     list_feedback_api_projects__project_id__feedback_get: {
         parameters: {
             query?: {
+                /** @description a row id */
                 example_id?: number | null;
                 level?: components["schemas"]["FeedbackLevel"] | null;
                 limit?: number;
+                /** @description items to skip */
                 offset?: number;
                 word?: string | null;
             };
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -2600,7 +2627,9 @@ export interface operations {
     list_events_api_projects__project_id__feedback_events_get: {
         parameters: {
             query?: {
+                /** @description the last id seen (0: from the start) */
                 after_id?: number | null;
+                /** @description the last id seen (0: from the start) */
                 before_id?: number | null;
                 /** @description one key's history */
                 key?: string | null;
@@ -2609,6 +2638,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -2638,10 +2668,12 @@ export interface operations {
     export_feedback_api_projects__project_id__feedback_export_get: {
         parameters: {
             query?: {
+                /** @description a row id */
                 dataset_id?: number | null;
             };
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -2675,6 +2707,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -2718,6 +2751,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -2749,6 +2783,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -2784,6 +2819,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -2819,6 +2855,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -2854,6 +2891,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -2889,6 +2927,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -2929,6 +2968,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -2960,6 +3000,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -2996,6 +3037,7 @@ export interface operations {
             header?: never;
             path: {
                 name: string;
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -3025,6 +3067,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -3065,6 +3108,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -3094,17 +3138,21 @@ export interface operations {
     list_words_api_projects__project_id__words_get: {
         parameters: {
             query?: {
+                /** @description a class index */
                 label?: number | null;
                 limit?: number;
                 method?: string | null;
                 min_count?: number;
+                /** @description items to skip */
                 offset?: number;
                 search?: string | null;
                 sort?: "importance" | "count" | "suspicion";
+                /** @description a row id */
                 version_id?: number | null;
             };
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -3135,14 +3183,18 @@ export interface operations {
         parameters: {
             query?: {
                 correctness?: "correct" | "incorrect" | "all";
+                /** @description a class index */
                 label?: number | null;
                 limit?: number;
                 method?: string | null;
+                /** @description items to skip */
                 offset?: number;
+                /** @description a row id */
                 version_id?: number | null;
             };
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
                 word: string;
             };
@@ -3275,6 +3327,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 user_id: number;
             };
             cookie?: never;
@@ -3304,6 +3357,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 user_id: number;
             };
             cookie?: never;
@@ -3344,6 +3398,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description a row id */
                 user_id: number;
             };
             cookie?: never;
@@ -3375,6 +3430,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 user_id: number;
             };
             cookie?: never;
@@ -3410,7 +3466,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 token_id: number;
+                /** @description a row id */
                 user_id: number;
             };
             cookie?: never;
@@ -3440,6 +3498,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 version_id: number;
             };
             cookie?: never;
@@ -3505,6 +3564,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 version_id: number;
             };
             cookie?: never;
