@@ -20,6 +20,7 @@ import pytest
 from apihelpers import Api, demo_csv
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select
+from sqlalchemy.exc import DataError as SQLDataError
 from xmd.app import create_app
 from xmd.datasets.models import Dataset, Example
 from xmd.feedback.models import Feedback
@@ -216,9 +217,14 @@ def test_a_server_error_is_logged_with_the_request_id_the_body_carries(engine, s
     def bug() -> None:
         raise RuntimeError("a planted bug")
 
+    @app.get("/api/test-data-error")
+    def refused() -> None:  # what PostgreSQL raises for a value out of its column's range
+        raise SQLDataError("SELECT secret_statement", {}, Exception("integer out of range"))
+
     with TestClient(app, raise_server_exceptions=False) as client, caplog.at_level(logging.ERROR, "xmd.http"):
         r = client.get("/api/test-bug")
         ok = client.get("/api/health", headers={"X-Request-ID": "client-chosen.1"})
+        refused = client.get("/api/test-data-error")
     assert r.status_code == 500
     rid = r.json()["request_id"]
     assert re.fullmatch(r"[0-9a-f]{32}", rid) and r.headers["X-Request-ID"] == rid and rid in r.json()["detail"]
@@ -226,3 +232,5 @@ def test_a_server_error_is_logged_with_the_request_id_the_body_carries(engine, s
     logged = [rec for rec in caplog.records if rid in rec.getMessage()]
     assert logged and logged[0].exc_info is not None
     assert ok.headers["X-Request-ID"] == "client-chosen.1"
+    assert refused.status_code == 422 and "does not fit" in refused.json()["detail"]
+    assert "secret_statement" not in refused.text and refused.headers["X-Request-ID"] == refused.json()["request_id"]
