@@ -33,6 +33,7 @@ from xmd.feedback.views import router as feedback_router
 from xmd.files import secure_data_dir
 from xmd.http import errors, limits
 from xmd.http.deps import current_user
+from xmd.http.inputs import InputGuard
 from xmd.http.redact import redact_url_secrets
 from xmd.http.tempfiles import clean_stale_uploads
 from xmd.http.uploads import max_bytes
@@ -116,7 +117,8 @@ def create_app(
         description="Explanation-based debugging of NLP classifiers with people in the loop.",
         lifespan=lifespan,
     )
-    errors.install(app)
+    app.add_middleware(InputGuard, max_bytes=lambda: max_bytes(settings) + (1 << 20))
+    errors.install(app)  # added after the guard: its X-Request-ID reaches the guard's answers too
     limits.install(app)
 
     @app.middleware("http")

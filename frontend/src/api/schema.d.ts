@@ -495,7 +495,7 @@ export interface paths {
         put?: never;
         /**
          * Start Push
-         * @description Push a version to the Hugging Face Hub; the token travels in the job message only, never the DB.
+         * @description Push a version to the Hugging Face Hub; the token is stored nowhere whole (xmd.jobs.secrets).
          */
         post: operations["start_push_api_projects__project_id__jobs_push_post"];
         delete?: never;
@@ -2099,6 +2099,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 dataset_id: number;
             };
             cookie?: never;
@@ -2128,18 +2129,22 @@ export interface operations {
             query?: {
                 correctness?: "correct" | "incorrect" | "all";
                 has_feedback?: boolean | null;
+                /** @description a class index */
                 label?: number | null;
                 limit?: number;
                 method?: string | null;
+                /** @description items to skip */
                 offset?: number;
                 /** @description case-insensitive regular expression */
                 regex?: string | null;
                 /** @description case-insensitive substring */
                 search?: string | null;
+                /** @description a row id */
                 version_id?: number | null;
             };
             header?: never;
             path: {
+                /** @description a row id */
                 dataset_id: number;
             };
             cookie?: never;
@@ -2170,10 +2175,12 @@ export interface operations {
         parameters: {
             query?: {
                 method?: string | null;
+                /** @description a row id */
                 version_id?: number | null;
             };
             header?: never;
             path: {
+                /** @description a row id */
                 example_id: number;
             };
             cookie?: never;
@@ -2204,10 +2211,12 @@ export interface operations {
         parameters: {
             query?: {
                 method?: string | null;
+                /** @description a row id */
                 version_id?: number | null;
             };
             header?: never;
             path: {
+                /** @description a row id */
                 example_id: number;
             };
             cookie?: never;
@@ -2239,6 +2248,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 example_id: number;
             };
             cookie?: never;
@@ -2296,6 +2306,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a job id (a UUID) */
                 job_id: string;
             };
             cookie?: never;
@@ -2327,6 +2338,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a job id (a UUID) */
                 job_id: string;
             };
             cookie?: never;
@@ -2361,6 +2373,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description a job id (a UUID) */
                 job_id: string;
             };
             cookie?: never;
@@ -2388,11 +2401,13 @@ export interface operations {
     get_metrics_api_jobs__job_id__metrics_get: {
         parameters: {
             query?: {
+                /** @description the last id seen (0: from the start) */
                 after?: number | null;
                 limit?: number;
             };
             header?: never;
             path: {
+                /** @description a job id (a UUID) */
                 job_id: string;
             };
             cookie?: never;
@@ -2513,6 +2528,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -2544,6 +2560,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -2571,13 +2588,17 @@ export interface operations {
     compare_api_projects__project_id__compare_get: {
         parameters: {
             query: {
+                /** @description a row id */
                 a: number;
+                /** @description a row id */
                 b: number;
+                /** @description a row id */
                 example_id?: number | null;
                 method?: string | null;
             };
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -2614,6 +2635,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -2645,6 +2667,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -2680,6 +2703,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -2713,14 +2737,17 @@ export interface operations {
     list_feedback_api_projects__project_id__feedback_get: {
         parameters: {
             query?: {
+                /** @description a row id */
                 example_id?: number | null;
                 level?: components["schemas"]["FeedbackLevel"] | null;
                 limit?: number;
+                /** @description items to skip */
                 offset?: number;
                 word?: string | null;
             };
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -2750,7 +2777,9 @@ export interface operations {
     list_events_api_projects__project_id__feedback_events_get: {
         parameters: {
             query?: {
+                /** @description the last id seen (0: from the start) */
                 after_id?: number | null;
+                /** @description the last id seen (0: from the start) */
                 before_id?: number | null;
                 /** @description one key's history */
                 key?: string | null;
@@ -2759,6 +2788,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -2788,10 +2818,12 @@ export interface operations {
     export_feedback_api_projects__project_id__feedback_export_get: {
         parameters: {
             query?: {
+                /** @description a row id */
                 dataset_id?: number | null;
             };
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -2825,6 +2857,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -2866,6 +2899,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -2897,6 +2931,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -2932,6 +2967,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -2967,6 +3003,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -3002,6 +3039,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -3037,6 +3075,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -3077,6 +3116,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -3108,6 +3148,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -3144,6 +3185,7 @@ export interface operations {
             header?: never;
             path: {
                 name: string;
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -3173,6 +3215,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -3213,6 +3256,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -3242,17 +3286,21 @@ export interface operations {
     list_words_api_projects__project_id__words_get: {
         parameters: {
             query?: {
+                /** @description a class index */
                 label?: number | null;
                 limit?: number;
                 method?: string | null;
                 min_count?: number;
+                /** @description items to skip */
                 offset?: number;
                 search?: string | null;
                 sort?: "importance" | "count" | "suspicion";
+                /** @description a row id */
                 version_id?: number | null;
             };
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -3283,14 +3331,18 @@ export interface operations {
         parameters: {
             query?: {
                 correctness?: "correct" | "incorrect" | "all";
+                /** @description a class index */
                 label?: number | null;
                 limit?: number;
                 method?: string | null;
+                /** @description items to skip */
                 offset?: number;
+                /** @description a row id */
                 version_id?: number | null;
             };
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
                 word: string;
             };
@@ -3423,6 +3475,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 user_id: number;
             };
             cookie?: never;
@@ -3452,6 +3505,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 user_id: number;
             };
             cookie?: never;
@@ -3492,6 +3546,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description a row id */
                 user_id: number;
             };
             cookie?: never;
@@ -3523,6 +3578,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 user_id: number;
             };
             cookie?: never;
@@ -3558,7 +3614,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 token_id: number;
+                /** @description a row id */
                 user_id: number;
             };
             cookie?: never;
@@ -3588,6 +3646,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 version_id: number;
             };
             cookie?: never;
@@ -3653,6 +3712,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 version_id: number;
             };
             cookie?: never;
