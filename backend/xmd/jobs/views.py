@@ -7,22 +7,23 @@ flow (:mod:`xmd.jobs.flows`) before the row exists.
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import StreamingResponse
+from fastapi.security import HTTPAuthorizationCredentials
 
 from xmd.db.errors import NotFoundError
-from xmd.http.deps import DB, Admin, Annotator, Viewer, user_from_token
+from xmd.http.deps import DB, Admin, Annotator, Viewer, bearer, user_from_token
 from xmd.http.pagination import Offset, Page, page, page_of
 from xmd.jobs import flows, service
-from xmd.jobs.models import Job, JobKind, JobMetric, JobStatus
+from xmd.jobs.models import JobKind, JobStatus
 from xmd.jobs.queue import Enqueue
 from xmd.jobs.schemas import EvaluateIn, ExplainIn, JobOut, MetricOut, PushIn, RetrainIn, job_out, metric_out
+from xmd.jobs.watch import JobWatch, TooManyStreams
 from xmd.projects import service as projects_service
 from xmd.users.models import User
 
@@ -108,45 +109,60 @@ def _sse(event: str, data: Any) -> str:
     return f"event: {event}\ndata: {json.dumps(data, default=str)}\n\n"
 
 
+def _stream_user(request: Request, credentials: HTTPAuthorizationCredentials | None, token: str | None) -> User:
+    """Authenticate in a session of its own, closed before the stream starts: a stream must not hold a
+    pool connection for as long as it is open."""
+    with request.app.state.session_factory() as db:
+        user = user_from_token(credentials, db, token)
+        db.expunge(user)
+        return user
+
+
 @router.get("/jobs/{job_id}/events", response_class=StreamingResponse)
 async def job_events(
     job_id: str,
     request: Request,
-    user: Annotated[User, Depends(user_from_token)],
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
+    token: Annotated[str | None, Query(description="for EventSource, which cannot send headers")] = None,
 ) -> StreamingResponse:
     """Server-sent events: ``job`` on every status/progress change, ``metric`` per new loss point, then
-    ``end``. Browsers' EventSource cannot set headers, so ``?token=`` is accepted here too."""
-    factory = request.app.state.session_factory
-
-    def read(after: int | None) -> tuple[Job | None, list[JobMetric]]:
-        with factory() as db:
-            job = service.get(db_session=db, job_id=job_id)
-            return job, ([] if job is None else service.metrics(db_session=db, job_id=job_id, after_id=after))
-
-    first, _ = await run_in_threadpool(read, -1)
-    if first is None:
+    ``end``. Browsers' EventSource cannot set headers, so ``?token=`` is accepted here too. The streams
+    of a process share one database poller (:mod:`xmd.jobs.watch`); a user may hold
+    ``XMD_EVENT_STREAMS_PER_USER`` streams at once (429 past that)."""
+    user = await run_in_threadpool(_stream_user, request, credentials, token)
+    watch: JobWatch = request.app.state.job_watch
+    subscription = watch.subscribe(job_id, user.id)
+    try:
+        entry = await subscription.__aenter__()
+    except TooManyStreams as exc:
+        raise HTTPException(429, str(exc), headers={"Retry-After": "5"}) from exc
+    if entry.job is None:
+        await subscription.__aexit__(None, None, None)
         raise NotFoundError(f"job {job_id} not found")
 
     async def stream() -> AsyncIterator[str]:
         last_state: tuple[Any, ...] | None = None
-        after: int | None = None
-        while True:
-            job, points = await run_in_threadpool(read, after)
-            if job is None:
-                yield _sse("end", {"status": "deleted"})
-                return
-            for m in points:
-                after = m.id
-                yield _sse("metric", metric_out(m).model_dump())
-            state = (job.status, job.progress, job.step, job.epoch, job.error, job.cancel_requested)
-            if state != last_state:
-                last_state = state
-                yield _sse("job", job_out(job).model_dump(mode="json"))
-            if job.status.finished:
-                yield _sse("end", {"status": job.status.value})
-                return
-            if await request.is_disconnected():
-                return
-            await asyncio.sleep(SSE_POLL_S)
+        after = -1
+        try:
+            while True:
+                job = entry.job
+                if job is None:
+                    yield _sse("end", {"status": "deleted"})
+                    return
+                for m in [p for p in entry.points if p.id > after]:
+                    after = m.id
+                    yield _sse("metric", metric_out(m).model_dump())
+                state = (job.status, job.progress, job.step, job.epoch, job.error, job.cancel_requested)
+                if state != last_state:
+                    last_state = state
+                    yield _sse("job", job_out(job).model_dump(mode="json"))
+                if job.status.finished:
+                    yield _sse("end", {"status": job.status.value})
+                    return
+                if await request.is_disconnected():
+                    return
+                await watch.wait(SSE_POLL_S * 4)
+        finally:
+            await subscription.__aexit__(None, None, None)
 
     return StreamingResponse(stream(), media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
