@@ -36,7 +36,7 @@ from xmd.http.deps import current_user
 from xmd.http.redact import redact_url_secrets
 from xmd.http.tempfiles import clean_stale_uploads
 from xmd.http.uploads import max_bytes
-from xmd.jobs.queue import Enqueue, sender
+from xmd.jobs.queue import Enqueue, queue_for, sender
 from xmd.jobs.views import router as jobs_router
 from xmd.jobs.watch import JobWatch
 from xmd.projects.views import router as projects_router
@@ -106,7 +106,11 @@ def create_app(
         app.state.settings = settings
         app.state.models = ModelCache(size=2, device="cpu")
         app.state.enqueue = enqueue or sender(settings)
-        app.state.job_watch = JobWatch(app.state.session_factory, per_user=settings.event_streams_per_user)
+        app.state.job_watch = JobWatch(
+            app.state.session_factory,
+            per_user=settings.event_streams_per_user,
+            queue_of=lambda kind: queue_for(settings, kind),
+        )
         yield
         if engine is None:
             eng.dispose()

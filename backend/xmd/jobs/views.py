@@ -8,7 +8,7 @@ flow (:mod:`xmd.jobs.flows`) before the row exists.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, HTTPException, Query, Request
@@ -21,14 +21,30 @@ from xmd.http.deps import DB, Admin, Annotator, Viewer, bearer, user_from_token
 from xmd.http.pagination import Offset, Page, page, page_of
 from xmd.jobs import flows, service
 from xmd.jobs.models import JobKind, JobStatus
-from xmd.jobs.queue import Enqueue
-from xmd.jobs.schemas import EvaluateIn, ExplainIn, JobOut, MetricOut, PushIn, RetrainIn, job_out, metric_out
+from xmd.jobs.queue import Enqueue, queue_for
+from xmd.jobs.schemas import (
+    EvaluateIn,
+    ExplainIn,
+    JobOut,
+    MetricOut,
+    PushIn,
+    RetrainEstimate,
+    RetrainIn,
+    job_out,
+    metric_out,
+)
 from xmd.jobs.watch import JobWatch, TooManyStreams
 from xmd.projects import service as projects_service
 from xmd.users.models import User
 
 router = APIRouter(prefix="/api", tags=["jobs"])
 SSE_POLL_S = 0.5
+
+
+def queue_of(request: Request) -> Callable[[JobKind], str]:
+    """Which queue a job kind goes to under this app's settings (retrains may have their own)."""
+    settings = request.app.state.settings
+    return lambda kind: queue_for(settings, kind)
 
 
 def enqueue_of(request: Request) -> Enqueue:
@@ -50,6 +66,14 @@ def start_retrain(project_id: int, body: RetrainIn, request: Request, db: DB, _:
     return job_out(flows.start_retrain(db, enqueue_of(request), project, body))
 
 
+@router.post("/projects/{project_id}/jobs/retrain/estimate", response_model=RetrainEstimate)
+def estimate_retrain(project_id: int, body: RetrainIn, db: DB, _: Viewer) -> RetrainEstimate:
+    """The phases a retrain with these settings will run and its expected duration, from the rates the
+    last retrain measured (nothing is started)."""
+    project = projects_service.get_or_raise(db_session=db, project_id=project_id)
+    return RetrainEstimate(**flows.estimate_retrain(db, project, body))
+
+
 @router.post("/projects/{project_id}/jobs/evaluate", status_code=202, response_model=JobOut)
 def start_evaluate(project_id: int, body: EvaluateIn, request: Request, db: DB, _: Annotator) -> JobOut:
     """Measure a version on eval sets (default: all of them); results land in the version's metrics."""
@@ -67,6 +91,7 @@ def start_push(project_id: int, body: PushIn, request: Request, db: DB, _: Admin
 @router.get("/projects/{project_id}/jobs", response_model=Page[JobOut])
 def list_jobs(
     project_id: int,
+    request: Request,
     db: DB,
     _: Viewer,
     status: JobStatus | None = None,
@@ -79,13 +104,18 @@ def list_jobs(
     args: dict[str, Any] = {"project_id": project_id, "status": status, "kind": kind}
     rows = service.list_jobs(db_session=db, offset=offset, limit=limit, **args)
     total = service.count_jobs(db_session=db, **args)
-    return Page[JobOut](**page([job_out(j) for j in rows], total, offset, limit))
+    queued = [j.id for j in rows if j.status is JobStatus.QUEUED]
+    places = service.queue_info(db_session=db, job_ids=queued, queue_of=queue_of(request)) if queued else {}
+    return Page[JobOut](**page([job_out(j, places.get(j.id)) for j in rows], total, offset, limit))
 
 
 @router.get("/jobs/{job_id}", response_model=JobOut)
-def get_job(job_id: str, db: DB, _: Viewer) -> JobOut:
-    """Status, progress (0–100, step, epoch), timings, worker, error and result of a job."""
-    return job_out(service.get_or_raise(db_session=db, job_id=job_id))
+def get_job(job_id: str, request: Request, db: DB, _: Viewer) -> JobOut:
+    """Status, progress (0–100, step, epoch), the running phase and ETA, timings, worker, error and result
+    of a job; a queued one also says its place in its queue and the job it waits behind."""
+    job = service.get_or_raise(db_session=db, job_id=job_id)
+    places = service.queue_info(db_session=db, job_ids=[job.id], queue_of=queue_of(request))
+    return job_out(job, places.get(job.id))
 
 
 @router.get("/jobs/{job_id}/metrics", response_model=Page[MetricOut])
@@ -152,10 +182,11 @@ async def job_events(
                 for m in [p for p in entry.points if p.id > after]:
                     after = m.id
                     yield _sse("metric", metric_out(m).model_dump())
-                state = (job.status, job.progress, job.step, job.epoch, job.error, job.cancel_requested)
+                state = (job.status, job.progress, job.step, job.phase, job.phase_done, job.eta_s, job.error)
+                state += (job.cancel_requested, str(entry.queue))
                 if state != last_state:
                     last_state = state
-                    yield _sse("job", job_out(job).model_dump(mode="json"))
+                    yield _sse("job", job_out(job, entry.queue).model_dump(mode="json"))
                 if job.status.finished:
                     yield _sse("end", {"status": job.status.value})
                     return

@@ -13,16 +13,18 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
+from typing import Any
 
 from fastapi.concurrency import run_in_threadpool
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from xmd.core.types import XMDError
-from xmd.jobs.models import Job, JobMetric
+from xmd.jobs import service as jobs_service
+from xmd.jobs.models import Job, JobKind, JobMetric
 
 log = logging.getLogger(__name__)
 MAX_POINTS = 10_000
@@ -41,13 +43,23 @@ class Watched:
     points: list[JobMetric] = field(default_factory=list)
     loaded: bool = False
     subscribers: int = 0
+    queue: dict[str, Any] | None = None
+    """A queued job's place (``jobs.service.queue_info``)."""
 
 
 class JobWatch:
     """The shared poller (one per app) and the per-user stream counts."""
 
-    def __init__(self, factory: sessionmaker[Session], *, interval: float = 0.5, per_user: int = 10) -> None:
+    def __init__(
+        self,
+        factory: sessionmaker[Session],
+        *,
+        interval: float = 0.5,
+        per_user: int = 10,
+        queue_of: Callable[[JobKind], str] | None = None,
+    ) -> None:
         self.factory, self.interval, self.per_user = factory, interval, per_user
+        self.queue_of = queue_of
         self.jobs: dict[str, Watched] = {}
         self.streams: dict[int, int] = {}
         self._lock = threading.Lock()
@@ -125,10 +137,13 @@ class JobWatch:
             with suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), self.interval)
 
-    def _read(self, cursors: dict[str, int | None]) -> dict[str, tuple[Job | None, list[JobMetric]]]:
-        """The watched jobs and their loss points after each cursor, in one short session."""
-        out: dict[str, tuple[Job | None, list[JobMetric]]] = {}
+    def _read(self, cursors: dict[str, int | None]) -> dict[str, tuple[Job | None, list[JobMetric], dict | None]]:
+        """The watched jobs, their loss points after each cursor and queued ones' places, in one short session."""
+        out: dict[str, tuple[Job | None, list[JobMetric], dict | None]] = {}
         with self.factory() as db:
+            places: dict[str, dict] = {}
+            if self.queue_of is not None:
+                places = jobs_service.queue_info(db_session=db, job_ids=list(cursors), queue_of=self.queue_of)
             rows = {j.id: j for j in db.scalars(select(Job).where(Job.id.in_(list(cursors))))}
             for job_id, after in cursors.items():
                 job = rows.get(job_id)
@@ -138,16 +153,16 @@ class JobWatch:
                     if after is not None:
                         stmt = stmt.where(JobMetric.id > after)
                     points = list(db.scalars(stmt.order_by(JobMetric.id).limit(MAX_POINTS)))
-                out[job_id] = (job, points)
+                out[job_id] = (job, points, places.get(job_id))
             db.expunge_all()
         return out
 
-    def _apply(self, found: dict[str, tuple[Job | None, list[JobMetric]]]) -> None:
-        for job_id, (job, points) in found.items():
+    def _apply(self, found: dict[str, tuple[Job | None, list[JobMetric], dict | None]]) -> None:
+        for job_id, (job, points, place) in found.items():
             entry = self.jobs.get(job_id)
             if entry is None:
                 continue
-            entry.job = job
+            entry.job, entry.queue = job, place
             entry.points.extend(points)
             del entry.points[:-MAX_POINTS]
             entry.loaded = True

@@ -11,9 +11,11 @@ from fastapi import APIRouter, File, Form, Request, UploadFile
 from fastapi.concurrency import run_in_threadpool
 
 from xmd.core.types import DataError
+from xmd.db.errors import ConflictError
 from xmd.http.deps import DB, Admin, Viewer, settings_of
 from xmd.http.pagination import Limit, Offset, Page, page_of
 from xmd.http.uploads import remove, save_upload, temp_dir
+from xmd.jobs import service as jobs_service
 from xmd.projects import flows, paths, service
 from xmd.projects.schemas import ProjectCreate, ProjectOut, project_out
 from xmd.versions import service as versions_service
@@ -109,7 +111,17 @@ def get_project(project_id: int, db: DB, _: Viewer) -> ProjectOut:
 
 @router.delete("/projects/{project_id}", status_code=204)
 def delete_project(project_id: int, request: Request, db: DB, _: Admin) -> None:
-    """Delete a project, everything it owns in the database, and its model versions on disk."""
+    """Delete a project, everything it owns in the database, and its model versions on disk.
+
+    Refused with 409 while any of its jobs is queued or running (cancel them first, ``POST
+    /api/jobs/{id}/cancel``): a worker must never go on training for a project that no longer exists."""
     project = service.get_or_raise(db_session=db, project_id=project_id)
+    active = jobs_service.active_jobs(db_session=db, project_id=project_id)
+    if active:
+        listed = ", ".join(f"{j.kind.value} {j.id} ({j.status.value})" for j in active[:5])
+        raise ConflictError(
+            f"project {project.name!r} has {len(active)} unfinished job(s): {listed}; cancel them "
+            "(POST /api/jobs/{id}/cancel) and wait until they stop, then delete the project"
+        )
     service.delete(db_session=db, project=project)
     shutil.rmtree(versions_service.project_dir(settings_of(request), project_id), ignore_errors=True)
