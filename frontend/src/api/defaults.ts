@@ -13,6 +13,7 @@ export const schemaDefaults = {
     "attribution_weight": 5,
     "batch_size": 16,
     "epochs": 2,
+    "eval_max_examples": 2000,
     "grad_accum": 1,
     "lam": 1,
     "loss": "mse",
