@@ -142,6 +142,34 @@ def test_cancel_is_honoured_within_seconds_during_the_evaluation_before_training
         datasets.delete_dataset(db_session=db, dataset=datasets.get_or_raise(db_session=db, dataset_id=ds.id))
 
 
+def test_cancel_stops_an_explain_job_inside_a_chunk(stack: Stack, seeded: dict) -> None:
+    st = stack
+    with st.factory() as db:
+        from xmd.projects import service as projects
+
+        project = projects.get_or_raise(db_session=db, project_id=seeded["project_id"])
+        big = [
+            Example(id=e.id, text=e.text + LONG, label=e.label) for e in demo_examples(3000, prefix="x", shortcut=True)
+        ]
+        ds = datasets.add_dataset(db_session=db, project=project, name="big_train", role="train", examples=big)
+    params = {"version_id": seeded["version_id"], "dataset_id": ds.id, "method": "grad_x_input", "chunk_size": 3000}
+    # the worker loads the model once (seconds on a busy machine): a small explain of the same version first
+    warm = st.submit("explain", seeded["project_id"], {**params, "dataset_id": seeded["train_id"]})
+    st.wait_status(warm, JobStatus.SUCCEEDED, timeout=120)
+    job_id = st.submit("explain", seeded["project_id"], {**params, "max_length": 128})
+    st.wait(job_id, lambda j: j.status.finished or bool((j.result or {}).get("claims")))
+    time.sleep(1.0)  # inside the one chunk
+    assert st.job(job_id).result.get("claims"), "the chunk is claimed: the worker is explaining it"
+    asked = time.monotonic()
+    with st.factory() as db:
+        jobs.request_cancel(db_session=db, job_id=job_id)
+    job = st.wait_finished(job_id, timeout=60)
+    took = time.monotonic() - asked
+    assert job.status is JobStatus.CANCELLED, job.error
+    assert took < 5.0, f"cancel took {took:.1f} s inside an explain chunk\n{st.all_logs()[-3000:]}"
+    assert not (job.result or {}).get("done"), "the chunk was finished although the job was cancelled"
+
+
 def test_a_worker_stops_when_its_job_row_is_deleted(stack: Stack, seeded: dict) -> None:
     """The row can vanish under a running job (a project deleted in a race with the job's start):
     the worker stops at its next report and is free for the next job."""

@@ -181,6 +181,7 @@ def _explain_chunk(ctx: JobContext, i: int, owner: str) -> int:
         )
     )
     with process_cache(ctx.settings.device).use(version.path) as loaded:
+        ctx.check_cancel()  # loading a model can take seconds
         exps = explain(
             loaded,
             [ex.text for ex in rows],
@@ -188,6 +189,7 @@ def _explain_chunk(ctx: JobContext, i: int, owner: str) -> int:
             max_length=int(params.get("max_length") or DEFAULT_MAX_LENGTH),
             batch_size=int(params.get("batch_size") or 32),
             example_ids=[ex.ext_id for ex in rows],
+            on_batch=ctx.cancel_hook(),  # a cancel stops the chunk within about a second
         )
     explanations.upsert_explanations(
         db_session=db, model_version=version, method=method, items=list(zip(rows, exps, strict=True)), commit=False

@@ -115,6 +115,20 @@ class JobContext:
 
         return hook
 
+    def cancel_hook(self) -> Progress:
+        """A progress hook that only listens for a cancel (read at most every :data:`PHASE_WRITE_S`
+        seconds), for loops whose progress is reported elsewhere (an explain job's chunks)."""
+        last = [time.monotonic()]
+
+        def hook(done: int, total: int) -> bool:
+            if time.monotonic() - last[0] >= PHASE_WRITE_S:
+                last[0] = time.monotonic()
+                self._cancel = jobs.is_cancel_requested(db_session=self.db, job_id=self.job.id)
+                self.db.commit()  # end the read transaction: the chunk's rows are written later
+            return not self._cancel
+
+        return hook
+
     def end_phase(self, name: str) -> bool:
         """Mark phase ``name`` finished and report; True when a cancel was requested."""
         if self.tracker is not None:
