@@ -52,17 +52,6 @@ def _add_train_args(p: argparse.ArgumentParser, *settings: type, defaults: dict[
     )
 
 
-USER_ACTIONS = {
-    "create": "a user and their first token",
-    "token": "another token for a user",
-    "list": "every user",
-    "tokens": "a user's tokens (never the secrets)",
-    "revoke": "revoke a user's token --token-id",
-    "role": "change a user's --role",
-    "delete": "delete a user and their tokens",
-}
-
-
 def build_parser() -> argparse.ArgumentParser:
     from xmd.core.training import RETRAIN_SETTINGS, TrainConfig
 
@@ -71,30 +60,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"xmd {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
+    from xmd.cli_explain import add_parsers as add_explain_parsers
 
-    p = sub.add_parser("explain", help="word-level attributions for every example of a dataset")
-    p.add_argument("model", help="model directory or Hub id")
-    p.add_argument("data", help="CSV, TSV, JSONL, JSON, Parquet or a saved datasets directory")
-    p.add_argument(
-        "--method", default="grad_x_input", help="grad_x_input | saliency | integrated_gradients | occlusion"
-    )
-    p.add_argument("--target", default=None, help="class name or index to explain (default: the prediction)")
-    p.add_argument("--n-steps", type=int, default=20, help="integrated gradients steps")
-    p.add_argument("--out", default=None, help="write one JSON line per example to this file")
-    p.add_argument("--top", type=int, default=3, help="words shown per example in the table")
-    _add_data_args(p)
-    _add_common(p)
-
-    p = sub.add_parser("words", help="task-level ranking: which words the model relies on across the data")
-    p.add_argument("model")
-    p.add_argument("data")
-    p.add_argument("--method", default="grad_x_input")
-    p.add_argument("--sort", default="suspicion", choices=["importance", "count", "suspicion"])
-    p.add_argument("--min-count", type=int, default=5)
-    p.add_argument("--top", type=int, default=25)
-    p.add_argument("--label-filter", default=None, help="only words that occur in examples of this label")
-    _add_data_args(p)
-    _add_common(p)
+    add_explain_parsers(sub)
 
     p = sub.add_parser("train", help="plain fine-tune of a base model (builds the classifier to debug)")
     p.add_argument("base", help="base model directory or Hub id (use 'minilm' for the bundled demo model)")
@@ -143,39 +111,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--n-train", type=int, default=2000)
     p.add_argument("--json", action="store_true")
 
-    p = sub.add_parser("db", help="database schema: upgrade (create/migrate), downgrade, current")
-    p.add_argument("action", choices=["upgrade", "downgrade", "current"])
-    p.add_argument("revision", nargs="?", default=None, help="target revision (default: head / one step down)")
-    p.add_argument("--json", action="store_true")
-
-    p = sub.add_parser("users", help="manage users and API tokens (the first admin is created here)")
-    p.add_argument(
-        "action",
-        choices=list(USER_ACTIONS),
-        help="; ".join(f"{k}: {v}" for k, v in USER_ACTIONS.items()),
-    )
-    p.add_argument("name", nargs="?", default=None)
-    p.add_argument(
-        "--role", default=None, choices=["admin", "annotator", "viewer"], help="create (default viewer), role"
-    )
-    p.add_argument("--expires-days", type=int, default=None, help="create, token: the new token expires after N days")
-    p.add_argument("--token-id", type=int, default=None, help="revoke: the token's id (see `xmd users tokens NAME`)")
-    p.add_argument("--json", action="store_true")
-
-    p = sub.add_parser("worker", help="run a Celery worker for explain / retrain / evaluate / push jobs")
-    p.add_argument(
-        "-Q", "--queues", default=None, help="comma-separated queues (default: XMD_DEFAULT_QUEUE and XMD_RETRAIN_QUEUE)"
-    )
-    p.add_argument("-c", "--concurrency", type=int, default=1, help="jobs run at once (default 1: one model in memory)")
-    p.add_argument("-P", "--pool", default="prefork", help="prefork (default; a crashed job spares the worker) | solo")
-    p.add_argument("-l", "--loglevel", default="info")
-
-    p = sub.add_parser("serve", help="run the API, the web UI and an embedded worker (--demo: with the demo project)")
-    p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=8000)
-    p.add_argument("--demo", action="store_true", help="prepare the demo project (fine-tunes MiniLM on first start)")
-    p.add_argument("--no-worker", action="store_true", help="do not start an embedded worker (run `xmd worker`)")
-
     p = sub.add_parser("demo", help="the whole story on the demo data: train, find the shortcut, debug it")
     p.add_argument("--workdir", default="runs/demo", help="where data and models go (default: runs/demo)")
     p.add_argument("--n-train", type=int, default=2000)
@@ -183,8 +118,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.add_argument("--quiet", action="store_true")
     p.add_argument("--device", default="auto")
+    from xmd.cli_admin import add_parsers as add_admin_parsers
     from xmd.cli_feedback import add_parser as add_feedback_parser
 
+    add_admin_parsers(sub)
     add_feedback_parser(sub)
     return parser
 
@@ -253,82 +190,6 @@ def _metrics_table(before: dict | None, after: dict | None) -> str:
             f"{f(b.get('macro_f1')):>11}{f(a.get('macro_f1')):>10}"
         )
     return "\n".join(lines)
-
-
-def cmd_explain(args) -> None:
-    from xmd.core.attribution import explain
-    from xmd.core.modeling import load_model
-
-    loaded = load_model(_resolve_model(args.model), device=args.device)
-    examples = _load_data(args, args.data, loaded.labels)
-    target = None if args.target is None else loaded.label_index(args.target)
-    exps = explain(
-        loaded,
-        [ex.text for ex in examples],
-        method=args.method,
-        target=target,
-        batch_size=args.batch_size,
-        max_length=args.max_length,
-        n_steps=args.n_steps,
-        example_ids=[ex.id for ex in examples],
-        progress=not args.quiet,
-    )
-    rows = []
-    for ex, e in zip(examples, exps, strict=True):
-        d = e.to_dict()
-        d["label"] = loaded.labels[ex.label] if ex.label is not None else None
-        d["target_name"] = loaded.labels[e.target]
-        rows.append(d)
-    if args.out:
-        with open(args.out, "w") as fh:
-            for d in rows:
-                fh.write(json.dumps(d) + "\n")
-    lines = []
-    for d in rows[:50]:
-        top = sorted(range(len(d["words"])), key=lambda i: -d["shares"][i])[: args.top]
-        words = ", ".join(f"{d['words'][i]} {d['shares'][i]:.2f}" for i in top)
-        lines.append(f"{d['example_id']:>8}  {d['target_name']:<12} {words}")
-    if len(rows) > 50:
-        lines.append(f"… {len(rows) - 50} more" + (f" (all in {args.out})" if args.out else ""))
-    _print(args, rows if not args.out else {"written": args.out, "n": len(rows)}, "\n".join(lines))
-
-
-def cmd_words(args) -> None:
-    from xmd.core.aggregate import TaskAggregate
-    from xmd.core.attribution import explain
-    from xmd.core.modeling import load_model
-
-    loaded = load_model(_resolve_model(args.model), device=args.device)
-    examples = _load_data(args, args.data, loaded.labels)
-    exps = explain(
-        loaded,
-        [ex.text for ex in examples],
-        method=args.method,
-        batch_size=args.batch_size,
-        max_length=args.max_length,
-        progress=not args.quiet,
-    )
-    agg = TaskAggregate(loaded.num_labels, label_names=loaded.labels)
-    for ex, e in zip(examples, exps, strict=True):
-        agg.add(ex.id, ex.label, e)
-    label = None if args.label_filter is None else loaded.label_index(args.label_filter)
-    ranking = agg.ranking(sort=args.sort, label=label, min_count=args.min_count, limit=args.top)
-    payload = []
-    lines = [f"{'word':<18}{'importance':>11}{'count':>7}{'skew':>7}{'suspicion':>10}  label counts"]
-    for w in ranking:
-        counts = dict(zip(loaded.labels, w.label_counts, strict=True))
-        payload.append(
-            {
-                "word": w.word,
-                "mean_importance": w.mean_importance,
-                "count": w.count,
-                "label_counts": counts,
-                "skew": w.skew,
-                "suspicion": w.suspicion,
-            }
-        )
-        lines.append(f"{w.word:<18}{w.mean_importance:>11.3f}{w.count:>7}{w.skew:>7.2f}{w.suspicion:>10.3f}  {counts}")
-    _print(args, payload, "\n".join(lines))
 
 
 def _train_config(args, cls: type | None = None):
@@ -459,13 +320,6 @@ def cmd_demo_data(args) -> None:
     _print(args, {k: str(v) for k, v in paths.items()}, "\n".join(f"{k}: {v}" for k, v in paths.items()))
 
 
-def cmd_serve(args) -> None:
-    from xmd.config import Settings
-    from xmd.serve import serve
-
-    serve(Settings.from_env(), host=args.host, port=args.port, demo=args.demo, worker=not args.no_worker)
-
-
 def cmd_demo(args) -> None:
     from xmd.core.demo_story import run_demo
 
@@ -475,54 +329,25 @@ def cmd_demo(args) -> None:
     _print(args, report, report.get("summary", ""))
 
 
-def cmd_db(args) -> None:
-    from xmd.config import Settings
-    from xmd.db.engine import make_engine
-    from xmd.db.migrate import current_revisions, downgrade, upgrade
-
-    settings = Settings.from_env()
-    engine = make_engine(settings.database_url, data_dir_path=settings.data_dir)
-    url = engine.url
-    if args.action == "upgrade":
-        upgrade(url, args.revision or "head")
-    elif args.action == "downgrade":
-        downgrade(url, args.revision or "-1")
-    revs = sorted(current_revisions(engine))
-    where = url.render_as_string(hide_password=True)
-    _print(args, {"database": where, "revisions": revs}, f"{where}: at {', '.join(revs) or 'no revision (empty)'}")
-
-
-def cmd_users(args) -> None:
-    from xmd.cli_users import run_users
-
-    run_users(args, _print)
-
-
-def cmd_worker(args) -> None:
-    from workers.__main__ import run_worker
-
-    queues = [q.strip() for q in args.queues.split(",") if q.strip()] if args.queues else None
-    run_worker(queues=queues, concurrency=args.concurrency, pool=args.pool, loglevel=args.loglevel)
-
-
 def cmd_feedback(args) -> None:
     from xmd.cli_feedback import run
 
     run(args)
 
 
+def _commands() -> dict[str, Any]:
+    """Every subcommand's function; the groups live in ``cli_<group>.py`` (entry points like this file)."""
+    from xmd import cli_admin, cli_explain
+
+    return {**COMMANDS, **cli_explain.COMMANDS, **cli_admin.COMMANDS}
+
+
 COMMANDS = {
-    "explain": cmd_explain,
-    "words": cmd_words,
     "train": cmd_train,
     "debug": cmd_debug,
     "evaluate": cmd_evaluate,
     "demo-data": cmd_demo_data,
     "demo": cmd_demo,
-    "serve": cmd_serve,
-    "db": cmd_db,
-    "users": cmd_users,
-    "worker": cmd_worker,
     "feedback": cmd_feedback,
 }
 
@@ -543,7 +368,7 @@ def main(argv: list[str] | None = None) -> int:
     _quiet_libraries()
     private_files()  # models, databases, uploads written by any command: owner only
     try:
-        COMMANDS[args.command](args)
+        _commands()[args.command](args)
     except (XMDError, ValueError, FileNotFoundError) as exc:
         print(f"xmd: error: {exc}", file=sys.stderr)
         return 2

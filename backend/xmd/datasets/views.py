@@ -45,17 +45,6 @@ def _dataset(db: Session, dataset_id: int) -> tuple[Dataset, Project]:
     return ds, projects_service.get_or_raise(db_session=db, project_id=ds.project_id)
 
 
-def _version_id(db: Session, project: Project, version_id: int | None, *, required: bool) -> int | None:
-    """The version whose stored predictions to show; None when the project has no ready one yet and
-    the request does not depend on it."""
-    try:
-        return versions_service.resolve(db_session=db, project=project, version_id=version_id).id
-    except NotFoundError:
-        if required:
-            raise
-        return None
-
-
 def _upload_suffix(upload: UploadFile) -> str:
     suffix = Path(upload.filename or "").suffix.lower()
     if suffix not in SUPPORTED_EXTENSIONS:
@@ -175,7 +164,9 @@ def list_examples(
     if label is not None and label >= len(project.labels):
         raise DataError(f"label {label} is outside the project's labels 0..{len(project.labels) - 1}")
     m = projects_service.method_for(project, method)
-    mv_id = _version_id(db, project, version_id, required=version_id is not None or correctness != "all")
+    mv_id = versions_service.resolve_id(
+        db_session=db, project=project, version_id=version_id, required=version_id is not None or correctness != "all"
+    )
     filters: dict[str, Any] = {
         "dataset_id": ds.id,
         "label": label,
@@ -199,7 +190,9 @@ def get_example(
     ex = service.get_example_or_raise(db_session=db, example_id=example_id)
     project = projects_service.get_or_raise(db_session=db, project_id=ex.project_id)
     m = projects_service.method_for(project, method)
-    mv_id = _version_id(db, project, version_id, required=version_id is not None)
+    mv_id = versions_service.resolve_id(
+        db_session=db, project=project, version_id=version_id, required=version_id is not None
+    )
     return examples_out(db, project, [ex], mv_id, m)[0]
 
 

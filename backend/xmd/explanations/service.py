@@ -278,7 +278,9 @@ def remove_explanations_of_dataset(*, db_session: Session, dataset_id: int, comm
                 .where(Example.dataset_id == dataset_id)
                 .where(Explanation.model_version_id == mv_id, Explanation.method == method)
             ).all()
-            n += _remove(db_session, mv, method, sorted(set(ids)))
+            n += remove_explanations(
+                db_session=db_session, model_version=mv, method=method, example_ids=ids, commit=False
+            )
     return n
 
 

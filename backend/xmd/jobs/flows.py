@@ -25,6 +25,9 @@ from xmd.projects import service as projects
 from xmd.projects.models import Project
 from xmd.versions import service as versions
 
+NO_TRAIN = "the project has no training dataset; upload one first"
+NO_EVAL = "the project has no eval dataset; upload one with role=eval first"
+
 
 def start(
     db: Session,
@@ -46,17 +49,20 @@ def start(
     return service.get_or_raise(db_session=db, job_id=job.id)
 
 
-def _ids(db: Session, project: Project, ids: list[int] | None, role: DatasetRole) -> list[int]:
-    return [ds.id for ds in datasets.resolve_ids(db_session=db, project=project, ids=ids, role=role)]
+def _ids(db: Session, project: Project, ids: list[int] | None, role: DatasetRole, *, none: str = "") -> list[int]:
+    """The job's dataset ids (:func:`xmd.datasets.service.resolve_ids`); DataError ``none`` if there are none."""
+    found = [ds.id for ds in datasets.resolve_ids(db_session=db, project=project, ids=ids, role=role)]
+    if not found and none:
+        raise DataError(none)
+    return found
 
 
 def start_explain(db: Session, enqueue: Enqueue, project: Project, body: ExplainIn) -> Job:
     """Explain a training dataset (default: the first) with a ready version and a method."""
     mv = versions.resolve(db_session=db, project=project, version_id=body.version_id)
     method = projects.method_for(project, body.method)
-    ids = _ids(db, project, None if body.dataset_id is None else [body.dataset_id], DatasetRole.TRAIN)
-    if not ids:
-        raise DataError("the project has no training dataset to explain; upload one first")
+    wanted = None if body.dataset_id is None else [body.dataset_id]
+    ids = _ids(db, project, wanted, DatasetRole.TRAIN, none=NO_TRAIN)
     params = {"version_id": mv.id, "dataset_id": ids[0], "method": method, "chunk_size": body.chunk_size}
     return start(db, enqueue, project, JobKind.EXPLAIN, params)
 
@@ -64,9 +70,7 @@ def start_explain(db: Session, enqueue: Enqueue, project: Project, body: Explain
 def start_retrain(db: Session, enqueue: Enqueue, project: Project, body: RetrainIn) -> Job:
     """Retrain a ready version with the project's feedback; the settings are stored on the job row."""
     mv = versions.resolve(db_session=db, project=project, version_id=body.version_id)
-    train = _ids(db, project, body.train_dataset_ids, DatasetRole.TRAIN)
-    if not train:
-        raise DataError("the project has no training dataset; upload one first")
+    train = _ids(db, project, body.train_dataset_ids, DatasetRole.TRAIN, none=NO_TRAIN)
     evals = _ids(db, project, body.eval_dataset_ids, DatasetRole.EVAL)
     if not feedback.list_feedback(db_session=db, project_id=project.id, limit=1):
         raise FeedbackError("there is no feedback to train with yet: mark words to remove or add first")
@@ -78,9 +82,7 @@ def start_retrain(db: Session, enqueue: Enqueue, project: Project, body: Retrain
 def start_evaluate(db: Session, enqueue: Enqueue, project: Project, body: EvaluateIn) -> Job:
     """Measure a ready version on eval sets (default: all of them)."""
     mv = versions.resolve(db_session=db, project=project, version_id=body.version_id)
-    evals = _ids(db, project, body.dataset_ids, DatasetRole.EVAL)
-    if not evals:
-        raise DataError("the project has no eval dataset; upload one with role=eval first")
+    evals = _ids(db, project, body.dataset_ids, DatasetRole.EVAL, none=NO_EVAL)
     return start(db, enqueue, project, JobKind.EVALUATE, {"version_id": mv.id, "dataset_ids": evals})
 
 

@@ -16,9 +16,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from xmd.core.pipeline import EFFECT_MAX_EXAMPLES
+
 SHARE_METHODS = ("grad_x_input", "occlusion")
 """Attribution methods the retrain measures the corrected words' share with (``pipeline.debug``'s default)."""
-MAX_SHARE_EXAMPLES = 256
+MAX_SHARE_EXAMPLES = EFFECT_MAX_EXAMPLES
 """``pipeline.debug``'s ``max_share_examples``: the share phases explain at most this many examples."""
 
 
@@ -128,7 +130,10 @@ class Tracker:
         phase = self.phases.get(name)
         if phase is None or phase.seconds is not None:
             return
-        phase.done = max(phase.done, phase.total)
+        if phase.done > 0:  # a phase may end early (training's early stop): its total is what it did
+            phase.total = phase.done
+        else:
+            phase.done = phase.total
         phase.seconds = time.monotonic() - (phase.started or time.monotonic())
         if self.current is phase:
             self.current = None

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Annotated
 
@@ -111,7 +110,7 @@ def get_project(project_id: int, db: DB, _: Viewer) -> ProjectOut:
 
 @router.delete("/projects/{project_id}", status_code=204)
 def delete_project(project_id: int, request: Request, db: DB, _: Admin) -> None:
-    """Delete a project, everything it owns in the database, and its model versions on disk.
+    """Delete a project, everything it owns in the database, and its stored model versions.
 
     Refused with 409 while any of its jobs is queued or running (cancel them first, ``POST
     /api/jobs/{id}/cancel``): a worker must never go on training for a project that no longer exists."""
@@ -124,4 +123,4 @@ def delete_project(project_id: int, request: Request, db: DB, _: Admin) -> None:
             "(POST /api/jobs/{id}/cancel) and wait until they stop, then delete the project"
         )
     service.delete(db_session=db, project=project)
-    shutil.rmtree(versions_service.project_dir(settings_of(request), project_id), ignore_errors=True)
+    versions_service.delete_files(settings_of(request), project_id)
