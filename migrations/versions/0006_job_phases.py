@@ -1,7 +1,7 @@
 """Jobs report phases: the running phase's label and progress, an ETA, and the phase log.
 
-Revision ID: 0003
-Revises: 0002
+Revision ID: 0006
+Revises: 0005
 Create Date: 2026-11-23
 """
 
@@ -12,8 +12,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0003"
-down_revision: str | None = "0002"
+revision: str = "0006"
+down_revision: str | None = "0005"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
