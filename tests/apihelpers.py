@@ -4,14 +4,59 @@ from __future__ import annotations
 
 import csv
 import io
+import os
+import socket
+import subprocess
+import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import httpx
 from fastapi.testclient import TestClient
 from xmd.config import Settings
 from xmd.core.demo import make_demo_dataset
 from xmd.jobs.models import Job
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(
+    db_url: str, data_dir: Path, log: Path, env: dict[str, str] | None = None
+) -> tuple[subprocess.Popen[bytes], str]:
+    """A real uvicorn process serving the app on ``db_url`` (for tests that need real concurrency);
+    returns the process (stop it with ``os.killpg``) and its base URL once ``/api/health`` answers."""
+    port = free_port()
+    child_env = {**os.environ, "XMD_DATABASE_URL": db_url, "XMD_DATA_DIR": str(data_dir)}
+    child_env.update({"XMD_ALLOW_LOCAL_MODEL_PATHS": "1", **(env or {})})
+    child_env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "backend"), str(ROOT), child_env.get("PYTHONPATH", "")])
+    with log.open("ab") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "uvicorn", "--factory", "xmd.app:create_app", "--port", str(port)],
+            cwd=ROOT,
+            env=child_env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 60
+    while True:
+        assert proc.poll() is None, log.read_text()[-3000:]
+        try:
+            if httpx.get(f"{base}/api/health", timeout=1).status_code == 200:
+                return proc, base
+        except httpx.HTTPError:
+            pass
+        assert time.time() < deadline, "the server did not start"
+        time.sleep(0.2)
 
 
 @dataclass

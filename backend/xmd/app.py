@@ -37,8 +37,9 @@ from xmd.http.inputs import InputGuard
 from xmd.http.redact import redact_url_secrets
 from xmd.http.tempfiles import clean_stale_uploads
 from xmd.http.uploads import max_bytes
-from xmd.jobs.queue import Enqueue, sender
+from xmd.jobs.queue import Enqueue, queue_for, sender
 from xmd.jobs.views import router as jobs_router
+from xmd.jobs.watch import JobWatch
 from xmd.projects.views import router as projects_router
 from xmd.users.models import User
 from xmd.users.views import router as users_router
@@ -107,6 +108,11 @@ def create_app(
         app.state.settings = settings
         app.state.models = ModelCache(size=2, device="cpu", locate=versions_service.locator(settings))
         app.state.enqueue = enqueue or sender(settings)
+        app.state.job_watch = JobWatch(
+            app.state.session_factory,
+            per_user=settings.event_streams_per_user,
+            queue_of=lambda kind: queue_for(settings, kind),
+        )
         yield
         if engine is None:
             eng.dispose()

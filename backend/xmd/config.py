@@ -78,6 +78,8 @@ class Settings:
     """PostgreSQL: the longest one API statement may run before it is cancelled (0 = no limit)."""
     regex_searches_per_user: int = 2
     """Regex searches one user may run at once; more get 429."""
+    event_streams_per_user: int = 20
+    """Job event streams (``/api/jobs/{id}/events``) one user may hold open at once; more get 429."""
 
     def __post_init__(self) -> None:
         if not 0 < self.heartbeat_s < self.stale_after_s:
@@ -118,6 +120,7 @@ class Settings:
             storage_cache_mb=_int("XMD_STORAGE_CACHE_MB", DEFAULT_CACHE_MB),
             statement_timeout_ms=_int("XMD_STATEMENT_TIMEOUT_MS", 30_000),
             regex_searches_per_user=_int("XMD_REGEX_SEARCHES_PER_USER", 2),
+            event_streams_per_user=_int("XMD_EVENT_STREAMS_PER_USER", 20),
         )
 
     def to_env(self) -> dict[str, str]:
@@ -139,6 +142,7 @@ class Settings:
             "XMD_STORAGE_CACHE_MB": str(self.storage_cache_mb),
             "XMD_STATEMENT_TIMEOUT_MS": str(self.statement_timeout_ms),
             "XMD_REGEX_SEARCHES_PER_USER": str(self.regex_searches_per_user),
+            "XMD_EVENT_STREAMS_PER_USER": str(self.event_streams_per_user),
         }
         optional = {
             "XMD_STORAGE": self.storage_url,

@@ -3,6 +3,9 @@ worker, serve the API and the web UI. ``--demo`` also prepares the demo project 
 fine-tuned on reviews where the director "spielberg" is a planted shortcut for *positive*), so a
 newcomer lands in the UI with something to debug.
 
+Two embedded workers run: one for retrains, one for everything else (explain, evaluate, push), so a
+short job never waits behind a long retrain.
+
 The admin token is printed once per start (a fresh token each time; only hashes are stored).
 """
 
@@ -29,6 +32,7 @@ __all__ = ["DEMO_PROJECT", "ensure_admin", "prepare_demo", "serve"]
 
 log = logging.getLogger(__name__)
 ADMIN = "admin"
+RETRAIN_QUEUE_SUFFIX = "retrain"
 
 
 def ensure_admin(db: Session) -> str:
@@ -54,6 +58,10 @@ def serve(
 
     from xmd.app import create_app
 
+    if worker and settings.retrain_queue == settings.default_queue:
+        # retrains get a queue and a worker of their own: a one-second explain, evaluate or push never
+        # waits behind another project's long retrain (the API and both workers read these settings)
+        settings = replace(settings, retrain_queue=f"{settings.default_queue}-{RETRAIN_QUEUE_SUFFIX}")
     if demo and not settings.allow_local_model_paths:
         # the demo is one person on their own machine: let them create projects from their model folders
         settings = replace(settings, allow_local_model_paths=True)
@@ -68,11 +76,12 @@ def serve(
             project_id, _ = prepare_demo(db, settings, demo_workdir or settings.data_dir / "demo")
     engine.dispose()
 
-    proc = None
+    procs = []
     if worker:
         from workers.launch import start_worker
 
-        proc = start_worker(settings, concurrency=1)
+        for queue in dict.fromkeys([settings.default_queue, settings.retrain_queue]):
+            procs.append(start_worker(settings, queues=[queue], concurrency=1))
     url = f"http://{host}:{port}/"
     fragment = f"#token={token}" + (f"&project={project_id}" if project_id else "")
     print(
@@ -89,9 +98,9 @@ def serve(
     try:
         server.run()
     finally:
-        if proc is not None:
-            from workers.launch import stop_worker
+        from workers.launch import stop_worker
 
+        for proc in procs:
             with contextlib.suppress(Exception):
                 stop_worker(proc)
         for sig, handler in previous.items():

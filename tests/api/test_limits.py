@@ -6,10 +6,6 @@ from __future__ import annotations
 
 import csv
 import io
-import os
-import socket
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -17,7 +13,7 @@ from typing import Annotated, Any
 
 import httpx
 import pytest
-from apihelpers import Api, make_settings
+from apihelpers import Api, make_settings, start_server
 from fastapi import Depends
 from fastapi.testclient import TestClient
 from sqlalchemy import text
@@ -27,12 +23,6 @@ from xmd.http.deps import get_db
 
 ROOT = Path(__file__).resolve().parents[2]
 CATASTROPHIC = (r"^(\w+\s?)*!$", r"(a{1,100}){1,100}")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _words_csv(n: int = 400) -> bytes:
@@ -45,32 +35,6 @@ def _words_csv(n: int = 400) -> bytes:
     return buf.getvalue().encode()
 
 
-def _start_server(db_url: str, data_dir: Path, log: Path) -> tuple[subprocess.Popen[bytes], str]:
-    port = _free_port()
-    env = {**os.environ, "XMD_DATABASE_URL": db_url, "XMD_DATA_DIR": str(data_dir), "XMD_ALLOW_LOCAL_MODEL_PATHS": "1"}
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "backend"), str(ROOT), env.get("PYTHONPATH", "")])
-    with log.open("ab") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "--factory", "xmd.app:create_app", "--port", str(port)],
-            cwd=ROOT,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while True:
-        assert proc.poll() is None, log.read_text()[-3000:]
-        try:
-            if httpx.get(f"{base}/api/health", timeout=1).status_code == 200:
-                return proc, base
-        except httpx.HTTPError:
-            pass
-        assert time.time() < deadline, "the server did not start"
-        time.sleep(0.2)
-
-
 def test_catastrophic_regex_does_not_stall_other_requests(api: Api, project: dict[str, Any], db_url: str, tmp_path):
     r = api.post(
         f"/api/projects/{project['id']}/datasets",
@@ -79,7 +43,7 @@ def test_catastrophic_regex_does_not_stall_other_requests(api: Api, project: dic
     )
     assert r.status_code == 201, r.text
     ds_id = r.json()["id"]
-    proc, base = _start_server(db_url, api.settings.data_dir, tmp_path / "api.log")
+    proc, base = start_server(db_url, api.settings.data_dir, tmp_path / "api.log")
     try:
         answers: dict[str, httpx.Response | Exception] = {}
 

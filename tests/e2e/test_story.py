@@ -59,7 +59,8 @@ def test_create_project_shows_api_errors_inline_then_succeeds(page, service):
     page.get_by_role("button", name="Create project").click()
     err = page.get_by_test_id("create-error")
     expect(err).to_be_visible()
-    assert "missing" in err.inner_text()
+    # the error names the field, never the server's path (issue 13: no existence oracle)
+    assert "model_path" in err.inner_text() and "-missing" not in err.inner_text()
     shot(page, "02-create-project-error")
 
     page.get_by_label("Model directory").fill(str(service.model_dir))
@@ -264,15 +265,24 @@ def test_retrain_shows_progress_and_loss_curve(page, service):
     form.get_by_label("Epochs").fill("6")
     form.get_by_label("λ (strength)").fill("2")
     form.get_by_label("Explanation loss").select_option("huber")
-    # record every value the progress bar shows, from before it exists
+    # before it starts: the phases it will run; no duration yet, since no retrain has measured the rates
+    estimate = page.get_by_test_id("retrain-estimate")
+    expect(estimate).to_contain_text("known once a retrain has run here")
+    expect(estimate).to_contain_text("measuring v1 on anti")
+    expect(estimate).to_contain_text(re.compile(r"training \((\d+) steps\)"))
+    steps = re.search(r"training \((\d+) steps\)", estimate.inner_text()).group(1)
+    # record every value the progress bar and the phase line show, from before they exist
     page.evaluate(
         """() => {
-          window.__progress = [];
+          window.__progress = []; window.__phases = [];
           new MutationObserver(() => {
             const el = document.querySelector('[data-testid=progress]');
             const v = el && Number(el.getAttribute('aria-valuenow'));
             if (el && window.__progress[window.__progress.length - 1] !== v) window.__progress.push(v);
-          }).observe(document.body, { subtree: true, childList: true, attributes: true });
+            const ph = document.querySelector('[data-testid=job-phase]');
+            const t = ph && ph.textContent.trim().replace(/\\s+/g, ' ');
+            if (t && window.__phases[window.__phases.length - 1] !== t) window.__phases.push(t);
+          }).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
         }"""
     )
     page.get_by_test_id("start-retrain").click()
@@ -290,8 +300,15 @@ def test_retrain_shows_progress_and_loss_curve(page, service):
     expect(chart.locator('path[data-series="task loss"]')).to_have_attribute("d", re.compile(r"^M.+L"))
     expect(chart.locator('path[data-series="ER loss"]')).to_have_attribute("d", re.compile(r"^M"))
     expect(page.get_by_test_id("job-status")).to_have_text("succeeded")
+    phases = page.evaluate("window.__phases")
+    assert any(re.fullmatch(rf"training \d+ / {steps} steps", p) for p in phases), phases
+    assert all(re.fullmatch(r"(measuring|explaining|training|saving).*", p) for p in phases), phases
     assert unlabelled(page) == []
     shot(page, "12-retrain-done")
+    # reopening the tab after the job ended shows its result and the way to compare
+    tab(page, "Data")
+    tab(page, "Retrain")
+    expect(page.get_by_test_id("retrain-done").get_by_role("link", name=re.compile("Compare"))).to_be_visible()
 
 
 def test_results_before_after(page, service):
@@ -374,11 +391,25 @@ def test_cancel_a_running_retrain(page, service):
     tab(page, "Retrain")
     form = page.get_by_test_id("retrain-form")
     form.get_by_label("Epochs").fill("50")
+    # the first retrain measured the rates: this one says how long it should take before it starts
+    expect(page.get_by_test_id("retrain-estimate")).to_contain_text(re.compile(r"Expected duration: about \d+"))
     page.get_by_test_id("start-retrain").click()
     status = page.get_by_test_id("job-status")
     expect(status).to_have_text("running", timeout=60_000)
+    expect(page.get_by_test_id("job-times")).to_contain_text("elapsed")
+    page.evaluate(
+        """() => {
+          window.__status = [];
+          new MutationObserver(() => {
+            const t = document.querySelector('[data-testid=job-status]')?.textContent;
+            if (t && window.__status[window.__status.length - 1] !== t) window.__status.push(t);
+          }).observe(document.body, { subtree: true, childList: true, characterData: true });
+        }"""
+    )
     page.get_by_test_id("job").get_by_role("button", name="Cancel").click()
     expect(status).to_have_text("cancelled", timeout=60_000)
+    seen = page.evaluate("window.__status")
+    assert seen[0] == "cancelling…" and seen[-1] == "cancelled", seen  # at once, then what the worker did
     expect(page.get_by_test_id("retrain-done")).to_have_count(0)
     shot(page, "16-retrain-cancelled")
 

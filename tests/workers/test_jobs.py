@@ -93,7 +93,8 @@ def test_retrain_reports_progress_and_makes_a_new_version(two_workers: Stack, se
     # Evaluate the new version: metrics land in the version, keyed by eval set name.
     ev = st.submit("evaluate", seeded["project_id"], {"version_id": child.id, "dataset_ids": [seeded["eval_id"]]})
     ev_job = st.wait_status(ev, JobStatus.SUCCEEDED)
-    assert ev_job.result["metrics"]["test_clean"] == child.metrics["test_clean"]  # same weights, same numbers
+    measured = ev_job.result["metrics"]["test_clean"]  # same weights, same numbers (the retrain adds its cap)
+    assert measured == {k: child.metrics["test_clean"][k] for k in measured}
 
 
 def test_cancel_stops_a_running_retrain(two_workers: Stack, seeded: dict) -> None:

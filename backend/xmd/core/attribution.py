@@ -24,7 +24,7 @@ import torch
 from tqdm.auto import tqdm
 
 from xmd.core.modeling import LoadedModel
-from xmd.core.types import Explanation
+from xmd.core.types import Explanation, Progress, tick
 from xmd.core.words import Encoded, encode, merge_to_words
 
 METHODS = ("grad_x_input", "saliency", "integrated_gradients", "occlusion")
@@ -226,8 +226,10 @@ def explain(
     internal_batch_size: int | None = None,
     example_ids: Sequence[str] | None = None,
     progress: bool = False,
+    on_batch: Progress | None = None,
 ) -> list[Explanation]:
-    """Explain ``texts`` toward ``target`` (default: each text's predicted class), in batches.
+    """Explain ``texts`` toward ``target`` (default: each text's predicted class), in batches
+    (``on_batch`` hears how many are done after each, and may stop the loop).
 
     Texts are processed in length-sorted batches (less padding) and returned in input order. The
     model is put in eval mode, so results are deterministic for fixed weights.
@@ -293,6 +295,7 @@ def explain(
                     delta=float(delta_l[j]) if delta_l is not None else None,
                     example_id=str(example_ids[i]) if example_ids is not None else None,
                 )
+            tick(on_batch, sum(len(b) for b in batches[: k + 1]), len(texts))
     finally:
         prefetch.shutdown(wait=True, cancel_futures=True)
         model.train(was_training)

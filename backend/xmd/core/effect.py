@@ -14,7 +14,7 @@ import torch
 from xmd.core.attribution import explain
 from xmd.core.modeling import LoadedModel
 from xmd.core.normalize import normalize_scores
-from xmd.core.types import Action, Example
+from xmd.core.types import Action, Example, Progress
 from xmd.core.words import encode, split_words, word_key
 
 
@@ -33,6 +33,7 @@ def feedback_shares(
     max_examples: int = 256,
     batch_size: int = 32,
     max_length: int = 256,
+    on_batch: Progress | None = None,
 ) -> dict[str, dict]:
     """Mean share of the words marked *remove* and *add*, over (at most ``max_examples``) examples
     that have feedback, explained toward their gold label."""
@@ -46,6 +47,7 @@ def feedback_shares(
         target=[ex.label for ex in chosen],
         batch_size=batch_size,
         max_length=max_length,
+        on_batch=on_batch,
     )
     removed, added = [], []
     for ex, e in zip(chosen, exps, strict=True):

@@ -11,14 +11,14 @@ natural text (ferret decodes the remaining token ids instead).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 import numpy as np
 
 from xmd.core.modeling import LoadedModel
 from xmd.core.predict import predict_proba
-from xmd.core.types import DataError, Example, Explanation
+from xmd.core.types import DataError, Example, Explanation, Progress
 
 #: AOPC thresholds are i / N_STEPS of the words, i = 1..N_STEPS (10%, 20%, ..., 100%), as in ferret.
 N_STEPS = 10
@@ -105,8 +105,11 @@ def evaluate_sets(
     batch_size: int = 64,
     max_length: int = 256,
     progress: bool = False,
+    on_batch: Callable[[str], Progress] | None = None,
 ) -> dict[str, dict]:
     """Accuracy, macro-F1 and per-class F1 of the model on each named set.
+
+    ``on_batch(name)`` gives the progress hook of set ``name`` (it may stop the evaluation).
 
     Returns ``{set: {"n", "accuracy", "macro_f1", "per_class_f1": {label_name: f1 | None}}}``. The
     prediction is the argmax of :func:`predict_proba` (first class on ties, like
@@ -123,6 +126,7 @@ def evaluate_sets(
             batch_size=batch_size,
             max_length=max_length,
             progress=progress,
+            on_batch=on_batch(name) if on_batch is not None else None,
         )
         y_pred = probs.argmax(axis=1)
         y_true = np.array([int(ex.label) for ex in examples], dtype=np.int64)

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import shutil
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,47 @@ from xmd.core.modelcard import render_model_card
 from xmd.core.modeling import LoadedModel, load_model, save_model
 from xmd.core.predict import predict_proba
 from xmd.core.training import ERConfig, FeedbackTargets, ProgressCallback, TrainConfig, TrainHistory, train_loop
-from xmd.core.types import Example, Scope, XMDError
+from xmd.core.types import Example, Progress, Scope, XMDError, tick
+
+PhaseHook = Callable[[str], Progress]
+"""``on_phase(name)`` gives the progress hook of one phase of a run (``measure_before:<set>``,
+``predict``, ``shares_before:<method>``, ``measure_after:<set>``, ``shares_after:<method>``); a hook
+answering ``False`` stops the run with :class:`~xmd.core.types.Cancelled`. Training steps go to the
+run's ``callback``."""
+
+
+def cap_sets(
+    sets: dict[str, Sequence[Example]], cap: int, seed: int
+) -> tuple[dict[str, list[Example]], dict[str, int]]:
+    """Each eval set cut to at most ``cap`` examples — a sample fixed by ``seed``, in the set's order —
+    so a huge eval set cannot make a run (or its cancel) wait; returns the sets and their full sizes."""
+    out: dict[str, list[Example]] = {}
+    for name, examples in sets.items():
+        chosen = list(examples)
+        if len(chosen) > cap:
+            keep = sorted(random.Random(f"{seed}:{name}").sample(range(len(chosen)), cap))
+            chosen = [chosen[i] for i in keep]
+        out[name] = chosen
+    return out, {name: len(examples) for name, examples in sets.items()}
+
+
+def measure_sets(
+    loaded: LoadedModel,
+    sets: dict[str, list[Example]],
+    totals: dict[str, int],
+    config: TrainConfig,
+    on_phase: PhaseHook | None,
+    phase: str,
+) -> dict | None:
+    """Metrics of every (capped) eval set, each saying how many of how many examples it measured."""
+    if not sets:
+        return None
+    hook = (lambda name: on_phase(f"{phase}:{name}")) if on_phase is not None else None
+    metrics = evaluate_sets(loaded, sets, max_length=config.max_length, on_batch=hook)
+    for name, m in metrics.items():
+        m.update(n_total=totals[name], capped=totals[name] > m["n"], cap=config.eval_max_examples)
+    return metrics
+
 
 #: Examples with feedback over which the corrected words' share is measured before and after a
 #: retrain. The screen shows one mean share per method; on the demo baseline the means over the first 64
@@ -131,6 +172,7 @@ def fine_tune(
     callback: ProgressCallback | None = None,
     progress: bool = False,
     name: str | None = None,
+    on_phase: PhaseHook | None = None,
 ) -> RunResult:
     """Plain cross-entropy fine-tune of ``base`` (e.g. to build the demo's baseline classifier)."""
     config = config or TrainConfig(epochs=3, lr=5e-5)
@@ -139,7 +181,8 @@ def fine_tune(
     try:
         loaded = base if isinstance(base, LoadedModel) else load_model(base, labels=labels, device=device)
         history = train_loop(loaded, train, config, callback=callback, progress=progress)
-        after = evaluate_sets(loaded, dict(eval_sets), max_length=config.max_length) if eval_sets else None
+        sets, totals = cap_sets(dict(eval_sets or {}), config.eval_max_examples, config.seed)
+        after = measure_sets(loaded, sets, totals, config, on_phase, "measure_after")
         result = RunResult(
             out_dir=out,
             kind="fine_tune",
@@ -155,7 +198,11 @@ def fine_tune(
 
 
 def feedback_targets(
-    loaded: LoadedModel, train: Sequence[Example], feedback: FeedbackSet, max_length: int
+    loaded: LoadedModel,
+    train: Sequence[Example],
+    feedback: FeedbackSet,
+    max_length: int,
+    on_batch: Progress | None = None,
 ) -> FeedbackTargets:
     """The word positions the feedback marks in ``train`` (scoped task feedback needs the model's
     predictions); XMDError when a label is outside the model's classes or nothing matches."""
@@ -163,7 +210,7 @@ def feedback_targets(
         raise XMDError(f"training labels fall outside the model's {loaded.num_labels} classes")
     predictions = None
     if any(t.scope != Scope.ALL for t in feedback.task):
-        probs = predict_proba(loaded, [ex.text for ex in train], max_length=max_length)
+        probs = predict_proba(loaded, [ex.text for ex in train], max_length=max_length, on_batch=on_batch)
         predictions = {ex.id: int(p.argmax()) for ex, p in zip(train, probs, strict=True)}
     targets = feedback.expand(list(train), predictions, num_labels=loaded.num_labels)
     if not any(targets.values()):
@@ -186,6 +233,7 @@ def debug(
     share_methods: Sequence[str] = ("grad_x_input", "occlusion"),
     max_share_examples: int = EFFECT_MAX_EXAMPLES,
     name: str | None = None,
+    on_phase: PhaseHook | None = None,
 ) -> RunResult:
     """Retrain the user's fine-tuned model at ``model_dir`` with ``L_task + λ·L_ER``.
 
@@ -195,6 +243,8 @@ def debug(
     method the loss did not optimise (occlusion), since gradients can be silenced while the model
     still uses a word. The shares are means over at most ``max_share_examples`` examples with
     feedback (the cap and each mean's ``n`` are recorded), since occlusion costs one forward pass per word.
+    ``on_phase`` hears the progress of each phase outside training and may stop the run; eval sets are
+    cut to ``config.eval_max_examples`` (:func:`cap_sets`).
     """
     from xmd.core.effect import feedback_shares
 
@@ -205,9 +255,10 @@ def debug(
     out, partial = _prepare_output(out_dir, model_dir)
     try:
         loaded = load_model(model_dir, device=device)
-        targets = feedback_targets(loaded, train, feedback, config.max_length)
+        predicting = on_phase("predict") if on_phase is not None else None
+        targets = feedback_targets(loaded, train, feedback, config.max_length, on_batch=predicting)
 
-        def measure() -> dict:
+        def measure(phase: str) -> dict:
             return {
                 m: feedback_shares(
                     loaded,
@@ -216,16 +267,17 @@ def debug(
                     method=m,
                     max_examples=max_share_examples,
                     max_length=config.max_length,
+                    on_batch=on_phase(f"{phase}:{m}") if on_phase is not None else None,
                 )
                 for m in share_methods
             }
 
-        sets = dict(eval_sets or {})
-        before = evaluate_sets(loaded, sets, max_length=config.max_length) if sets else None
-        shares_before = measure()
+        sets, totals = cap_sets(dict(eval_sets or {}), config.eval_max_examples, config.seed)
+        before = measure_sets(loaded, sets, totals, config, on_phase, "measure_before")
+        shares_before = measure("shares_before")
         history = train_loop(loaded, train, config, er=er, targets=targets, callback=callback, progress=progress)
-        after = evaluate_sets(loaded, sets, max_length=config.max_length) if sets else None
-        shares_after = measure()
+        after = measure_sets(loaded, sets, totals, config, on_phase, "measure_after")
+        shares_after = measure("shares_after")
         result = RunResult(
             out_dir=out,
             kind="debug",
@@ -248,6 +300,8 @@ def debug(
                 effect_measurement={"methods": list(share_methods), "max_examples": max_share_examples},
             ),
         )
+        if on_phase is not None:
+            tick(on_phase("save"), 0, 1)
         return _finish(loaded, result, partial, out)
     finally:
         if partial.exists():

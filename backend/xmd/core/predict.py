@@ -9,6 +9,7 @@ import torch
 from tqdm.auto import tqdm
 
 from xmd.core.modeling import LoadedModel
+from xmd.core.types import Progress, tick
 
 
 @torch.no_grad()
@@ -19,8 +20,10 @@ def predict_proba(
     batch_size: int = 64,
     max_length: int = 256,
     progress: bool = False,
+    on_batch: Progress | None = None,
 ) -> np.ndarray:
-    """Return ``[N, num_labels]`` softmax probabilities, computed in batches."""
+    """Return ``[N, num_labels]`` softmax probabilities, computed in batches (``on_batch`` hears of
+    each and may stop the loop)."""
     model, tok = loaded.model, loaded.tokenizer
     was_training = model.training
     model.eval()
@@ -33,5 +36,11 @@ def predict_proba(
         enc = {k: v.to(loaded.device) for k, v in enc.items()}
         logits = model(**enc).logits.float()
         out[start : start + len(chunk)] = torch.softmax(logits, dim=-1).cpu().numpy()
+        if on_batch is not None:
+            try:
+                tick(on_batch, start + len(chunk), len(texts))
+            except BaseException:
+                model.train(was_training)
+                raise
     model.train(was_training)
     return out

@@ -34,7 +34,7 @@ from xmd.core.attribution import DIFFERENTIABLE_METHODS, gradient_word_scores
 from xmd.core.modeling import LoadedModel, seed_everything
 from xmd.core.normalize import shares
 from xmd.core.options import opt, redefault
-from xmd.core.types import Action, DataError, Example, XMDError
+from xmd.core.types import Action, Cancelled, DataError, Example, XMDError
 from xmd.core.words import encode, word_mask
 
 OBJECTIVES = ("erasure", "attribution", "both")
@@ -46,7 +46,7 @@ BUCKET_POOL_BATCHES = 50
 FeedbackTargets = dict[str, dict[int, Action]]
 
 
-class TrainingCancelled(XMDError):
+class TrainingCancelled(Cancelled):
     """Raised when the progress callback asks to stop; the model given in is left as it was."""
 
 
@@ -64,6 +64,14 @@ class TrainConfig:
     weight_decay: float = field(default=0.01, metadata=opt("AdamW weight decay", ge=0, le=1))
     warmup_ratio: float = field(default=0.06, metadata=opt("share of the steps spent warming up", ge=0, le=1))
     max_grad_norm: float = field(default=1.0, metadata=opt("gradient clipping norm", gt=0, le=1000))
+    eval_max_examples: int = field(
+        default=2000,
+        metadata=opt(
+            "measure each eval set on at most this many examples (a sample fixed by the seed; Results shows it)",
+            ge=10,
+            le=10_000_000,
+        ),
+    )
     length_bucketing: bool = field(
         default=True,
         metadata=opt(
@@ -409,6 +417,11 @@ def _split_forward(
     return logits, word_scores
 
 
+def count_steps(n_examples: int, config: TrainConfig) -> int:
+    """Optimiser steps :func:`train_loop` takes over ``n_examples`` (what a job's plan shows)."""
+    return math.ceil(math.ceil(n_examples / config.batch_size) / config.grad_accum) * config.epochs
+
+
 def token_lengths(loaded: LoadedModel, examples: Sequence[Example], max_length: int) -> list[int]:
     """Token count of each example after truncation: the key of length-bucketed batches."""
     ids = loaded.tokenizer([ex.text for ex in examples], truncation=True, max_length=max_length)
@@ -475,7 +488,7 @@ def train_loop(
     ]
     optim = torch.optim.AdamW(params, lr=config.lr)
     batches_per_epoch = math.ceil(len(examples) / config.batch_size)
-    total_steps = math.ceil(batches_per_epoch / config.grad_accum) * config.epochs
+    total_steps = count_steps(len(examples), config)
     warmup = int(config.warmup_ratio * total_steps)
 
     def lr_lambda(step: int) -> float:

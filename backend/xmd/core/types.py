@@ -7,12 +7,28 @@ service layer converts them to and from its own tables and schemas.
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 
 class XMDError(Exception):
     """Base class for errors that carry a message meant for the user, not a stack trace."""
+
+
+class Cancelled(XMDError):
+    """A long core call stopped because its progress hook asked it to (the caller's cancel)."""
+
+
+Progress = Callable[[int, int], "bool | None"]
+"""A progress hook ``(done, total)`` that long core loops call after each batch; returning ``False``
+stops the loop with :class:`Cancelled` (how a job's cancel reaches evaluation and explanation)."""
+
+
+def tick(hook: Progress | None, done: int, total: int) -> None:
+    """Report ``done`` of ``total`` to ``hook``; raise :class:`Cancelled` when it answers ``False``."""
+    if hook is not None and hook(done, total) is False:
+        raise Cancelled(f"stopped on request after {done} of {total}")
 
 
 class DataError(XMDError):

@@ -192,6 +192,7 @@ def _explain_chunk(ctx: JobContext, i: int, owner: str, claim_s: float = 0.0) ->
     t1 = time.perf_counter()
     with process_cache(ctx.settings.device, versions.locator(ctx.settings)).use(version.path) as loaded:
         t2 = time.perf_counter()
+        ctx.check_cancel()  # loading a model can take seconds
         exps = explain(
             loaded,
             [ex.text for ex in rows],
@@ -199,6 +200,7 @@ def _explain_chunk(ctx: JobContext, i: int, owner: str, claim_s: float = 0.0) ->
             max_length=int(params.get("max_length") or DEFAULT_MAX_LENGTH),
             batch_size=int(params.get("batch_size") or 32),
             example_ids=[ex.ext_id for ex in rows],
+            on_batch=ctx.cancel_hook(),  # a cancel stops the chunk within about a second
         )
         t3 = time.perf_counter()
     explanations.upsert_explanations(

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import os
 import socket
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,9 +19,14 @@ from typing import Any
 from sqlalchemy.orm import Session, sessionmaker
 
 from xmd.config import Settings
-from xmd.core.types import XMDError
+from xmd.core.types import Progress, XMDError
 from xmd.jobs import service as jobs
 from xmd.jobs.models import Job
+from xmd.jobs.phases import Phase, Tracker
+
+PHASE_WRITE_S = 1.0
+"""A phase's progress is written (and the cancel flag read) at most this often: a cancel is seen within
+about a second plus one batch, whatever the phase."""
 
 
 class JobCancelled(XMDError):
@@ -62,14 +68,72 @@ class JobContext:
     factory: sessionmaker[Session]
     secrets: dict[str, str] = field(default_factory=dict)
     heartbeat: Any = None
+    tracker: Tracker | None = None
+    _shown: float = 0.0
+    _written: float = 0.0
+    _cancel: bool = False
 
     @property
     def params(self) -> dict[str, Any]:
         return dict(self.job.params or {})
 
-    def progress(self, progress: float, **values: Any) -> bool:
-        """Report progress (0–100, losses optional); returns True when the user asked to cancel."""
-        return jobs.report_progress(db_session=self.db, job_id=self.job.id, progress=progress, **values)
+    def plan(self, phases: list[Phase], prior: Mapping[str, float] | None = None) -> Tracker:
+        """Declare the body's phases (and the rates earlier jobs measured); written to the row at once."""
+        self.tracker = Tracker(phases, prior)
+        self.progress(self._shown)
+        return self.tracker
+
+    def progress(self, progress: float | None = None, **values: Any) -> bool:
+        """Report progress (0–100, losses optional; with a plan, the phases give it and the ETA). Never
+        moves the bar back. Returns True when the user asked to cancel (or the job row is gone)."""
+        phase: dict[str, Any] | None = None
+        if self.tracker is not None:
+            cur = self.tracker.current
+            eta = self.tracker.eta()
+            phase = {"eta_s": eta, "phases": self.tracker.log()}
+            if cur is not None:
+                phase.update(phase=cur.label, phase_done=cur.done, phase_total=cur.total, phase_unit=cur.unit)
+            if progress is None:
+                progress = self.tracker.progress()
+        self._shown = max(self._shown, progress if progress is not None else self._shown)
+        self._written = time.monotonic()
+        self._cancel = jobs.report_progress(
+            db_session=self.db, job_id=self.job.id, progress=self._shown, phase=phase, **values
+        )
+        return self._cancel
+
+    def phase(self, name: str) -> Progress:
+        """The progress hook of phase ``name`` for the core's loops: records ``done / total``, writes it at
+        most every :data:`PHASE_WRITE_S` seconds, and answers False (stop) once a cancel was requested."""
+
+        def hook(done: int, total: int) -> bool:
+            assert self.tracker is not None, "declare the phases with plan() first"
+            self.tracker.update(name, done, total)
+            if time.monotonic() - self._written >= PHASE_WRITE_S or done >= total:
+                self.progress()
+            return not self._cancel
+
+        return hook
+
+    def cancel_hook(self) -> Progress:
+        """A progress hook that only listens for a cancel (read at most every :data:`PHASE_WRITE_S`
+        seconds), for loops whose progress is reported elsewhere (an explain job's chunks)."""
+        last = [time.monotonic()]
+
+        def hook(done: int, total: int) -> bool:
+            if time.monotonic() - last[0] >= PHASE_WRITE_S:
+                last[0] = time.monotonic()
+                self._cancel = jobs.is_cancel_requested(db_session=self.db, job_id=self.job.id)
+                self.db.commit()  # end the read transaction: the chunk's rows are written later
+            return not self._cancel
+
+        return hook
+
+    def end_phase(self, name: str) -> bool:
+        """Mark phase ``name`` finished and report; True when a cancel was requested."""
+        if self.tracker is not None:
+            self.tracker.finish(name)
+        return self.progress()
 
     def check_cancel(self) -> None:
         """Raise :class:`JobCancelled` if cancellation was requested (between phases of a body)."""

@@ -12,13 +12,13 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from xmd.core import options
-from xmd.core.training import ControlOptions
+from xmd.core.training import ControlOptions, RetrainConfig, count_steps
 from xmd.core.types import DataError, FeedbackError
 from xmd.datasets import service as datasets
 from xmd.datasets.models import DatasetRole
 from xmd.feedback import service as feedback
+from xmd.jobs import phases, service
 from xmd.jobs import secrets as job_secrets
-from xmd.jobs import service
 from xmd.jobs.models import Job, JobKind
 from xmd.jobs.queue import Enqueue, QueueUnavailableError
 from xmd.jobs.schemas import EvaluateIn, ExplainIn, PushIn, RetrainIn
@@ -107,3 +107,36 @@ def sweep(db: Session, *, stale_after_s: float) -> dict[str, list]:
     stale = service.mark_stale_as_failed(db_session=db, older_than=timedelta(seconds=stale_after_s))
     job_secrets.expire(db)
     return {"jobs": stale, "versions": versions.fail_orphans(db_session=db)}
+
+
+def estimate_retrain(db: Session, project: Project, body: RetrainIn) -> dict[str, Any]:
+    """What a retrain with these settings will do, phase by phase, and how long it should take at the
+    rates the project's last retrain measured (else any project's; None when no retrain finished yet)."""
+    mv = versions.resolve(db_session=db, project=project, version_id=body.version_id)
+    train = datasets.resolve_ids(db_session=db, project=project, ids=body.train_dataset_ids, role=DatasetRole.TRAIN)
+    evals = datasets.resolve_ids(db_session=db, project=project, ids=body.eval_dataset_ids, role=DatasetRole.EVAL)
+    config = options.build(RetrainConfig, body.model_dump())
+    n_train = sum(ds.n_examples for ds in train)
+    newest = max((v.version for v in versions.list_versions(db_session=db, project_id=project.id)), default=0)
+    plan = phases.retrain_plan(
+        parent=mv.version,
+        child=newest + 1,
+        eval_sizes={ds.name: ds.n_examples for ds in evals},
+        eval_cap=config.eval_max_examples,
+        total_steps=count_steps(n_train, config),
+        examples_per_step=config.batch_size * config.grad_accum,
+        n_share=n_train,
+    )
+    log = service.last_phases(db_session=db, kind=JobKind.RETRAIN, project_id=project.id)
+    prior = phases.rates(log)
+    return {
+        "phases": [
+            {
+                **p.to_dict(),
+                "expected_s": prior[p.kind] * p.total * p.scale if p.kind in prior else None,
+            }
+            for p in plan
+        ],
+        "expected_s": phases.expected(plan, prior),
+        "measured_before": bool(log),
+    }

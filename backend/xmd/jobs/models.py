@@ -57,6 +57,15 @@ class Job(Base):
     error: Mapped[str | None] = mapped_column(Text)
     worker_host: Mapped[str | None] = mapped_column(String(255))
     cancel_requested: Mapped[bool] = mapped_column(default=False)
+    phase: Mapped[str | None] = mapped_column(String(200))
+    """The running phase's label ("measuring v1 on test_clean"); its progress is phase_done / phase_total."""
+    phase_done: Mapped[int | None]
+    phase_total: Mapped[int | None]
+    phase_unit: Mapped[str | None] = mapped_column(String(20))
+    eta_s: Mapped[float | None] = mapped_column(Double)
+    """Seconds left, from the rates measured so far (None until one is measured)."""
+    phases: Mapped[list[dict[str, Any]] | None] = mapped_column(JSON(none_as_null=True))
+    """The phase log (plan, progress and seconds of each), which later jobs take their expected rates from."""
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     started_at: Mapped[datetime | None]
     finished_at: Mapped[datetime | None]

@@ -27,8 +27,7 @@ from typing import Any
 from sqlalchemy.orm import Session, sessionmaker
 
 from xmd.config import Settings
-from xmd.core.training import TrainingCancelled
-from xmd.core.types import XMDError
+from xmd.core.types import Cancelled, XMDError
 from xmd.db.base import utcnow
 from xmd.db.engine import make_engine, make_session_factory
 from xmd.db.migrate import check_migrated
@@ -160,7 +159,7 @@ def execute(ctx: JobContext, body: Body) -> dict[str, Any] | None:
     secret_values = [v for v in ctx.secrets.values() if v]
     try:
         result = body(ctx)
-    except (TrainingCancelled, JobCancelled):
+    except (Cancelled, JobCancelled):  # Cancelled: a core loop stopped by the job's progress hook
         db.rollback()
         versions.fail_orphans(db_session=db, job_id=job_id)
         jobs.mark_cancelled(db_session=db, job_id=job_id)

@@ -32,6 +32,20 @@ class JobOut(BaseModel):
     error: str | None
     worker_host: str | None
     cancel_requested: bool
+    phase: str | None = Field(default=None, description='the running phase, e.g. "measuring v1 on test_clean"')
+    phase_done: int | None = None
+    phase_total: int | None = None
+    phase_unit: str | None = Field(default=None, description="what phase_done counts: examples, steps, model")
+    eta_s: float | None = Field(
+        default=None, description="seconds left at the rates measured so far (None: unknown yet)"
+    )
+    phases: list[dict[str, Any]] | None = Field(
+        default=None, description="each phase: name, label, done, total, unit and seconds once finished"
+    )
+    queue_position: int | None = Field(default=None, description="a queued job's place in its queue (1 = next)")
+    waiting_behind: dict[str, Any] | None = Field(
+        default=None, description="the job a queued one waits behind: id, kind, status, project_id, project_name"
+    )
     created_at: datetime
     started_at: datetime | None
     finished_at: datetime | None
@@ -85,6 +99,22 @@ RetrainIn = create_model(
 )
 
 
+class PhaseEstimate(BaseModel):
+    name: str
+    label: str
+    total: int
+    unit: str
+    expected_s: float | None = Field(description="at the rate the last retrain measured; None: never measured")
+
+
+class RetrainEstimate(BaseModel):
+    """What a retrain will do and how long it should take, before it starts."""
+
+    phases: list[PhaseEstimate]
+    expected_s: float | None = Field(description="the whole retrain; None until a retrain has measured every phase")
+    measured_before: bool = Field(description="whether an earlier retrain measured the rates used")
+
+
 class EvaluateIn(BaseModel):
     version_id: BodyId
     dataset_ids: list[BodyId] | None = Field(default=None, description="default: every eval dataset")
@@ -99,8 +129,12 @@ class PushIn(BaseModel):
     )
 
 
-def job_out(job: Job) -> JobOut:
-    return JobOut.model_validate(job, from_attributes=True)
+def job_out(job: Job, queue: dict[str, Any] | None = None) -> JobOut:
+    """The job as the API shows it; ``queue`` (from ``jobs.service.queue_info``) places a queued one."""
+    out = JobOut.model_validate(job, from_attributes=True)
+    if queue is not None:
+        out.queue_position, out.waiting_behind = queue.get("position"), queue.get("behind")
+    return out
 
 
 def metric_out(m: JobMetric) -> MetricOut:

@@ -8,6 +8,7 @@ is visible to the UI the moment it is reported. A job whose worker died is faile
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -17,8 +18,10 @@ from sqlalchemy.orm import Session
 from xmd.db.base import utcnow
 from xmd.db.errors import ConflictError, found
 from xmd.jobs.models import Job, JobKind, JobMetric, JobStatus
+from xmd.projects.models import Project
 
 ACTIVE = (JobStatus.QUEUED, JobStatus.RUNNING)
+PHASE_COLUMNS = ("phase", "phase_done", "phase_total", "phase_unit", "eta_s", "phases")
 
 
 def get(*, db_session: Session, job_id: str) -> Job | None:
@@ -114,10 +117,12 @@ def report_progress(
     er_loss: float | None = None,
     loss: float | None = None,
     lr: float | None = None,
+    phase: Mapping[str, Any] | None = None,
 ) -> bool:
     """Update a running job's progress (0–100; also its heartbeat) and, when losses are given, append a
-    point to its loss curve; committed at once. Returns True if cancellation was requested, so the
-    training loop can stop at this step."""
+    point to its loss curve; ``phase`` sets the phase columns (``phase``, ``phase_done``, ``phase_total``,
+    ``phase_unit``, ``eta_s``, ``phases``). Committed at once. Returns True if cancellation was requested
+    (or the row is gone), so the loop reporting can stop."""
     now = utcnow()
     values: dict[str, Any] = {"progress": min(100.0, max(0.0, float(progress))), "heartbeat_at": now}
     if step is not None:
@@ -126,6 +131,7 @@ def report_progress(
         values["total_steps"] = total_steps
     if epoch is not None:
         values["epoch"] = epoch
+    values.update({k: v for k, v in (phase or {}).items() if k in PHASE_COLUMNS})
     res = db_session.execute(
         update(Job).where(Job.id == job_id, Job.status == JobStatus.RUNNING).values(**values),
         execution_options={"synchronize_session": False},
@@ -167,6 +173,8 @@ def finish(*, db_session: Session, job_id: str, result: dict[str, Any] | None = 
         status=JobStatus.SUCCEEDED,
         result=result,
         progress=100.0,
+        phase=None,
+        eta_s=None,
         finished_at=now,
         heartbeat_at=now,
     )
@@ -175,13 +183,13 @@ def finish(*, db_session: Session, job_id: str, result: dict[str, Any] | None = 
 def fail(*, db_session: Session, job_id: str, error: str) -> bool:
     """queued/running → failed with an error message meant for the user; False if already finished."""
     now = utcnow()
-    return _transition(db_session, job_id, ACTIVE, status=JobStatus.FAILED, error=error, finished_at=now)
+    return _transition(db_session, job_id, ACTIVE, status=JobStatus.FAILED, error=error, finished_at=now, eta_s=None)
 
 
 def mark_cancelled(*, db_session: Session, job_id: str) -> bool:
     """queued/running → cancelled (the worker acknowledging a cancel request); False if already finished."""
     now = utcnow()
-    return _transition(db_session, job_id, ACTIVE, status=JobStatus.CANCELLED, finished_at=now)
+    return _transition(db_session, job_id, ACTIVE, status=JobStatus.CANCELLED, finished_at=now, eta_s=None)
 
 
 def request_cancel(*, db_session: Session, job_id: str) -> Job:
@@ -203,8 +211,10 @@ def request_cancel(*, db_session: Session, job_id: str) -> Job:
 
 
 def is_cancel_requested(*, db_session: Session, job_id: str) -> bool:
-    """Whether someone asked this job to stop (read from the database, not the session cache)."""
-    return bool(db_session.scalar(select(Job.cancel_requested).where(Job.id == job_id)))
+    """Whether someone asked this job to stop (read from the database, not the session cache); a job
+    whose row is gone counts as cancelled, so its worker never works on for nobody."""
+    flag = db_session.scalar(select(Job.cancel_requested).where(Job.id == job_id))
+    return flag is None or bool(flag)
 
 
 def mark_stale_as_failed(*, db_session: Session, older_than: timedelta, now: datetime | None = None) -> list[str]:
@@ -234,3 +244,60 @@ def metrics(*, db_session: Session, job_id: str, after_id: int | None = None, li
     if after_id is not None:
         stmt = stmt.where(JobMetric.id > after_id)
     return list(db_session.scalars(stmt.order_by(JobMetric.id).limit(limit)))
+
+
+def last_phases(*, db_session: Session, kind: JobKind, project_id: int | None = None) -> list[dict[str, Any]]:
+    """The phase log of the latest succeeded job of ``kind`` (of the project when it has one, else of
+    any project): where expected durations come from. Empty when no such job reported phases."""
+    base = select(Job.phases).where(Job.kind == kind, Job.status == JobStatus.SUCCEEDED, Job.phases.is_not(None))
+    order = (Job.finished_at.desc(), Job.id)
+    for stmt in ([base.where(Job.project_id == project_id)] if project_id is not None else []) + [base]:
+        phases = db_session.scalar(stmt.order_by(*order).limit(1))
+        if phases:
+            return list(phases)
+    return []
+
+
+def active_jobs(*, db_session: Session, project_id: int) -> list[Job]:
+    """The project's queued and running jobs, oldest first."""
+    stmt = select(Job).where(Job.project_id == project_id, Job.status.in_(ACTIVE)).order_by(Job.created_at, Job.id)
+    return list(db_session.scalars(stmt))
+
+
+def queue_info(*, db_session: Session, job_ids: list[str], queue_of: Callable[[JobKind], str]) -> dict[str, dict]:
+    """For each queued job of ``job_ids``: its position in its queue (1 = next) and the job it waits
+    behind — the one its queue's worker runs (else the queued one just ahead) — with that job's project."""
+    mine = [j for j in db_session.scalars(select(Job).where(Job.id.in_(job_ids))) if j.status is JobStatus.QUEUED]
+    if not mine:
+        return {}
+    rows = db_session.execute(
+        select(Job, Project.name)
+        .outerjoin(Project, Project.id == Job.project_id)
+        .where(Job.status.in_(ACTIVE))
+        .order_by(Job.created_at, Job.id)
+    ).all()
+    out: dict[str, dict] = {}
+    for job in mine:
+        queue = queue_of(job.kind)
+        same = [(j, name) for j, name in rows if queue_of(j.kind) == queue]
+        ahead = [
+            (j, name)
+            for j, name in same
+            if j.status is JobStatus.QUEUED and (j.created_at, j.id) < (job.created_at, job.id)
+        ]
+        running = [(j, name) for j, name in same if j.status is JobStatus.RUNNING]
+        behind = running[0] if running else (ahead[-1] if ahead else None)
+        out[job.id] = {
+            "position": len(ahead) + 1,
+            "running_in_queue": len(running),
+            "behind": None
+            if behind is None
+            else {
+                "id": behind[0].id,
+                "kind": behind[0].kind.value,
+                "status": behind[0].status.value,
+                "project_id": behind[0].project_id,
+                "project_name": behind[1],
+            },
+        }
+    return out

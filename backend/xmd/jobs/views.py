@@ -7,28 +7,45 @@ flow (:mod:`xmd.jobs.flows`) before the row exists.
 
 from __future__ import annotations
 
-import asyncio
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import StreamingResponse
+from fastapi.security import HTTPAuthorizationCredentials
 
 from xmd.db.errors import NotFoundError
-from xmd.http.deps import DB, Admin, Annotator, Viewer, user_from_token
+from xmd.http.deps import DB, Admin, Annotator, Viewer, bearer, user_from_token
 from xmd.http.pagination import Offset, Page, page, page_of
 from xmd.http.params import Cursor, Id, JobId
 from xmd.jobs import flows, service
-from xmd.jobs.models import Job, JobKind, JobMetric, JobStatus
-from xmd.jobs.queue import Enqueue
-from xmd.jobs.schemas import EvaluateIn, ExplainIn, JobOut, MetricOut, PushIn, RetrainIn, job_out, metric_out
+from xmd.jobs.models import JobKind, JobStatus
+from xmd.jobs.queue import Enqueue, queue_for
+from xmd.jobs.schemas import (
+    EvaluateIn,
+    ExplainIn,
+    JobOut,
+    MetricOut,
+    PushIn,
+    RetrainEstimate,
+    RetrainIn,
+    job_out,
+    metric_out,
+)
+from xmd.jobs.watch import JobWatch, TooManyStreams
 from xmd.projects import service as projects_service
 from xmd.users.models import User
 
 router = APIRouter(prefix="/api", tags=["jobs"])
 SSE_POLL_S = 0.5
+
+
+def queue_of(request: Request) -> Callable[[JobKind], str]:
+    """Which queue a job kind goes to under this app's settings (retrains may have their own)."""
+    settings = request.app.state.settings
+    return lambda kind: queue_for(settings, kind)
 
 
 def enqueue_of(request: Request) -> Enqueue:
@@ -50,6 +67,14 @@ def start_retrain(project_id: Id, body: RetrainIn, request: Request, db: DB, _: 
     return job_out(flows.start_retrain(db, enqueue_of(request), project, body))
 
 
+@router.post("/projects/{project_id}/jobs/retrain/estimate", response_model=RetrainEstimate)
+def estimate_retrain(project_id: Id, body: RetrainIn, db: DB, _: Viewer) -> RetrainEstimate:
+    """The phases a retrain with these settings will run and its expected duration, from the rates the
+    last retrain measured (nothing is started)."""
+    project = projects_service.get_or_raise(db_session=db, project_id=project_id)
+    return RetrainEstimate(**flows.estimate_retrain(db, project, body))
+
+
 @router.post("/projects/{project_id}/jobs/evaluate", status_code=202, response_model=JobOut)
 def start_evaluate(project_id: Id, body: EvaluateIn, request: Request, db: DB, _: Annotator) -> JobOut:
     """Measure a version on eval sets (default: all of them); results land in the version's metrics."""
@@ -67,6 +92,7 @@ def start_push(project_id: Id, body: PushIn, request: Request, db: DB, _: Admin)
 @router.get("/projects/{project_id}/jobs", response_model=Page[JobOut])
 def list_jobs(
     project_id: Id,
+    request: Request,
     db: DB,
     _: Viewer,
     status: JobStatus | None = None,
@@ -79,13 +105,18 @@ def list_jobs(
     args: dict[str, Any] = {"project_id": project_id, "status": status, "kind": kind}
     rows = service.list_jobs(db_session=db, offset=offset, limit=limit, **args)
     total = service.count_jobs(db_session=db, **args)
-    return Page[JobOut](**page([job_out(j) for j in rows], total, offset, limit))
+    queued = [j.id for j in rows if j.status is JobStatus.QUEUED]
+    places = service.queue_info(db_session=db, job_ids=queued, queue_of=queue_of(request)) if queued else {}
+    return Page[JobOut](**page([job_out(j, places.get(j.id)) for j in rows], total, offset, limit))
 
 
 @router.get("/jobs/{job_id}", response_model=JobOut)
-def get_job(job_id: JobId, db: DB, _: Viewer) -> JobOut:
-    """Status, progress (0–100, step, epoch), timings, worker, error and result of a job."""
-    return job_out(service.get_or_raise(db_session=db, job_id=job_id))
+def get_job(job_id: JobId, request: Request, db: DB, _: Viewer) -> JobOut:
+    """Status, progress (0–100, step, epoch), the running phase and ETA, timings, worker, error and result
+    of a job; a queued one also says its place in its queue and the job it waits behind."""
+    job = service.get_or_raise(db_session=db, job_id=job_id)
+    places = service.queue_info(db_session=db, job_ids=[job.id], queue_of=queue_of(request))
+    return job_out(job, places.get(job.id))
 
 
 @router.get("/jobs/{job_id}/metrics", response_model=Page[MetricOut])
@@ -109,45 +140,61 @@ def _sse(event: str, data: Any) -> str:
     return f"event: {event}\ndata: {json.dumps(data, default=str)}\n\n"
 
 
+def _stream_user(request: Request, credentials: HTTPAuthorizationCredentials | None, token: str | None) -> User:
+    """Authenticate in a session of its own, closed before the stream starts: a stream must not hold a
+    pool connection for as long as it is open."""
+    with request.app.state.session_factory() as db:
+        user = user_from_token(credentials, db, token)
+        db.expunge(user)
+        return user
+
+
 @router.get("/jobs/{job_id}/events", response_class=StreamingResponse)
 async def job_events(
     job_id: JobId,
     request: Request,
-    user: Annotated[User, Depends(user_from_token)],
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
+    token: Annotated[str | None, Query(description="for EventSource, which cannot send headers")] = None,
 ) -> StreamingResponse:
     """Server-sent events: ``job`` on every status/progress change, ``metric`` per new loss point, then
-    ``end``. Browsers' EventSource cannot set headers, so ``?token=`` is accepted here too."""
-    factory = request.app.state.session_factory
-
-    def read(after: int | None) -> tuple[Job | None, list[JobMetric]]:
-        with factory() as db:
-            job = service.get(db_session=db, job_id=job_id)
-            return job, ([] if job is None else service.metrics(db_session=db, job_id=job_id, after_id=after))
-
-    first, _ = await run_in_threadpool(read, -1)
-    if first is None:
+    ``end``. Browsers' EventSource cannot set headers, so ``?token=`` is accepted here too. The streams
+    of a process share one database poller (:mod:`xmd.jobs.watch`); a user may hold
+    ``XMD_EVENT_STREAMS_PER_USER`` streams at once (429 past that)."""
+    user = await run_in_threadpool(_stream_user, request, credentials, token)
+    watch: JobWatch = request.app.state.job_watch
+    subscription = watch.subscribe(job_id, user.id)
+    try:
+        entry = await subscription.__aenter__()
+    except TooManyStreams as exc:
+        raise HTTPException(429, str(exc), headers={"Retry-After": "5"}) from exc
+    if entry.job is None:
+        await subscription.__aexit__(None, None, None)
         raise NotFoundError(f"job {job_id} not found")
 
     async def stream() -> AsyncIterator[str]:
         last_state: tuple[Any, ...] | None = None
-        after: Cursor = None
-        while True:
-            job, points = await run_in_threadpool(read, after)
-            if job is None:
-                yield _sse("end", {"status": "deleted"})
-                return
-            for m in points:
-                after = m.id
-                yield _sse("metric", metric_out(m).model_dump())
-            state = (job.status, job.progress, job.step, job.epoch, job.error, job.cancel_requested)
-            if state != last_state:
-                last_state = state
-                yield _sse("job", job_out(job).model_dump(mode="json"))
-            if job.status.finished:
-                yield _sse("end", {"status": job.status.value})
-                return
-            if await request.is_disconnected():
-                return
-            await asyncio.sleep(SSE_POLL_S)
+        after = -1
+        try:
+            while True:
+                job = entry.job
+                if job is None:
+                    yield _sse("end", {"status": "deleted"})
+                    return
+                for m in [p for p in entry.points if p.id > after]:
+                    after = m.id
+                    yield _sse("metric", metric_out(m).model_dump())
+                state = (job.status, job.progress, job.step, job.phase, job.phase_done, job.eta_s, job.error)
+                state += (job.cancel_requested, str(entry.queue))
+                if state != last_state:
+                    last_state = state
+                    yield _sse("job", job_out(job, entry.queue).model_dump(mode="json"))
+                if job.status.finished:
+                    yield _sse("end", {"status": job.status.value})
+                    return
+                if await request.is_disconnected():
+                    return
+                await watch.wait(SSE_POLL_S * 4)
+        finally:
+            await subscription.__aexit__(None, None, None)
 
     return StreamingResponse(stream(), media_type="text/event-stream", headers={"Cache-Control": "no-cache"})

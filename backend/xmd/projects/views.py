@@ -10,10 +10,12 @@ from fastapi import APIRouter, File, Form, Request, UploadFile
 from fastapi.concurrency import run_in_threadpool
 
 from xmd.core.types import DataError
+from xmd.db.errors import ConflictError
 from xmd.http.deps import DB, Admin, Viewer, settings_of
 from xmd.http.pagination import Limit, Offset, Page, page_of
 from xmd.http.params import Id
 from xmd.http.uploads import remove, save_upload, temp_dir
+from xmd.jobs import service as jobs_service
 from xmd.projects import flows, paths, service
 from xmd.projects.schemas import ProjectCreate, ProjectOut, project_out
 from xmd.versions import service as versions_service
@@ -114,7 +116,17 @@ def get_project(project_id: Id, db: DB, _: Viewer) -> ProjectOut:
 
 @router.delete("/projects/{project_id}", status_code=204)
 def delete_project(project_id: Id, request: Request, db: DB, _: Admin) -> None:
-    """Delete a project, everything it owns in the database, and its stored model versions."""
+    """Delete a project, everything it owns in the database, and its stored model versions.
+
+    Refused with 409 while any of its jobs is queued or running (cancel them first, ``POST
+    /api/jobs/{id}/cancel``): a worker must never go on training for a project that no longer exists."""
     project = service.get_or_raise(db_session=db, project_id=project_id)
+    active = jobs_service.active_jobs(db_session=db, project_id=project_id)
+    if active:
+        listed = ", ".join(f"{j.kind.value} {j.id} ({j.status.value})" for j in active[:5])
+        raise ConflictError(
+            f"project {project.name!r} has {len(active)} unfinished job(s): {listed}; cancel them "
+            "(POST /api/jobs/{id}/cancel) and wait until they stop, then delete the project"
+        )
     service.delete(db_session=db, project=project)
     versions_service.delete_files(settings_of(request), project_id)

@@ -23,12 +23,15 @@ from xmd.core import options, pipeline
 from xmd.core.cache import process_cache
 from xmd.core.evaluate import evaluate_sets
 from xmd.core.feedback import FeedbackSet
-from xmd.core.training import ControlOptions, ERConfig, RetrainConfig, StepInfo, TrainConfig
+from xmd.core.training import ControlOptions, ERConfig, RetrainConfig, StepInfo, TrainConfig, count_steps
 from xmd.core.types import DataError, Example
 from xmd.datasets import service as datasets
 from xmd.datasets.models import Dataset, DatasetRole
 from xmd.feedback import service as feedback_store
+from xmd.jobs import phases as job_phases
+from xmd.jobs import service as jobs_store
 from xmd.jobs.context import JobContext
+from xmd.jobs.models import JobKind
 from xmd.projects import service as projects
 from xmd.projects.models import Project
 from xmd.versions import service as versions
@@ -36,7 +39,8 @@ from xmd.versions.controls import retrain_with_controls
 from xmd.versions.models import ModelStatus
 
 TRAIN_SHARE = (5.0, 90.0)
-"""Progress range of the training steps; evaluation and attribution shares take the rest."""
+"""Progress range of the training steps when no rate is measured yet (no ETA); with one, the phases'
+measured rates give the progress (:mod:`xmd.jobs.phases`)."""
 
 
 def _datasets(db: Session, project: Project, ids: Sequence[int] | None, role: DatasetRole) -> list[Dataset]:
@@ -115,13 +119,26 @@ def retrain_job(ctx: JobContext) -> dict[str, Any]:
             "eval_dataset_ids": [ds.id for ds in eval_sets],
         },
     )
-    ctx.progress(1.0)
+    ctx.plan(
+        job_phases.retrain_plan(
+            parent=parent.version,
+            child=child.version,
+            eval_sizes={name: len(examples) for name, examples in evals.items()},
+            eval_cap=train_config.eval_max_examples,
+            total_steps=count_steps(len(train), train_config),
+            examples_per_step=train_config.batch_size * train_config.grad_accum,
+            n_share=len({f.example_id for f in feedback.instance}) if not feedback.task else len(train),
+        ),
+        prior=job_phases.rates(jobs_store.last_phases(db_session=db, kind=JobKind.RETRAIN, project_id=project.id)),
+    )
     lo, hi = TRAIN_SHARE
 
     def on_step(info: StepInfo) -> bool:
         per_epoch = max(1.0, info.total_steps / train_config.epochs)
+        assert ctx.tracker is not None
+        ctx.tracker.update("train", info.step, info.total_steps)
         cancel = ctx.progress(
-            lo + (hi - lo) * info.progress,
+            None if ctx.tracker.eta() is not None else lo + (hi - lo) * info.progress,
             step=info.step,
             total_steps=info.total_steps,
             epoch=info.step / per_epoch,
@@ -144,8 +161,10 @@ def retrain_job(ctx: JobContext) -> dict[str, Any]:
             device=ctx.settings.device,
             callback=on_step,
             name=f"{project.name} v{child.version}",
+            on_phase=ctx.phase,
         )
         _record_location(out / "xmd.json", child.path)
+    ctx.end_phase("save")  # the version is stored (uploaded, with an object store)
     snapshot = {
         "feedback": feedback.to_dict(train),
         "counts": feedback.counts(train),
@@ -181,13 +200,26 @@ def evaluate_job(ctx: JobContext) -> dict[str, Any]:
     if not sets:
         raise DataError(f"project {project.name!r} has no evaluation dataset; upload one with role 'eval'")
     metrics: dict[str, Any] = {}
+    plan = [
+        job_phases.Phase(f"measure:{ds.name}", f"measuring v{version.version} on {ds.name}", ds.n_examples)
+        for ds in sets
+    ]
+    ctx.plan(plan, prior=job_phases.rates(jobs_store.last_phases(db_session=db, kind=JobKind.EVALUATE)))
     models = process_cache(ctx.settings.device, versions.locator(ctx.settings))
     with models.use(version.path, list(project.labels)) as loaded:
         for i, ds in enumerate(sets):
             ctx.check_cancel()
             examples = datasets.core_examples(db_session=db, dataset=ds)
             db.commit()  # end the read transaction before minutes of inference
-            metrics.update(evaluate_sets(loaded, {ds.name: examples}, max_length=int(params.get("max_length") or 256)))
-            ctx.progress(100.0 * (i + 1) / len(sets), step=i + 1, total_steps=len(sets))
+            metrics.update(
+                evaluate_sets(
+                    loaded,
+                    {ds.name: examples},
+                    max_length=int(params.get("max_length") or 256),
+                    on_batch=lambda name: ctx.phase(f"measure:{name}"),
+                )
+            )
+            ctx.end_phase(f"measure:{ds.name}")
+            ctx.progress(step=i + 1, total_steps=len(sets))
     versions.merge_metrics(db_session=db, model_version=version, metrics=metrics)
     return {"metrics": metrics}

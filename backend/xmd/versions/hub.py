@@ -14,19 +14,24 @@ from __future__ import annotations
 
 import json
 import os
+import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy.orm import Session
 
 from xmd.core.modelcard import CARD_PLACEHOLDER, render_base_card, render_model_card
 from xmd.core.types import XMDError
-from xmd.jobs.context import JobContext
+from xmd.jobs import service as jobs_store
+from xmd.jobs.context import JobCancelled, JobContext
 from xmd.projects import service as projects
 from xmd.projects.models import Project
 from xmd.storage import StorageError
 from xmd.versions import service as models
 from xmd.versions.models import ModelKind, ModelStatus, ModelVersion
+
+T = TypeVar("T")
 
 
 class HubError(XMDError):
@@ -90,6 +95,30 @@ def _explain_http_error(exc: Exception, endpoint: str) -> HubError:
     return HubError(f"push to {endpoint} failed ({status or 'no response'}): {first}")
 
 
+def _while_not_cancelled(ctx: JobContext, call: Callable[[], T], poll_s: float = 0.5) -> T:
+    """Run ``call`` (the upload) in a thread and stop waiting for it as soon as the job is cancelled.
+
+    The Hub commit is atomic (the repo shows the whole version or none of it); an upload abandoned on
+    cancel runs out in its daemon thread, and the job is marked cancelled at once."""
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["value"] = call()
+        except BaseException as exc:  # handed to the job's thread below
+            box["error"] = exc
+
+    thread = threading.Thread(target=run, name=f"push-{ctx.job.id[:8]}", daemon=True)
+    thread.start()
+    while thread.is_alive():
+        thread.join(poll_s)
+        if thread.is_alive() and jobs_store.is_cancel_requested(db_session=ctx.db, job_id=ctx.job.id):
+            raise JobCancelled("cancelled on request during the upload (the Hub commit was abandoned)")
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
 def push_job(ctx: JobContext) -> dict[str, Any]:
     """Body of ``xmd.push``: create the repo if needed, upload the version's folder in one commit."""
     from huggingface_hub import CommitOperationAdd, HfApi
@@ -116,14 +145,19 @@ def push_job(ctx: JobContext) -> dict[str, Any]:
     db.commit()  # no transaction stays open during the upload
     api = HfApi(endpoint=endpoint, token=token)
     try:
+        ctx.check_cancel()
         repo_url = api.create_repo(repo_id, private=bool(params.get("private", False)), exist_ok=True)
-        ctx.progress(10.0)
-        info = api.create_commit(
-            repo_id,
-            operations,
-            commit_message=f"xmd: {project.name} model version v{version.version}",
-            commit_description=f"Pushed by xmd from project {project.name!r}, version v{version.version} "
-            f"({version.kind.value}).",
+        if ctx.progress(10.0):
+            raise JobCancelled("cancelled on request before the upload")
+        info = _while_not_cancelled(
+            ctx,
+            lambda: api.create_commit(
+                repo_id,
+                operations,
+                commit_message=f"xmd: {project.name} model version v{version.version}",
+                commit_description=f"Pushed by xmd from project {project.name!r}, version v{version.version} "
+                f"({version.kind.value}).",
+            ),
         )
     except HFValidationError as exc:
         raise HubError(f"invalid repository id {repo_id!r}: {exc}") from None

@@ -32,6 +32,7 @@ export const schemaDefaults = {
     "early_stop_rows": 32,
     "early_stop_share_tol": 0.02,
     "epochs": 2,
+    "eval_max_examples": 2000,
     "grad_accum": 1,
     "lam": 1,
     "length_bucketing": true,

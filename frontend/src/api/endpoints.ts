@@ -20,6 +20,7 @@ import type {
   Page,
   Project,
   ProjectCreate,
+  RetrainEstimate,
   RetrainParams,
   Scope,
   Slice,
@@ -82,6 +83,8 @@ export const api = {
   explainJob: (pid: number, body: { dataset_id?: number; version_id?: number; method?: string }) =>
     http.post<Job>(`${P(pid)}/jobs/explain`, body),
   retrainJob: (pid: number, body: RetrainParams) => http.post<Job>(`${P(pid)}/jobs/retrain`, body, { quiet: true }),
+  retrainEstimate: (pid: number, body: RetrainParams) =>
+    http.post<RetrainEstimate>(`${P(pid)}/jobs/retrain/estimate`, body, { quiet: true }),
   evaluateJob: (pid: number, body: { version_id: number; dataset_ids?: number[] }) =>
     http.post<Job>(`${P(pid)}/jobs/evaluate`, body),
   pushJob: (pid: number, body: { version_id: number; repo_id: string; private: boolean; token?: string }) =>

@@ -133,7 +133,8 @@ export interface paths {
         };
         /**
          * Get Job
-         * @description Status, progress (0–100, step, epoch), timings, worker, error and result of a job.
+         * @description Status, progress (0–100, step, epoch), the running phase and ETA, timings, worker, error and result
+         *     of a job; a queued one also says its place in its queue and the job it waits behind.
          */
         get: operations["get_job_api_jobs__job_id__get"];
         put?: never;
@@ -174,7 +175,9 @@ export interface paths {
         /**
          * Job Events
          * @description Server-sent events: ``job`` on every status/progress change, ``metric`` per new loss point, then
-         *     ``end``. Browsers' EventSource cannot set headers, so ``?token=`` is accepted here too.
+         *     ``end``. Browsers' EventSource cannot set headers, so ``?token=`` is accepted here too. The streams
+         *     of a process share one database poller (:mod:`xmd.jobs.watch`); a user may hold
+         *     ``XMD_EVENT_STREAMS_PER_USER`` streams at once (429 past that).
          */
         get: operations["job_events_api_jobs__job_id__events_get"];
         put?: never;
@@ -268,6 +271,9 @@ export interface paths {
         /**
          * Delete Project
          * @description Delete a project, everything it owns in the database, and its stored model versions.
+         *
+         *     Refused with 409 while any of its jobs is queued or running (cancel them first, ``POST
+         *     /api/jobs/{id}/cancel``): a worker must never go on training for a project that no longer exists.
          */
         delete: operations["delete_project_api_projects__project_id__delete"];
         options?: never;
@@ -518,6 +524,27 @@ export interface paths {
          * @description Retrain a version with the project's feedback (L = L_task + λ·L_ER) into a new version.
          */
         post: operations["start_retrain_api_projects__project_id__jobs_retrain_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/jobs/retrain/estimate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Estimate Retrain
+         * @description The phases a retrain with these settings will run and its expected duration, from the rates the
+         *     last retrain measured (nothing is started).
+         */
+        post: operations["estimate_retrain_api_projects__project_id__jobs_retrain_estimate_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1242,6 +1269,11 @@ export interface components {
             epoch: number | null;
             /** Error */
             error: string | null;
+            /**
+             * Eta S
+             * @description seconds left at the rates measured so far (None: unknown yet)
+             */
+            eta_s?: number | null;
             /** Finished At */
             finished_at: string | null;
             /** Heartbeat At */
@@ -1253,10 +1285,36 @@ export interface components {
             params: {
                 [key: string]: unknown;
             };
+            /**
+             * Phase
+             * @description the running phase, e.g. "measuring v1 on test_clean"
+             */
+            phase?: string | null;
+            /** Phase Done */
+            phase_done?: number | null;
+            /** Phase Total */
+            phase_total?: number | null;
+            /**
+             * Phase Unit
+             * @description what phase_done counts: examples, steps, model
+             */
+            phase_unit?: string | null;
+            /**
+             * Phases
+             * @description each phase: name, label, done, total, unit and seconds once finished
+             */
+            phases?: {
+                [key: string]: unknown;
+            }[] | null;
             /** Progress */
             progress: number;
             /** Project Id */
             project_id: number | null;
+            /**
+             * Queue Position
+             * @description a queued job's place in its queue (1 = next)
+             */
+            queue_position?: number | null;
             /** Result */
             result: {
                 [key: string]: unknown;
@@ -1268,6 +1326,13 @@ export interface components {
             step: number | null;
             /** Total Steps */
             total_steps: number | null;
+            /**
+             * Waiting Behind
+             * @description the job a queued one waits behind: id, kind, status, project_id, project_name
+             */
+            waiting_behind?: {
+                [key: string]: unknown;
+            } | null;
             /** Worker Host */
             worker_host: string | null;
         };
@@ -1401,6 +1466,22 @@ export interface components {
             offset: number;
             /** Total */
             total: number;
+        };
+        /** PhaseEstimate */
+        PhaseEstimate: {
+            /**
+             * Expected S
+             * @description at the rate the last retrain measured; None: never measured
+             */
+            expected_s: number | null;
+            /** Label */
+            label: string;
+            /** Name */
+            name: string;
+            /** Total */
+            total: number;
+            /** Unit */
+            unit: string;
         };
         /** Prediction */
         Prediction: {
@@ -1546,6 +1627,24 @@ export interface components {
             tokens_column?: string | null;
         };
         /**
+         * RetrainEstimate
+         * @description What a retrain will do and how long it should take, before it starts.
+         */
+        RetrainEstimate: {
+            /**
+             * Expected S
+             * @description the whole retrain; None until a retrain has measured every phase
+             */
+            expected_s: number | null;
+            /**
+             * Measured Before
+             * @description whether an earlier retrain measured the rates used
+             */
+            measured_before: boolean;
+            /** Phases */
+            phases: components["schemas"]["PhaseEstimate"][];
+        };
+        /**
          * RetrainIn
          * @description A retrain: what it starts from, and every field of the core's retrain settings.
          */
@@ -1633,6 +1732,12 @@ export interface components {
              * @description default: every eval dataset
              */
             eval_dataset_ids?: number[] | null;
+            /**
+             * Eval Max Examples
+             * @description measure each eval set on at most this many examples (a sample fixed by the seed; Results shows it)
+             * @default 2000
+             */
+            eval_max_examples?: number;
             /**
              * Grad Accum
              * @description gradient accumulation steps
@@ -3057,6 +3162,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["JobOut"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    estimate_retrain_api_projects__project_id__jobs_retrain_estimate_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a row id */
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RetrainIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RetrainEstimate"];
                 };
             };
             /** @description Validation Error */

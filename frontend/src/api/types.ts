@@ -103,6 +103,7 @@ export type FeedbackItem = Omit<S['FeedbackOut'], 'updated_at' | 'updated_by'> &
 export type Job = S['JobOut']
 export type MetricPoint = S['MetricOut']
 export type RetrainParams = S['RetrainIn']
+export type RetrainEstimate = S['RetrainEstimate']
 
 export interface Diff {
   before: number | null

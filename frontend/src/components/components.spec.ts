@@ -10,6 +10,7 @@ import PagerBar from './PagerBar.vue'
 import ProbBars from './ProbBars.vue'
 import StatusBar from './StatusBar.vue'
 import * as fx from '../testing/fixtures'
+import { jobs, remember } from '../stores/jobs'
 
 const words = ['the', 'acting', 'by', 'spielberg', 'was', 'great']
 const scores = [0.01, 0.2, -0.05, 0.6, 0.0, 0.14]
@@ -161,6 +162,52 @@ describe('charts and small parts', () => {
     await w.setProps({ job: { ...job, status: 'failed', progress: 50, error: 'CUDA out of memory' } })
     expect(w.find('button').exists()).toBe(false)
     expect(w.find('[role=alert]').text()).toBe('CUDA out of memory')
+  })
+
+  it('names the running phase with its own progress, the elapsed time and the time left', () => {
+    const started = new Date(Date.now() - 125_000).toISOString()
+    const job = fx.job({
+      id: 'j2',
+      kind: 'retrain',
+      status: 'running',
+      progress: 3,
+      started_at: started,
+      phase: 'measuring v1 on test_clean',
+      phase_done: 120,
+      phase_total: 400,
+      phase_unit: 'examples',
+      eta_s: 200,
+    })
+    const w = mount(JobProgress, { props: { job } })
+    expect(w.find('[data-testid=job-phase]').text()).toBe('measuring v1 on test_clean 120 / 400')
+    expect(w.find('[data-testid=job-times]').text()).toMatch(/2 min \d+ s elapsed · about 3 min 20 s left/)
+    w.unmount()
+    const training = mount(JobProgress, {
+      props: { job: { ...job, phase: 'training', phase_done: 37, phase_total: 250, phase_unit: 'steps', eta_s: null } },
+    })
+    expect(training.find('[data-testid=job-phase]').text()).toBe('training 37 / 250 steps')
+    expect(training.find('[data-testid=job-times]').text()).toContain('known after the first measured steps')
+  })
+
+  it('says where a queued job stands and whom it waits behind', () => {
+    const behind = { id: 'r1', kind: 'retrain', status: 'running', project_id: 2, project_name: 'reviews' }
+    const job = fx.job({ id: 'j3', kind: 'explain', status: 'queued', queue_position: 2, waiting_behind: behind })
+    const w = mount(JobProgress, { props: { job } })
+    expect(w.find('[data-testid=job-queue]').text()).toBe('position 2 in the queue · waiting behind retrain (reviews, running)')
+  })
+
+  it('shows "cancelling…" from the jobs store the moment cancel is asked, and no second Cancel', async () => {
+    const job = fx.job({ id: 'j4', kind: 'retrain', status: 'running', progress: 10 })
+    remember(job)
+    const w = mount(JobProgress, { props: { job } })
+    expect(w.find('[data-testid=job-status]').text()).toBe('running')
+    jobs.set('j4', { ...job, cancel_requested: true })
+    await nextTick()
+    expect(w.find('[data-testid=job-status]').text()).toBe('cancelling…')
+    expect(w.find('button').exists()).toBe(false)
+    remember({ ...job, status: 'cancelled', cancel_requested: true })
+    await nextTick()
+    expect(w.find('[data-testid=job-status]').text()).toBe('cancelled')
   })
 
   it('pages without knowing the total', async () => {

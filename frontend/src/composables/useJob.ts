@@ -3,6 +3,7 @@
 import { onBeforeUnmount, ref, watch, type Ref } from 'vue'
 import { api } from '../api/endpoints'
 import type { Job, MetricPoint } from '../api/types'
+import { remember } from '../stores/jobs'
 
 export const FINISHED = new Set(['succeeded', 'failed', 'cancelled'])
 
@@ -53,7 +54,7 @@ export function useJob(jobId: Ref<string | null>, opts: { pollMs?: number; onEnd
       const after = points.value.length ? points.value[points.value.length - 1].id : undefined
       const [j, ms] = await Promise.all([api.job(id), api.metrics(id, after)])
       if (gen !== generation) return
-      job.value = j
+      job.value = remember(j)
       addPoints(ms)
       if (FINISHED.has(j.status)) return finish(j)
     } catch {
@@ -74,7 +75,7 @@ export function useJob(jobId: Ref<string | null>, opts: { pollMs?: number; onEnd
     live.value = 'sse'
     es.addEventListener('job', (ev) => {
       const j = JSON.parse((ev as MessageEvent).data) as Job
-      job.value = { ...(job.value ?? {}), ...j }
+      job.value = remember({ ...(job.value ?? {}), ...j })
       if (FINISHED.has(j.status)) {
         // the metrics may still be arriving: read the rest once, then stop
         void api.metrics(id).then(addPoints).finally(() => finish(job.value as Job))
@@ -94,7 +95,7 @@ export function useJob(jobId: Ref<string | null>, opts: { pollMs?: number; onEnd
       // fetch the final row: 'end' may carry only a status
       void api
         .job(id)
-        .then((j) => (job.value = j))
+        .then((j) => (job.value = remember(j)))
         .catch(() => undefined)
         .finally(() => job.value && finish(job.value))
     })

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { asExplanation, asPage, sharesOf } from '../api/normalize'
 import { divergingColor, intensities, textColor } from './colors'
-import { metricRows, shareRows } from './metrics'
+import { duration, since } from './duration'
+import { metricRows, sampleOf, shareRows } from './metrics'
 import { ticks } from './scale'
 import { isSuspicious, skewText, splitWords, taskMarks } from './words'
 
@@ -87,8 +88,14 @@ describe('results tables', () => {
       },
     })
     expect(rows).toHaveLength(2)
-    expect(rows[0]).toEqual({ set: 'heldout', metric: 'accuracy', before: 0.5, after: 0.75, delta: 0.25 })
+    expect(rows[0]).toEqual({ set: 'heldout', metric: 'accuracy', before: 0.5, after: 0.75, delta: 0.25, sample: '10' })
     expect(rows[1].delta).toBeCloseTo(0.2)
+  })
+  it('says when a set was measured on a capped sample', () => {
+    const capped = { n: { before: 2000, after: 2000 }, n_total: { before: 1000000, after: 1000000 }, accuracy: { before: 0.5, after: 0.6 } }
+    expect(metricRows({ big: capped })[0].sample).toBe('2,000 of 1,000,000 (capped)')
+    expect(sampleOf({ n: 400, n_total: 400 })).toBe('400')
+    expect(sampleOf({})).toBeNull()
   })
   it('lists corrected-word shares that were measured', () => {
     const rows = shareRows({
@@ -101,5 +108,21 @@ describe('results tables', () => {
     expect(ticks(0, 1, 5)).toEqual([0, 0.2, 0.4, 0.6, 0.8, 1])
     expect(ticks(0, 1, 4)).toEqual([0, 0.5, 1])
     expect(ticks(0, 10, 5)).toEqual([0, 2, 4, 6, 8, 10])
+  })
+})
+
+describe('durations', () => {
+  it('reads as a person says them', () => {
+    expect(duration(null)).toBe('—')
+    expect(duration(44.6)).toBe('45 s')
+    expect(duration(200)).toBe('3 min 20 s')
+    expect(duration(120)).toBe('2 min')
+    expect(duration(3900)).toBe('1 h 05 min')
+  })
+  it('counts seconds since a server time without a zone as UTC', () => {
+    const now = Date.parse('2026-01-01T00:01:30Z')
+    expect(since('2026-01-01T00:00:00', now)).toBe(90)
+    expect(since('2026-01-01T00:00:00+00:00', now)).toBe(90)
+    expect(since(null, now)).toBeNull()
   })
 })

@@ -6,12 +6,29 @@ export interface MetricRow {
   before: number | null
   after: number | null
   delta: number | null
+  /** What the metric was measured on: ``n`` of the set's ``total`` examples (fewer when the job capped it). */
+  sample: string | null
 }
 
 const SHOWN = ['accuracy', 'macro_f1']
 
 function isDiff(x: unknown): x is Diff {
   return !!x && typeof x === 'object' && 'before' in x && 'after' in x
+}
+
+function side(x: unknown): number | null {
+  if (typeof x === 'number') return x
+  if (isDiff(x)) return typeof x.after === 'number' ? x.after : typeof x.before === 'number' ? x.before : null
+  return null
+}
+
+/** "400" for a whole set, "2,000 of 1,000,000 (capped)" for a set the job measured a sample of. */
+export function sampleOf(m: Record<string, unknown>): string | null {
+  const n = side(m.n)
+  const total = side(m.n_total)
+  if (n == null) return null
+  if (total == null || total <= n) return n.toLocaleString('en')
+  return `${n.toLocaleString('en')} of ${total.toLocaleString('en')} (capped)`
 }
 
 /** Flatten the compare route's {set: {metric: {before, after, delta}}} into table rows. */
@@ -25,7 +42,7 @@ export function metricRows(metrics: Record<string, Record<string, unknown>>): Me
       const before = typeof d.before === 'number' ? d.before : null
       const after = typeof d.after === 'number' ? d.after : null
       const delta = typeof d.delta === 'number' ? d.delta : before !== null && after !== null ? after - before : null
-      rows.push({ set, metric, before, after, delta })
+      rows.push({ set, metric, before, after, delta, sample: sampleOf(m) })
     }
   }
   return rows

@@ -1,0 +1,173 @@
+"""A job's phases, each with its own progress, and the time left estimated from measured rates.
+
+A retrain used to sit at "running, 1 %" through minutes of measurement before training and at 90 %
+after it. Now its body declares a plan (:func:`retrain_plan`: measuring v1 on each eval set, explaining
+the corrected examples, training, measuring and explaining v2, saving) and reports each phase's
+``done / total``. The :class:`Tracker` turns that into the phase log stored on the job row, an overall
+progress and an ETA: every phase's remaining units times the seconds per unit measured for its kind
+(in this job, else in the last finished job of the same kind — the "expected duration" shown before a
+job starts, :func:`expected`). No rate measured yet means no ETA, never a guess.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from xmd.core.pipeline import EFFECT_MAX_EXAMPLES
+
+SHARE_METHODS = ("grad_x_input", "occlusion")
+"""Attribution methods the retrain measures the corrected words' share with (``pipeline.debug``'s default)."""
+MAX_SHARE_EXAMPLES = EFFECT_MAX_EXAMPLES
+"""``pipeline.debug``'s ``max_share_examples``: the share phases explain at most this many examples."""
+
+
+@dataclass
+class Phase:
+    """One phase: ``done`` of ``total`` units; a unit stands for ``scale`` examples of work of ``kind``."""
+
+    name: str
+    label: str
+    total: int
+    unit: str = "examples"
+    kind: str = "measure"
+    scale: float = 1.0
+    minor: bool = False
+    """A short phase (saving) that the ETA leaves out until a job has measured its kind."""
+    done: int = 0
+    seconds: float | None = None
+    started: float | None = field(default=None, repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out.pop("started")
+        return out
+
+
+def _kind(name: str) -> str:
+    return name.split(":", 1)[0].removesuffix("_before").removesuffix("_after")
+
+
+def retrain_plan(
+    *,
+    parent: int,
+    child: int,
+    eval_sizes: Mapping[str, int],
+    eval_cap: int,
+    total_steps: int,
+    examples_per_step: int,
+    n_share: int,
+) -> list[Phase]:
+    """The phases of a retrain from v``parent`` to v``child``, in the order ``pipeline.debug`` runs them."""
+    measure = [(name, min(n, eval_cap)) for name, n in eval_sizes.items()]
+    shares = min(n_share, MAX_SHARE_EXAMPLES)
+    phases = [Phase(f"measure_before:{s}", f"measuring v{parent} on {s}", n) for s, n in measure]
+    phases += [
+        Phase(f"shares_before:{m}", f"explaining v{parent} on the corrected examples ({m})", shares, kind=f"shares_{m}")
+        for m in SHARE_METHODS
+    ]
+    phases.append(Phase("train", "training", total_steps, unit="steps", kind="train", scale=examples_per_step))
+    phases += [Phase(f"measure_after:{s}", f"measuring v{child} on {s}", n) for s, n in measure]
+    phases += [
+        Phase(f"shares_after:{m}", f"explaining v{child} on the corrected examples ({m})", shares, kind=f"shares_{m}")
+        for m in SHARE_METHODS
+    ]
+    phases.append(Phase("save", f"saving v{child}", 1, unit="model", kind="save", minor=True))
+    return phases
+
+
+def rates(phases: Iterable[Phase | Mapping[str, Any]]) -> dict[str, float]:
+    """Seconds per example of work for each kind, from phases that measured some (finished ones first)."""
+    out: dict[str, float] = {}
+    for p in phases:
+        d = p if isinstance(p, Mapping) else p.to_dict()
+        work = float(d.get("done") or 0) * float(d.get("scale") or 1.0)
+        if d.get("seconds") is not None and work > 0:
+            out.setdefault(str(d.get("kind") or _kind(str(d["name"]))), float(d["seconds"]) / work)
+    return out
+
+
+def expected(phases: list[Phase], prior: Mapping[str, float]) -> float | None:
+    """Seconds the phases should take at the ``prior`` rates; None when a kind was never measured."""
+    total = 0.0
+    for p in phases:
+        if p.kind not in prior and p.minor:
+            continue
+        if p.kind not in prior:
+            return None
+        total += prior[p.kind] * p.total * p.scale
+    return total
+
+
+class Tracker:
+    """The phases of a running job: which one runs, how far each got, how long the rest should take."""
+
+    def __init__(self, phases: list[Phase], prior: Mapping[str, float] | None = None) -> None:
+        self.phases = {p.name: p for p in phases}
+        self.prior = dict(prior or {})
+        self.current: Phase | None = None
+        self.started = time.monotonic()
+
+    def update(self, name: str, done: int, total: int | None = None) -> Phase:
+        """Phase ``name`` is at ``done`` (of ``total``); the phase before it is finished."""
+        phase = self.phases.get(name)
+        if phase is None:  # a phase the plan did not foresee (e.g. predicting for scoped feedback)
+            phase = self.phases[name] = Phase(name, name.replace("_", " "), total or 1, kind=_kind(name))
+        now = time.monotonic()
+        if self.current is not phase:
+            if self.current is not None:
+                self.finish(self.current.name)
+            phase.started = now
+            self.current = phase
+        if total is not None:
+            phase.total = int(total)
+        phase.done = int(done)
+        return phase
+
+    def finish(self, name: str) -> None:
+        phase = self.phases.get(name)
+        if phase is None or phase.seconds is not None:
+            return
+        if phase.done > 0:  # a phase may end early (training's early stop): its total is what it did
+            phase.total = phase.done
+        else:
+            phase.done = phase.total
+        phase.seconds = time.monotonic() - (phase.started or time.monotonic())
+        if self.current is phase:
+            self.current = None
+
+    def _rate(self, kind: str) -> float | None:
+        own = rates(self.phases.values()).get(kind)
+        if own is not None:
+            return own
+        cur = self.current
+        if cur is not None and cur.kind == kind and cur.done > 0 and cur.started is not None:
+            return (time.monotonic() - cur.started) / (cur.done * cur.scale)
+        return self.prior.get(kind)
+
+    def eta(self) -> float | None:
+        """Seconds left: each unfinished phase's remaining work at its kind's rate; None if one is unknown."""
+        left = 0.0
+        for p in self.phases.values():
+            if p.seconds is not None:
+                continue
+            rate = self._rate(p.kind)
+            if rate is None and p.minor:
+                continue
+            if rate is None:
+                return None
+            left += rate * max(0, p.total - p.done) * p.scale
+        return left
+
+    def progress(self) -> float | None:
+        """Share of the job done (0–100) as elapsed / (elapsed + ETA); None without an ETA."""
+        eta = self.eta()
+        if eta is None:
+            return None
+        elapsed = time.monotonic() - self.started
+        return 100.0 * elapsed / max(elapsed + eta, 1e-9)
+
+    def log(self) -> list[dict[str, Any]]:
+        return [p.to_dict() for p in self.phases.values()]

@@ -1,0 +1,105 @@
+"""Jobs over HTTP that explain their waits and never outlive their project (issues 13 and 15): a project
+with unfinished jobs cannot be deleted (409, nothing changes), a queued job says where it stands and
+whom it waits behind, the eval cap is a retrain setting, and a retrain's phases and expected duration
+are known before it starts. Every test runs on SQLite and on PostgreSQL (see dbfixtures)."""
+
+from __future__ import annotations
+
+from apihelpers import Api
+from xmd.jobs import service as jobs
+from xmd.jobs.models import JobKind, JobStatus
+
+
+def _feedback(api: Api, project) -> None:
+    r = api.put(f"/api/projects/{project['id']}/task-feedback", json={"word": "spielberg", "action": "remove"})
+    assert r.status_code == 200, r.text
+
+
+def test_a_project_with_a_running_job_is_not_deleted(api: Api, project, db):
+    _feedback(api, project)
+    jid = api.post(f"/api/projects/{project['id']}/jobs/retrain", json={}).json()["id"]
+    assert jobs.mark_running(db_session=db, job_id=jid, worker_host="test:1")
+    r = api.delete(f"/api/projects/{project['id']}")
+    assert r.status_code == 409, r.text
+    assert jid in r.json()["detail"] and "cancel" in r.json()["detail"]
+    assert api.get(f"/api/projects/{project['id']}").status_code == 200
+    assert api.get(f"/api/jobs/{jid}").json()["status"] == "running"
+    assert api.post(f"/api/jobs/{jid}/cancel", role="annotator").json()["cancel_requested"] is True
+    assert api.delete(f"/api/projects/{project['id']}").status_code == 409  # still running until it stops
+    assert jobs.mark_cancelled(db_session=db, job_id=jid)
+    assert api.delete(f"/api/projects/{project['id']}").status_code == 204
+    assert api.get(f"/api/jobs/{jid}").status_code == 404
+
+
+def test_a_queued_job_says_whom_it_waits_behind(api: Api, project, db):
+    _feedback(api, project)
+    first = api.post(f"/api/projects/{project['id']}/jobs/retrain", json={}).json()["id"]
+    jobs.mark_running(db_session=db, job_id=first, worker_host="test:1")
+    second = api.post(f"/api/projects/{project['id']}/jobs/retrain", json={}).json()["id"]
+    explain = api.post(f"/api/projects/{project['id']}/jobs/explain", json={}).json()["id"]
+    running = api.get(f"/api/jobs/{first}", role="viewer").json()
+    assert running["queue_position"] is None and running["waiting_behind"] is None
+    got = api.get(f"/api/jobs/{second}", role="viewer").json()
+    assert got["queue_position"] == 1
+    assert got["waiting_behind"] == {
+        "id": first,
+        "kind": "retrain",
+        "status": "running",
+        "project_id": project["id"],
+        "project_name": "demo",
+    }
+    # one queue here (the settings give retrains no queue of their own): the explain is second in line
+    assert api.get(f"/api/jobs/{explain}").json()["queue_position"] == 2
+    listed = {j["id"]: j for j in api.get(f"/api/projects/{project['id']}/jobs").json()["items"]}
+    assert listed[second]["queue_position"] == 1 and listed[explain]["waiting_behind"]["id"] == first
+    # with a retrain queue of its own, an explain waits behind nothing
+    places = jobs.queue_info(
+        db_session=db, job_ids=[explain], queue_of=lambda kind: "long" if kind is JobKind.RETRAIN else "short"
+    )
+    assert places[explain] == {"position": 1, "running_in_queue": 0, "behind": None}
+
+
+def test_eval_cap_is_a_retrain_setting(api: Api, project, db):
+    _feedback(api, project)
+    r = api.post(f"/api/projects/{project['id']}/jobs/retrain", json={"eval_max_examples": 5})
+    assert r.status_code == 422, r.text
+    job = api.post(f"/api/projects/{project['id']}/jobs/retrain", json={}).json()
+    assert job["params"]["eval_max_examples"] == 2000
+    job = api.post(f"/api/projects/{project['id']}/jobs/retrain", json={"eval_max_examples": 25}).json()
+    assert job["params"]["eval_max_examples"] == 25
+
+
+def test_retrain_estimate_names_the_phases_and_uses_the_last_measured_rates(api: Api, project, db):
+    _feedback(api, project)
+    body = {"eval_max_examples": 25, "batch_size": 8, "epochs": 2}
+    r = api.post(f"/api/projects/{project['id']}/jobs/retrain/estimate", json=body, role="viewer")
+    assert r.status_code == 200, r.text
+    est = r.json()
+    assert est["expected_s"] is None and est["measured_before"] is False
+    by_name = {p["name"]: p for p in est["phases"]}
+    assert by_name["measure_before:clean"] == {**by_name["measure_before:clean"], "label": "measuring v1 on clean"}
+    assert by_name["measure_before:clean"]["total"] == 25  # 40 examples, capped at 25
+    assert by_name["train"]["total"] == 10 and by_name["train"]["unit"] == "steps"  # 40 / 8 x 2 epochs
+    assert by_name["measure_after:clean"]["label"] == "measuring v2 on clean"
+
+    # a finished retrain that measured 0.01 s per eval example, 0.02 per explained one, 0.1 per trained one
+    done = jobs.create(db_session=db, kind=JobKind.RETRAIN, project_id=project["id"], params={})
+    jobs.mark_running(db_session=db, job_id=done.id)
+    log = [
+        {"name": "measure_before:clean", "kind": "measure", "done": 100, "total": 100, "scale": 1, "seconds": 1.0},
+        {"name": "shares_before:grad_x_input", "kind": "shares_grad_x_input", "done": 50, "scale": 1, "seconds": 1.0},
+        {"name": "shares_before:occlusion", "kind": "shares_occlusion", "done": 50, "scale": 1, "seconds": 1.0},
+        {"name": "train", "kind": "train", "done": 10, "total": 10, "scale": 4, "seconds": 4.0},
+        {"name": "save", "kind": "save", "done": 1, "total": 1, "scale": 1, "seconds": 2.0},
+    ]
+    jobs.report_progress(db_session=db, job_id=done.id, progress=50, phase={"phases": log})
+    assert jobs.finish(db_session=db, job_id=done.id, result={})
+    assert jobs.get(db_session=db, job_id=done.id).status is JobStatus.SUCCEEDED
+    est = api.post(f"/api/projects/{project['id']}/jobs/retrain/estimate", json=body).json()
+    assert est["measured_before"] is True
+    by_name = {p["name"]: p for p in est["phases"]}
+    assert by_name["measure_before:clean"]["expected_s"] == 25 * 0.01
+    assert by_name["train"]["expected_s"] == 10 * 8 * 0.1  # 10 steps of 8 examples at 0.1 s each
+    # explained examples: at most the 40 training examples, twice per method (before and after)
+    expected = 2 * 25 * 0.01 + 2 * 40 * (0.02 + 0.02) + 8.0 + 2.0
+    assert abs(est["expected_s"] - expected) < 1e-6

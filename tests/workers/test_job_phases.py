@@ -1,0 +1,195 @@
+"""Jobs that explain their waits and stop when asked, through real Celery workers (issues 13 and 15):
+a retrain reports each phase with its own progress and an ETA, eval sets are capped per job (the cap
+is in the result), a cancel is honoured within seconds during the pre-training evaluation and
+inside an explain chunk, and short jobs do not wait behind a retrain.
+
+Runs on SQLite + the embedded broker and on PostgreSQL + Redis (see conftest.py).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from workerstack import Stack, demo_examples
+from xmd.core.types import Example
+from xmd.datasets import service as datasets
+from xmd.jobs import service as jobs
+from xmd.jobs.models import Job, JobStatus
+from xmd.jobs.queue import queue_for
+from xmd.versions import service as models
+from xmd.versions.models import ModelStatus
+
+RETRAIN = {"epochs": 2, "batch_size": 4, "lr": 1e-3, "max_length": 32, "lam": 1.0}
+LONG = " and the plot and acting were what we all expected from the story" * 8
+
+
+@pytest.fixture(scope="module")
+def seeded(stack: Stack, tiny_model_dir: Path) -> dict:
+    if not any(w.poll() is None for w in stack.workers):
+        stack.start_workers(["p1"])
+    return stack.seed_project(tiny_model_dir, name="phases")
+
+
+def _watch(st: Stack, job_id: str, timeout: float = 120) -> list[Job]:
+    """Every state of the job row seen while polling it until it finishes."""
+    seen = []
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        job = st.job(job_id)
+        seen.append(job)
+        if job.status.finished:
+            return seen
+        time.sleep(0.05)
+    raise AssertionError(f"job {job_id} did not finish in {timeout} s\n{st.all_logs()}")
+
+
+def test_retrain_names_its_phases_with_their_progress_and_caps_eval_sets(stack: Stack, seeded: dict) -> None:
+    st = stack
+    params = {**RETRAIN, "eval_max_examples": 10, "version_id": seeded["version_id"]}
+    job_id = st.submit("retrain", seeded["project_id"], params)
+    seen = _watch(st, job_id)
+    job = seen[-1]
+    assert job.status is JobStatus.SUCCEEDED, f"{job.error}\n{st.all_logs()}"
+    names = [p["name"] for p in job.phases]
+    assert names == [
+        "measure_before:test_clean",
+        "shares_before:grad_x_input",
+        "shares_before:occlusion",
+        "train",
+        "measure_after:test_clean",
+        "shares_after:grad_x_input",
+        "shares_after:occlusion",
+        "save",
+    ]
+    by_name = {p["name"]: p for p in job.phases}
+    assert by_name["measure_before:test_clean"]["label"] == "measuring v1 on test_clean"
+    assert (
+        by_name["measure_after:test_clean"]["label"].startswith("measuring v")
+        and "v1" not in (by_name["measure_after:test_clean"]["label"])
+    )
+    assert by_name["measure_before:test_clean"]["total"] == 10  # the cap, not the set's 12
+    assert by_name["train"]["total"] == by_name["train"]["done"] == 12 and by_name["train"]["unit"] == "steps"
+    assert all(p["seconds"] is not None and p["done"] >= p["total"] for p in job.phases)
+    running = [j for j in seen if j.status is JobStatus.RUNNING and j.phase]
+    assert running, "no phase was ever shown while the job ran"
+    assert {j.phase for j in running} <= {p["label"] for p in job.phases}
+    assert any(j.phase == "training" and j.phase_unit == "steps" and j.eta_s is not None for j in running)
+    progress = [j.progress for j in seen if j.status is JobStatus.RUNNING]
+    assert progress == sorted(progress), "the bar never moves back"
+    assert job.eta_s is None and job.phase is None
+    metrics = job.result["metrics_before"]["test_clean"]
+    assert (metrics["n"], metrics["n_total"], metrics["capped"], metrics["cap"]) == (10, 12, True, 10)
+
+
+def test_expected_rates_come_from_the_last_retrain(stack: Stack, seeded: dict) -> None:
+    """A second retrain knows its ETA from the first one's measured rates before it measures any."""
+    from xmd.jobs.phases import expected, rates, retrain_plan
+
+    with stack.factory() as db:
+        log = jobs.last_phases(db_session=db, kind="retrain", project_id=seeded["project_id"])
+    assert log, "the first test's retrain left no phase log"
+    prior = rates(log)
+    assert {"measure", "train", "save"} <= set(prior) and all(v > 0 for v in prior.values())
+    plan = retrain_plan(
+        parent=1,
+        child=3,
+        eval_sizes={"test_clean": 12},
+        eval_cap=10,
+        total_steps=24,
+        examples_per_step=4,
+        n_share=24,
+    )
+    twice = expected(plan, prior)
+    assert twice is not None and twice > 0
+    # twice the training steps cost more, by the measured training rate
+    plan[3].total = 48
+    assert expected(plan, prior) == pytest.approx(twice + prior["train"] * 24 * 4)
+
+
+def test_cancel_is_honoured_within_seconds_during_the_evaluation_before_training(
+    stack: Stack, seeded: dict, tiny_model_dir: Path
+) -> None:
+    st = stack
+    with st.factory() as db:
+        from xmd.projects import service as projects
+
+        project = projects.get_or_raise(db_session=db, project_id=seeded["project_id"])
+        big = [
+            Example(id=e.id, text=e.text + LONG, label=e.label) for e in demo_examples(8000, prefix="b", shortcut=False)
+        ]
+        ds = datasets.add_dataset(db_session=db, project=project, name="big_eval", role="eval", examples=big)
+    params = {**RETRAIN, "max_length": 128, "version_id": seeded["version_id"], "eval_dataset_ids": [ds.id]}
+    job_id = st.submit("retrain", seeded["project_id"], params)
+    job = st.wait(job_id, lambda j: j.status.finished or (j.phase or "").startswith("measuring v1 on big_eval"))
+    assert job.status is JobStatus.RUNNING, f"the job ended before its evaluation: {job.error}"
+    asked = time.monotonic()
+    with st.factory() as db:
+        jobs.request_cancel(db_session=db, job_id=job_id)
+    job = st.wait_finished(job_id, timeout=60)
+    took = time.monotonic() - asked
+    assert job.status is JobStatus.CANCELLED, job.error
+    assert took < 5.0, f"cancel took {took:.1f} s during the evaluation"
+    assert job.phase == "measuring v1 on big_eval" and job.phase_done < job.phase_total == 2000  # the default cap
+    with st.factory() as db:
+        child = next(
+            v
+            for v in models.list_versions(db_session=db, project_id=seeded["project_id"])
+            if v.config.get("job_id") == job_id
+        )
+        assert child.status is ModelStatus.FAILED
+        datasets.delete_dataset(db_session=db, dataset=datasets.get_or_raise(db_session=db, dataset_id=ds.id))
+
+
+def test_cancel_stops_an_explain_job_inside_a_chunk(stack: Stack, seeded: dict) -> None:
+    st = stack
+    with st.factory() as db:
+        from xmd.projects import service as projects
+
+        project = projects.get_or_raise(db_session=db, project_id=seeded["project_id"])
+        big = [
+            Example(id=e.id, text=e.text + LONG, label=e.label) for e in demo_examples(3000, prefix="x", shortcut=True)
+        ]
+        ds = datasets.add_dataset(db_session=db, project=project, name="big_train", role="train", examples=big)
+    params = {"version_id": seeded["version_id"], "dataset_id": ds.id, "method": "grad_x_input", "chunk_size": 3000}
+    # the worker loads the model once (seconds on a busy machine): a small explain of the same version first
+    warm = st.submit("explain", seeded["project_id"], {**params, "dataset_id": seeded["train_id"]})
+    st.wait_status(warm, JobStatus.SUCCEEDED, timeout=120)
+    job_id = st.submit("explain", seeded["project_id"], {**params, "max_length": 128})
+    st.wait(job_id, lambda j: j.status.finished or bool((j.result or {}).get("claims")))
+    time.sleep(1.0)  # inside the one chunk
+    assert st.job(job_id).result.get("claims"), "the chunk is claimed: the worker is explaining it"
+    asked = time.monotonic()
+    with st.factory() as db:
+        jobs.request_cancel(db_session=db, job_id=job_id)
+    job = st.wait_finished(job_id, timeout=60)
+    took = time.monotonic() - asked
+    assert job.status is JobStatus.CANCELLED, job.error
+    assert took < 5.0, f"cancel took {took:.1f} s inside an explain chunk\n{st.all_logs()[-3000:]}"
+    assert not (job.result or {}).get("done"), "the chunk was finished although the job was cancelled"
+
+
+def test_short_jobs_do_not_wait_behind_a_retrain(stack: Stack, seeded: dict) -> None:
+    """``xmd serve``'s layout: one worker for the retrain queue, one for the rest. A queued job says
+    where it stands and whom it waits behind."""
+    st = stack
+    st.stop_all()
+    st.start_workers(["long"], queues=[st.settings.retrain_queue])
+    st.start_workers(["short"], queues=[st.settings.default_queue])
+    params = {**RETRAIN, "epochs": 400, "version_id": seeded["version_id"]}
+    first = st.submit("retrain", seeded["project_id"], params)
+    st.wait(first, lambda j: j.status is JobStatus.RUNNING and (j.step or 0) >= 2)
+    second = st.submit("retrain", seeded["project_id"], params)
+    evaluate = st.submit("evaluate", seeded["project_id"], {"version_id": seeded["version_id"]})
+    with st.factory() as db:
+        places = jobs.queue_info(db_session=db, job_ids=[second], queue_of=lambda kind: queue_for(st.settings, kind))
+    assert places[second]["position"] == 1
+    assert places[second]["behind"]["id"] == first and places[second]["behind"]["project_name"] == "phases"
+    done = st.wait_status(evaluate, JobStatus.SUCCEEDED, timeout=60)
+    assert st.job(first).status is JobStatus.RUNNING and done.finished_at is not None
+    assert st.job(second).status is JobStatus.QUEUED
+    with st.factory() as db:
+        for job_id in (second, first):
+            jobs.request_cancel(db_session=db, job_id=job_id)
+    assert st.wait_finished(first, timeout=30).status is JobStatus.CANCELLED
