@@ -1831,10 +1831,16 @@ export interface components {
             feedback: components["schemas"]["WordFeedback"][];
             /** Label Counts */
             label_counts: number[];
+            /** Lean */
+            lean: number;
             /** Mean Importance */
             mean_importance: number;
             /** Mean Signed */
             mean_signed: number;
+            /** P Value */
+            p_value: number;
+            /** Q Value */
+            q_value: number;
             /** Skew */
             skew: number;
             /** Skew Label */
