@@ -31,6 +31,10 @@ class DatasetOut(BaseModel):
     created_at: datetime
 
 
+class DatasetRename(BaseModel):
+    name: str = Field(min_length=1, max_length=200)
+
+
 class Prediction(BaseModel):
     label: int
     label_name: str

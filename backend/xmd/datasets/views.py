@@ -21,6 +21,7 @@ from xmd.datasets.schemas import (
     SLICE_FILTERS,
     Correctness,
     DatasetOut,
+    DatasetRename,
     ExampleOut,
     ExamplePage,
     Preview,
@@ -133,6 +134,13 @@ def list_datasets(project_id: int, db: DB, _: Viewer, offset: Offset = 0, limit:
     rows = page_of(service.list_datasets(db_session=db, project_id=project_id), offset, limit)
     rows["items"] = [dataset_out(db, ds, project) for ds in rows["items"]]
     return Page[DatasetOut](**rows)
+
+
+@router.patch("/datasets/{dataset_id}", response_model=DatasetOut)
+def rename_dataset(dataset_id: int, body: DatasetRename, db: DB, _: Admin) -> DatasetOut:
+    """Rename a dataset (409 if the project has another dataset of that name)."""
+    ds, project = _dataset(db, dataset_id)
+    return dataset_out(db, service.rename_dataset(db_session=db, dataset=ds, name=body.name), project)
 
 
 @router.delete("/datasets/{dataset_id}", status_code=204)
