@@ -19,7 +19,11 @@ export interface paths {
         delete: operations["delete_dataset_api_datasets__dataset_id__delete"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Rename Dataset
+         * @description Rename a dataset (409 if the project has another dataset of that name).
+         */
+        patch: operations["rename_dataset_api_datasets__dataset_id__patch"];
         trace?: never;
     };
     "/api/datasets/{dataset_id}/examples": {
@@ -272,7 +276,11 @@ export interface paths {
         delete: operations["delete_project_api_projects__project_id__delete"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update Project
+         * @description Rename a project or change its description (409 if another project has the name).
+         */
+        patch: operations["update_project_api_projects__project_id__patch"];
         trace?: never;
     };
     "/api/projects/{project_id}/compare": {
@@ -908,6 +916,24 @@ export interface components {
              * @default text
              */
             text_column?: string;
+            /**
+             * Unlabelled
+             * @description the file has no labels (label_column is ignored); train sets only
+             * @default false
+             */
+            unlabelled?: boolean;
+        };
+        /**
+         * ColumnGuess
+         * @description The columns the form pre-selects (xmd.core.data.COLUMN_GUESSES, the one list).
+         */
+        ColumnGuess: {
+            /** Id */
+            id: string | null;
+            /** Label */
+            label: string | null;
+            /** Text */
+            text: string | null;
         };
         /** CompareOut */
         CompareOut: {
@@ -952,6 +978,11 @@ export interface components {
             source_name: string | null;
             /** Text Column */
             text_column: string;
+        };
+        /** DatasetRename */
+        DatasetRename: {
+            /** Name */
+            name: string;
         };
         /**
          * DatasetRole
@@ -1372,6 +1403,15 @@ export interface components {
             columns: string[];
             /** Format */
             format: string;
+            guess: components["schemas"]["ColumnGuess"];
+            /**
+             * Label Required For
+             * @description uses whose datasets need a label column
+             * @default [
+             *       "eval"
+             *     ]
+             */
+            label_required_for?: components["schemas"]["DatasetRole"][];
             /** N Rows */
             n_rows: number;
             /** Rows */
@@ -1431,6 +1471,16 @@ export interface components {
             n_feedback: number;
             /** Name */
             name: string;
+        };
+        /**
+         * ProjectUpdate
+         * @description A rename and/or a new description; fields left out stay as they are.
+         */
+        ProjectUpdate: {
+            /** Description */
+            description?: string | null;
+            /** Name */
+            name?: string | null;
         };
         /** PushIn */
         PushIn: {
@@ -1925,6 +1975,41 @@ export interface operations {
             };
         };
     };
+    rename_dataset_api_datasets__dataset_id__patch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                dataset_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DatasetRename"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DatasetOut"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     list_examples_api_datasets__dataset_id__examples_get: {
         parameters: {
             query?: {
@@ -2358,6 +2443,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    update_project_api_projects__project_id__patch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProjectUpdate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectOut"];
+                };
             };
             /** @description Validation Error */
             422: {
