@@ -31,7 +31,7 @@ from xmd.db.migrate import check_migrated
 from xmd.explanations.views import router as explanations_router
 from xmd.feedback.views import router as feedback_router
 from xmd.files import secure_data_dir
-from xmd.http import errors, limits
+from xmd.http import docs, errors, limits
 from xmd.http.deps import current_user
 from xmd.http.redact import redact_url_secrets
 from xmd.http.tempfiles import clean_stale_uploads
@@ -114,8 +114,11 @@ def create_app(
         version=__version__,
         description="Explanation-based debugging of NLP classifiers with people in the loop.",
         lifespan=lifespan,
+        docs_url=None,  # served from local files below: the default page loads Swagger UI from a CDN
+        redoc_url=None,
     )
     errors.install(app)
+    docs.install(app)
     limits.install(app)
 
     @app.middleware("http")
