@@ -23,7 +23,7 @@ COPY pyproject.toml README.md alembic.ini ./
 COPY backend/ backend/
 COPY workers/ workers/
 COPY migrations/ migrations/
-RUN if [ -n "$TORCH_INDEX_URL" ]; then pip install --extra-index-url "$TORCH_INDEX_URL" -e . ; else pip install -e . ; fi
+RUN if [ -n "$TORCH_INDEX_URL" ]; then pip install --extra-index-url "$TORCH_INDEX_URL" -e ".[s3]" ; else pip install -e ".[s3]" ; fi
 COPY --from=ui /ui/dist /app/frontend/dist
 RUN useradd --create-home --uid 1000 xmd && mkdir -p /data && chown xmd /data
 USER xmd

@@ -20,6 +20,7 @@ import dataclasses
 import json
 import subprocess
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -50,6 +51,9 @@ VARIANTS: dict[str, ERConfig | None] = {
     "attribution_grad_x_input": ERConfig(objective="attribution", method="grad_x_input", loss="mse"),
     "attribution_saliency": ERConfig(objective="attribution", method="saliency", loss="mse"),
     "both_default": ERConfig(),
+    # The attribution term (second derivative) on at most k feedback rows per batch (issue 16, §2).
+    "both_attr_rows4": ERConfig(attribution_rows=4),
+    "both_attr_rows2": ERConfig(attribution_rows=2),
 }
 MIB = 1024 * 1024
 
@@ -67,6 +71,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--lam", type=float, default=1.0, help="ER weight λ")
     p.add_argument("--variants", nargs="+", choices=list(VARIANTS), default=list(VARIANTS))
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--interleaved",
+        action="store_true",
+        help="one process, one step of each variant in turn (for a busy machine: load drift hits all alike)",
+    )
     p.add_argument("--worker", choices=list(VARIANTS), help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.n < 1 or args.warmup < 1 or args.batch_size < 2:
@@ -161,6 +170,55 @@ def worker(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+def interleaved(args: argparse.Namespace) -> dict[str, Any]:
+    """Round-robin single steps of every variant in one process, on one model.
+
+    On a shared machine the load drifts over minutes, so variants timed one after another are not
+    comparable; here step ``r`` of every variant runs back to back. Each step is a one-epoch
+    ``train_loop`` call on the fixed batch (its ``elapsed_s`` excludes building the optimiser); the
+    model keeps training across calls, which does not change a step's cost. Reports the median and
+    the minimum wall time per variant (the minimum is the least disturbed step), the median process
+    CPU time (with one torch thread it counts the work done, not the waiting for a core, so it is the
+    steadiest figure under load; it includes building the optimiser) and the ratios to plain.
+    """
+    set_threads(args.threads)
+    device = resolve_device(args.device)
+    loaded = load_demo_model(device, seed=args.seed)
+    batch, targets = fixed_batch(args.batch_size, args.feedback_share, args.seed)
+    config = TrainConfig(epochs=1, batch_size=args.batch_size, max_length=args.max_length, seed=args.seed)
+    times: dict[str, list[float]] = {v: [] for v in args.variants}
+    cpu: dict[str, list[float]] = {v: [] for v in args.variants}
+    for r in range(args.warmup + args.n):
+        for variant in args.variants:
+            er = VARIANTS[variant]
+            er = dataclasses.replace(er, lam=args.lam) if er is not None else None
+            c0 = time.process_time()
+            hist = train_loop(loaded, batch, config, er=er, targets=targets if er is not None else None)
+            if r >= args.warmup:
+                times[variant].append(hist.steps[0].elapsed_s)
+                cpu[variant].append(time.process_time() - c0)
+        log(f"round {r + 1}/{args.warmup + args.n}: " + ", ".join(f"{v} {t[-1]:.2f}s" for v, t in times.items() if t))
+    res = {
+        v: {
+            "median_step_s": median(t),
+            "min_step_s": min(t),
+            "median_cpu_s": median(cpu[v]),
+            "step_s": t,
+            "cpu_s": cpu[v],
+        }
+        for v, t in times.items()
+    }
+    plain = res.get("plain")
+    ratios = {}
+    if plain:
+        for v, r in res.items():
+            if v != "plain":
+                ratios[f"{v}_vs_plain"] = r["median_step_s"] / plain["median_step_s"]
+                ratios[f"{v}_vs_plain_min"] = r["min_step_s"] / plain["min_step_s"]
+                ratios[f"{v}_vs_plain_cpu"] = r["median_cpu_s"] / plain["median_cpu_s"]
+    return {"results": res, "ratios": ratios, "batch_with_feedback": len(targets)}
+
+
 def run_worker(variant: str, argv: Sequence[str]) -> dict[str, Any]:
     """Run ``variant`` in a fresh interpreter and parse the JSON it prints."""
     cmd = [sys.executable, str(Path(__file__).resolve()), *argv, "--worker", variant]
@@ -178,6 +236,31 @@ def main(argv: Sequence[str] | None = None) -> None:
         return
     loadavg_start = load_average()
     device = resolve_device(args.device)
+    if args.interleaved:
+        doc = interleaved(args)
+        emit(
+            {
+                "benchmark": "er_overhead_interleaved",
+                "environment": environment(device, loadavg_start),
+                "params": {
+                    "timed_rounds": args.n,
+                    "warmup_rounds": args.warmup,
+                    "batch_size": args.batch_size,
+                    "max_length": args.max_length,
+                    "lam": args.lam,
+                    "feedback_share": args.feedback_share,
+                    "variants": args.variants,
+                    "seed": args.seed,
+                },
+                **doc,
+                "targets": {
+                    f"{v}_vs_plain": check_target(doc["ratios"].get(f"{v}_vs_plain_cpu"), "<=", 1.3)
+                    for v in args.variants
+                    if v.startswith("both")
+                },
+            }
+        )
+        return
     set_threads(args.threads)
     batch, targets = fixed_batch(args.batch_size, args.feedback_share, args.seed)
 

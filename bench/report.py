@@ -174,6 +174,38 @@ def targets(docs: dict[str, dict[str, Any] | None]) -> list[str]:
         "er_overhead_share30",
         "as above, 5 of 16 rows with feedback",
     )
+    eri = docs.get("er_overhead_interleaved")
+    for variant, how in (
+        ("both_default", "interleaved steps in one process, batch 32, max length 64, 30 % feedback rows"),
+        ("both_attr_rows4", "as above, second derivative on at most 4 feedback rows (the demo's setting)"),
+    ):
+        if eri and f"{variant}_vs_plain" in eri.get("targets", {}):
+            row(
+                f"ER step vs plain step, `{variant}` (issue 16)",
+                eri,
+                f"{variant}_vs_plain",
+                "er_overhead_interleaved",
+                how,
+            )
+    for seed in range(3):
+        demo = docs.get(f"demo_speed_seed{seed}")
+        for key, label in (
+            ("retrain_seconds", "demo retrain (s)"),
+            ("story_seconds", "whole demo story (s)"),
+            ("anti_after", "anti-shortcut accuracy after the demo retrain"),
+        ):
+            t = (demo or {}).get("targets", {}).get(key)
+            if t and t.get("value") is not None:
+                rows.append(
+                    [
+                        f"{label}, seed {seed}",
+                        f"{t['op']} {t['threshold']}",
+                        f(t["value"]),
+                        met(t),
+                        f"`demo_speed_seed{seed}`",
+                        "bench/demo_speed.py on this CPU, load in its section",
+                    ]
+                )
     thr_gpu, er_gpu = docs.get("attribution_throughput_cuda"), docs.get("er_overhead_cuda")
     if thr_gpu or er_gpu:
         row(
@@ -644,6 +676,194 @@ def effect(doc: dict[str, Any] | None, name: str = "effect_sweep", title: str | 
     return lines
 
 
+def er_interleaved(doc: dict[str, Any] | None) -> list[str]:
+    """The interleaved ER step timing (issue 16): variants step by step in one process."""
+    if doc is None:
+        return []
+    p = doc["params"]
+    env = doc["environment"]
+    lines = [
+        "### ER step levers, timed interleaved (issue 16)",
+        "",
+        f"`bench/er_overhead.py --interleaved`: one process, one step of each variant in turn for {p['timed_rounds']} "
+        f"rounds after {p['warmup_rounds']} warm-up round(s), on one fixed batch of {p['batch_size']} demo texts "
+        f"({doc['batch_with_feedback']} with *remove* feedback), max length {p['max_length']}, torch threads "
+        f"{env['torch_threads']}, {load_note(doc)}. On a busy shared machine only steps taken back to "
+        "back compare; the minimum is the least disturbed step, and the process CPU time (one torch thread) counts "
+        "the work rather than the wait for a core — the target is checked on it.",
+        "",
+    ]
+    rows = []
+    for name, r in doc["results"].items():
+        rows.append(
+            [
+                f"`{name}`",
+                f(r["median_step_s"] * 1000),
+                f(r["min_step_s"] * 1000),
+                "1.00" if name == "plain" else f(doc["ratios"].get(f"{name}_vs_plain")),
+                "1.00" if name == "plain" else f(doc["ratios"].get(f"{name}_vs_plain_min")),
+                f(r.get("median_cpu_s", 0) * 1000),
+                "1.00" if name == "plain" else f(doc["ratios"].get(f"{name}_vs_plain_cpu")),
+            ]
+        )
+    lines += table(
+        ["variant", "median step ms", "min step ms", "x plain (median)", "x plain (min)", "CPU ms", "x plain (CPU)"],
+        rows,
+    )
+    lines += [
+        "Two levers did not help on this CPU and were not kept (one-off measurements in one process, torch "
+        "threads 1, load average about 9–10, not stored as JSON): **one forward over the batch and its erased "
+        "copies together** — forward + backward of 22 rows plus a no-grad forward of 10 erased rows took a median "
+        "21.8 s, the same 32 rows in one forward (erased rows detached) 28.0 s (1.28x slower: on a CPU the cost "
+        "grows with the rows, and merged rows enter the backward pass; merging only saves kernel launches, which "
+        "matter on a GPU). **bf16 autocast on the CPU** — this Xeon has no AVX-512 BF16/AMX, so bf16 matmuls are "
+        "emulated: a forward + backward of 32 texts took 9.1 s in float32 and had not finished three bf16 steps "
+        "in the next 270 s (over 10x slower); `mixed_precision` stays CUDA-only.",
+        "",
+    ]
+    return lines
+
+
+_PHASES = [
+    ("debug.predict_proba", "predictions for scoped feedback"),
+    ("debug.evaluate_sets", "evaluation before + after (clean and anti-shortcut sets)"),
+    ("debug.feedback_shares", "effect measurement before + after (grad x input, occlusion)"),
+    ("debug.train_loop", "retrain steps (`train_loop`)"),
+    ("debug._finish", "saving the model"),
+    ("debug", "**the retrain job** (`pipeline.debug`, all of the above and loading)"),
+    ("explain", "story: explaining the training set"),
+    ("word_share", "story: the planted word's share, before + after"),
+]
+
+
+def demo_speed(
+    before: dict[str, Any] | None,
+    runs: Sequence[dict[str, Any] | None],
+    pad: dict[str, Any] | None = None,
+) -> list[str]:
+    """Where the demo retrain's time goes, before and after issue 16, and whether the effect held."""
+    lines = ["## Demo retrain: where the time goes", ""]
+    runs = [r for r in runs if r]
+    if before is None and not runs:
+        return [*lines, "Not measured yet (`bench/demo_speed.py`).", ""]
+    lines += [
+        "`bench/demo_speed.py`: `xmd demo`'s story (`xmd.core.demo_story.run_demo`) from the same fine-tuned "
+        "baseline, each phase timed by wrapping the function the story calls. *Before* is the code before "
+        "issue 16; its retrain was cut after a few steps (`--max-train-steps`) because the machine was too "
+        "busy for the full job, and its retrain time is extrapolated from the measured step rate (marked ~); "
+        "every other phase ran in full (its shares *after* follow those few steps only, so they measure no "
+        "effect). Before and after ran at the same time, so they shared the load.",
+        "",
+    ]
+
+    def label(r: dict[str, Any]) -> str:
+        er = r["params"].get("er") or {}
+        how = []
+        if er.get("early_stop"):
+            how.append(f"early stop, share tol {er.get('early_stop_share_tol')}")
+        if er.get("attribution_rows"):
+            how.append(f"attribution rows {er['attribution_rows']}")
+        return f"after, seed {r['params']['seed']}" + (f" ({', '.join(how)})" if how else " (full schedule)")
+
+    docs = ([("before", before)] if before else []) + [(label(r), r) for r in runs]
+    header = ["phase", *[name for name, _ in docs]]
+    rows = []
+    for key, label in _PHASES:
+        row = [label]
+        for _, d in docs:
+            sec = d["seconds"].get(key)
+            ext = d["retrain"].get("train_loop_seconds_extrapolated")
+            if key == "debug.train_loop" and ext:
+                row.append(f"~{ext:.0f} s ({d['retrain']['steps']} steps timed)")
+            elif key == "debug" and ext and sec is not None:
+                row.append(f"~{sec - d['seconds']['debug.train_loop'] + ext:.0f} s")
+            else:
+                row.append("–" if sec is None else f"{sec:.0f} s")
+        rows.append(row)
+    rows.append(
+        ["retrain steps run / planned", *[f"{d['retrain']['steps']} / {d['retrain']['total_steps']}" for _, d in docs]]
+    )
+    rows.append(["seconds per retrain step", *[f(d["retrain"]["seconds_per_step"]) for _, d in docs]])
+    rows.append(
+        [
+            "process CPU seconds: retrain job / its steps",
+            *[
+                f"{d['cpu_seconds']['debug']:.0f} / {d['cpu_seconds']['debug.train_loop']:.0f}"
+                if "debug" in d.get("cpu_seconds", {})
+                else "–"
+                for _, d in docs
+            ],
+        ]
+    )
+    for key, label in (("clean", "clean accuracy before → after"), ("anti", "anti-shortcut accuracy before → after")):
+        cells = []
+        for name, d in docs:
+            m = d["metrics"]
+            cells.append("–" if name == "before" else f"{m[key + '_before']:.3f} → {m[key + '_after']:.3f}")
+        rows.append([label, *cells])
+    for method in ("grad_x_input", "occlusion"):
+        cells = []
+        for _, d in docs:
+            m = d["metrics"]
+            b = ((m.get("feedback_shares_before") or {}).get(method) or {}).get("remove", {})
+            a = ((m.get("feedback_shares_after") or {}).get(method) or {}).get("remove", {})
+            if b.get("mean_share") and a.get("mean_share") is not None:
+                fall = 1 - a["mean_share"] / b["mean_share"]
+                cells.append(f"{b['mean_share']:.3f} → {a['mean_share']:.3f} (−{fall:.0%}, n = {a['n']})")
+            else:
+                cells.append("–")
+        rows.append([f"removed word's share, {method.replace('_', ' ')}, before → after", *cells])
+    rows.append(
+        [
+            "load average at start / end",
+            *[
+                f"{'/'.join(str(x) for x in d['env']['loadavg_start'] or [])} / "
+                f"{'/'.join(str(x) for x in d['env']['loadavg_end'] or [])}"
+                for _, d in docs
+            ],
+        ]
+    )
+    lines += table(header, rows)
+    for name, d in docs:
+        es = d["retrain"].get("early_stop")
+        if es and es.get("steps"):
+            pairs = ", ".join(
+                f"{st}: {e:.3f} / {sh:.3f}" for st, e, sh in zip(es["steps"], es["er"], es["share"], strict=True)
+            )
+            lines += [
+                f"Early stop, {name}: {es['held_out_rows']} held-out feedback rows; step: ER term / removed word's "
+                f"share at each check — {pairs}; stopped at step {es['stopped_at']}.",
+                "",
+            ]
+    cpu = [(name, d) for name, d in docs if "debug" in d.get("cpu_seconds", {})]
+    if cpu:
+        lines += [
+            "The machine was shared (load average in the table), so wall times here are several times what the "
+            "same work takes alone. Process CPU time does not count the wait for a core: with one torch thread, "
+            + "; ".join(
+                f"{name} used {d['cpu_seconds']['debug']:.0f} s of CPU for the retrain job and "
+                f"{sum(v for k, v in d['cpu_seconds'].items() if '.' not in k):.0f} s for the story's timed phases"
+                for name, d in cpu
+            )
+            + " — about the wall time on an otherwise idle core (not measured here: no idle machine was available).",
+            "",
+        ]
+    if pad:
+        q = pad["padding"]
+        lines += [
+            f"Padding (`demo_speed.py --padding`, counted, not timed): the {q['n_texts']} demo training texts have "
+            f"{q['mean_tokens']:.1f} tokens on average (at most {q['max_tokens']}); an epoch holds "
+            f"{q['real_tokens']:,} real tokens. `encode` already padded each batch only to its longest text "
+            "(padding to max length "
+            f"{q['max_length']} would feed {q['padded_to_max_length']:,}); random batches of 32 still fed "
+            f"{q['batch32_random']:,.0f} tokens ({q['batch32_random'] / q['real_tokens']:.2f}x the real ones), "
+            f"length-bucketed batches feed {q['batch32_bucketed']:,.0f} "
+            f"({q['batch32_bucketed'] / q['real_tokens']:.2f}x).",
+            "",
+        ]
+    return lines
+
+
 def render(results: Path) -> str:
     names = [
         "attribution_throughput",
@@ -664,7 +884,11 @@ def render(results: Path) -> str:
         "effect_sweep_cuda",
     ]
     gpu = {name: load(results, name) for name in gpu_names}
-    extra = {"er_overhead_share30": load(results, "er_overhead_share30")}
+    extra = {
+        "er_overhead_share30": load(results, "er_overhead_share30"),
+        "er_overhead_interleaved": load(results, "er_overhead_interleaved"),
+        **{f"demo_speed_seed{seed}": load(results, f"demo_speed_seed{seed}") for seed in range(3)},
+    }
     lines = [
         "# Benchmarks",
         "",
@@ -693,6 +917,7 @@ def render(results: Path) -> str:
             f"### On a GPU ({gpu['attribution_throughput_cuda']['environment'].get('device_name')})",
         )
     lines += er_overhead(docs["er_overhead"], [extra["er_overhead_share30"]])
+    lines += er_interleaved(extra["er_overhead_interleaved"])
     if gpu["er_overhead_cuda"]:
         lines += er_overhead(
             gpu["er_overhead_cuda"],
@@ -700,6 +925,12 @@ def render(results: Path) -> str:
             f"### On a GPU ({gpu['er_overhead_cuda']['environment'].get('device_name')})",
         )
         lines += er_gpu_note(gpu["er_overhead_cuda"])
+    lines += demo_speed(
+        load(results, "demo_speed_before"),
+        [load(results, f"demo_speed_seed{seed}") for seed in range(3)]
+        + [load(results, "demo_speed_full_seed0"), load(results, "demo_speed_strict_seed0")],
+        load(results, "demo_padding"),
+    )
     lines += store(docs["store_scale"])
     lines += api_latency(docs["api_latency"])
     if gpu["effect_sweep_cuda"]:

@@ -41,6 +41,7 @@ from xmd.jobs.views import router as jobs_router
 from xmd.projects.views import router as projects_router
 from xmd.users.models import User
 from xmd.users.views import router as users_router
+from xmd.versions import service as versions_service
 from xmd.versions.views import router as versions_router
 
 ROUTERS = (
@@ -103,7 +104,7 @@ def create_app(
         app.state.engine = eng
         app.state.session_factory = make_session_factory(eng)
         app.state.settings = settings
-        app.state.models = ModelCache(size=2, device="cpu")
+        app.state.models = ModelCache(size=2, device="cpu", locate=versions_service.locator(settings))
         app.state.enqueue = enqueue or sender(settings)
         yield
         if engine is None:

@@ -9,6 +9,13 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the store's modules import the core's error types (and so torch): only when used
+    from xmd.storage.config import StorageConfig
+
+DEFAULT_CACHE_MB = 20 * 1024
+"""Size cap of a machine's cache of versions fetched from a bucket (``XMD_STORAGE_CACHE_MB``)."""
 
 
 def _int(name: str, default: int) -> int:
@@ -62,6 +69,11 @@ class Settings:
     stale_after_s: float = 180.0
     visibility_timeout_s: int = 6 * 3600
     explain_fanout: int = 4
+    storage_url: str | None = None
+    s3_endpoint_url: str | None = None
+    s3_region: str | None = None
+    storage_cache_dir: Path | None = None
+    storage_cache_mb: int = DEFAULT_CACHE_MB
     statement_timeout_ms: int = 30_000
     """PostgreSQL: the longest one API statement may run before it is cancelled (0 = no limit)."""
     regex_searches_per_user: int = 2
@@ -73,10 +85,12 @@ class Settings:
                 f"XMD_HEARTBEAT_S ({self.heartbeat_s}) must be positive and below XMD_STALE_AFTER_S "
                 f"({self.stale_after_s}), or live jobs would be failed as stale"
             )
+        self.storage  # noqa: B018 - a bad XMD_STORAGE* value fails at start, not at the first retrain
 
     @classmethod
     def from_env(cls) -> Settings:
         data_dir = Path(os.environ.get("XMD_DATA_DIR") or "xmd-data").expanduser().resolve()
+        cache_dir = os.environ.get("XMD_STORAGE_CACHE_DIR")
         return cls(
             data_dir=data_dir,
             database_url=os.environ.get("XMD_DATABASE_URL") or None,
@@ -97,6 +111,11 @@ class Settings:
             stale_after_s=_float("XMD_STALE_AFTER_S", 180.0),
             visibility_timeout_s=_int("XMD_VISIBILITY_TIMEOUT_S", 6 * 3600),
             explain_fanout=_int("XMD_EXPLAIN_FANOUT", 4),
+            storage_url=os.environ.get("XMD_STORAGE") or None,
+            s3_endpoint_url=os.environ.get("XMD_S3_ENDPOINT_URL") or None,
+            s3_region=os.environ.get("XMD_S3_REGION") or None,
+            storage_cache_dir=Path(cache_dir).expanduser().resolve() if cache_dir else None,
+            storage_cache_mb=_int("XMD_STORAGE_CACHE_MB", DEFAULT_CACHE_MB),
             statement_timeout_ms=_int("XMD_STATEMENT_TIMEOUT_MS", 30_000),
             regex_searches_per_user=_int("XMD_REGEX_SEARCHES_PER_USER", 2),
         )
@@ -117,10 +136,15 @@ class Settings:
             "XMD_STALE_AFTER_S": repr(self.stale_after_s),
             "XMD_VISIBILITY_TIMEOUT_S": str(self.visibility_timeout_s),
             "XMD_EXPLAIN_FANOUT": str(self.explain_fanout),
+            "XMD_STORAGE_CACHE_MB": str(self.storage_cache_mb),
             "XMD_STATEMENT_TIMEOUT_MS": str(self.statement_timeout_ms),
             "XMD_REGEX_SEARCHES_PER_USER": str(self.regex_searches_per_user),
         }
         optional = {
+            "XMD_STORAGE": self.storage_url,
+            "XMD_S3_ENDPOINT_URL": self.s3_endpoint_url,
+            "XMD_S3_REGION": self.s3_region,
+            "XMD_STORAGE_CACHE_DIR": str(self.storage_cache_dir) if self.storage_cache_dir else None,
             "XMD_DATABASE_URL": self.database_url,
             "XMD_BROKER_URL": self.broker_url,
             "XMD_RESULT_BACKEND": self.result_backend,
@@ -132,8 +156,21 @@ class Settings:
 
     @property
     def models_dir(self) -> Path:
-        """Where model versions live: one directory per version, never overwritten."""
+        """Where model versions live unless ``XMD_STORAGE`` names another place: one folder per version."""
         return self.data_dir / "models"
+
+    @property
+    def storage(self) -> StorageConfig:
+        """The version store's configuration (``xmd.versions.service.store_of`` opens it); holds no secret."""
+        from xmd.storage.config import StorageConfig
+
+        return StorageConfig(
+            url=self.storage_url or self.models_dir.as_uri(),
+            s3_endpoint_url=self.s3_endpoint_url,
+            s3_region=self.s3_region,
+            cache_dir=self.storage_cache_dir or self.data_dir / "version-cache",
+            cache_max_mb=self.storage_cache_mb,
+        )
 
     @property
     def uploads_dir(self) -> Path:

@@ -16,8 +16,9 @@ from safetensors.torch import load_file
 from xmd.core.controls import ControlsConfig, run_comparison
 from xmd.core.deletion import delete_feedback_words, delete_positions
 from xmd.core.feedback import FeedbackSet
+from xmd.core.modeling import load_model, save_model
 from xmd.core.pipeline import debug, fine_tune
-from xmd.core.training import ERConfig, TrainConfig
+from xmd.core.training import ERConfig, TrainConfig, token_lengths, train_loop
 from xmd.core.types import Action, Example, InstanceFeedback, TaskFeedback, XMDError
 from xmd.core.words import split_words
 
@@ -170,8 +171,14 @@ def test_debug_arm_equals_xmd_debug_and_lambda0_equals_plain_continued_training(
     assert same_weights(runs[("lambda0", 4)], tmp_path / "plain")
     assert not same_weights(runs[("debug", 4)], runs[("lambda0", 4)])  # the ER term did change something
     cleaned, _ = delete_feedback_words(train, FEEDBACK.expand(train))
-    fine_tune(parent, cleaned, tmp_path / "deleted", config=config, device="cpu")
+    # Plain training on the cleaned texts in the debug run's batches: length buckets follow the original
+    # texts' token counts, so deleting words does not reshuffle the data order.
+    loaded = load_model(parent, device="cpu")
+    train_loop(loaded, cleaned, config, order_lengths=token_lengths(loaded, train, config.max_length))
+    save_model(loaded, tmp_path / "deleted")
     assert same_weights(runs[("deletion", 4)], tmp_path / "deleted")
+    fine_tune(parent, cleaned, tmp_path / "reshuffled", config=config, device="cpu")
+    assert not same_weights(runs[("deletion", 4)], tmp_path / "reshuffled")  # the order_lengths really matter
 
 
 def test_comparison_result_shape_and_files(comparison):

@@ -1,7 +1,7 @@
 """The service's layers, read from the source: no import runs from a lower layer to a higher one except
 the few named in backend/xmd/README.md, and no view imports another domain's view.
 
-Layers, bottom up: core (0); config and db (1); each domain's store — tables, queries, the job queue
+Layers, bottom up: core (0); config, db and the version store (1); each domain's store — tables, queries, the job queue
 and job context (2); the HTTP kit (3); each domain's schemas and flows, which orchestrate several
 domains, and the job runner (4); views and the workers' tasks, the two front ends of the flows (5); the composition root
 and entry points: app, serve, cli (6).
@@ -29,7 +29,7 @@ def layer(module: str) -> int:
     top = parts[1]
     if top == "core":
         return 0
-    if top in ("config", "db"):
+    if top in ("config", "db", "storage"):
         return 1
     if top == "http":
         return 3

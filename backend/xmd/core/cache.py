@@ -2,8 +2,8 @@
 (explain chunks, evaluate).
 
 Explaining one example or a "what if" text on request needs the model in memory; loading MiniLM takes
-about a second, so the last few versions stay loaded (an LRU keyed by the version's directory, which
-never changes content: a retrain writes a new directory). One lock per model keeps two requests from
+about a second, so the last few versions stay loaded (an LRU keyed by the version's recorded location,
+whose content never changes: a retrain writes a new version). One lock per model keeps two requests from
 running the same model at once (torch modules are not re-entrant under autograd).
 """
 
@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 from xmd.core.modeling import LoadedModel, load_model
 
@@ -20,9 +21,12 @@ from xmd.core.modeling import LoadedModel, load_model
 class ModelCache:
     """Keeps up to ``size`` loaded models; ``use(path, labels)`` yields one under its own lock."""
 
-    def __init__(self, size: int = 2, device: str = "cpu") -> None:
+    def __init__(self, size: int = 2, device: str = "cpu", locate: Callable[[str], str | Path] | None = None) -> None:
         self.size = size
         self.device = device
+        # A version's recorded location -> a local folder, on a miss only (the service passes its
+        # version store's ``local_dir``, which may fetch the files from a bucket).
+        self.locate = locate or (lambda path: path)
         self._models: OrderedDict[str, tuple[LoadedModel, threading.Lock]] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -32,7 +36,7 @@ class ModelCache:
             if hit is not None:
                 self._models.move_to_end(path)
                 return hit
-        loaded = load_model(path, labels=labels, device=self.device)
+        loaded = load_model(self.locate(path), labels=labels, device=self.device)
         with self._lock:
             entry = self._models.setdefault(path, (loaded, threading.Lock()))
             self._models.move_to_end(path)
@@ -50,7 +54,7 @@ class ModelCache:
 _PROCESS: dict[str, ModelCache] = {}
 
 
-def process_cache(device: str) -> ModelCache:
+def process_cache(device: str, locate: Callable[[str], str | Path] | None = None) -> ModelCache:
     """This process's cache for ``device``, for workers: one model kept, so consecutive explain chunks
     and evaluations of one version reuse it while a worker moving on to another version frees memory."""
-    return _PROCESS.setdefault(device, ModelCache(size=1, device=device))
+    return _PROCESS.setdefault(device, ModelCache(size=1, device=device, locate=locate))

@@ -43,10 +43,10 @@ from xmd.core.feedback import FeedbackSet
 from xmd.core.measures import _quality_summary, explanation_quality
 from xmd.core.modelcard import render_model_card
 from xmd.core.modeling import LoadedModel, load_model
-from xmd.core.pipeline import RunResult, _finish, _meta, _parent_meta, _prepare_output
+from xmd.core.pipeline import RunResult, _finish, _meta, _parent_meta, _prepare_output, feedback_targets
 from xmd.core.predict import predict_proba
-from xmd.core.training import ERConfig, ProgressCallback, TrainConfig, train_loop
-from xmd.core.types import DataError, Example, Scope, XMDError
+from xmd.core.training import ERConfig, ProgressCallback, TrainConfig, token_lengths, train_loop
+from xmd.core.types import DataError, Example, XMDError
 
 CONTROL_ARMS = ("lambda0", "deletion", "deletion_base")
 #: Called with ``(arm, seed, epoch, batch index, example ids)`` before each training batch.
@@ -198,16 +198,8 @@ def run_comparison(
 
     parent = load_model(model_dir, device=device)
     labels = parent.labels
-    if any(ex.label is not None and not 0 <= ex.label < parent.num_labels for ex in train):
-        raise XMDError(f"training labels fall outside the model's {parent.num_labels} classes")
-    predictions = None
-    if any(t.scope != Scope.ALL for t in feedback.task):
-        probs = predict_proba(parent, [ex.text for ex in train], max_length=config.max_length)
-        predictions = {ex.id: int(p.argmax()) for ex, p in zip(train, probs, strict=True)}
-    targets = feedback.expand(list(train), predictions, num_labels=parent.num_labels)
+    targets = feedback_targets(parent, train, feedback, config.max_length)
     n_positions = sum(len(v) for v in targets.values())
-    if n_positions == 0:
-        raise XMDError("the feedback matches no word in the training data; nothing to retrain")
     cleaned, n_deleted = delete_feedback_words(train, targets)
     notes: list[str] = []
     arms = list(controls.arms)
@@ -258,6 +250,9 @@ def run_comparison(
     before = {n: set_metrics(gold[n], before_pred[n], labels, has_words=has[n], positive=pos_index) for n in sets}
     shares_before = measure(parent)
     quality_before = quality(parent)
+    # Length-bucketed batches follow token counts; every arm takes the original texts' counts, so the
+    # deletion arms (shorter texts) train on exactly the debug run's batches.
+    lengths = token_lengths(parent, train, config.max_length) if config.length_bucketing else None
     del parent
     root.mkdir(parents=True, exist_ok=True)
 
@@ -298,6 +293,7 @@ def run_comparison(
                 callback=callback,
                 progress=progress,
                 batch_hook=hook,
+                order_lengths=lengths,
             )
             arm_pred = _predict(loaded, sets, config.max_length)
             after = {n: set_metrics(gold[n], arm_pred[n], labels, has_words=has[n], positive=pos_index) for n in sets}

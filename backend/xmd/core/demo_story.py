@@ -25,14 +25,21 @@ from xmd.core.effect import word_share
 from xmd.core.feedback import FeedbackSet, save_feedback
 from xmd.core.modeling import load_model, minilm_path
 from xmd.core.pipeline import debug, fine_tune
-from xmd.core.training import ERConfig, TrainConfig
+from xmd.core.training import ERConfig, TrainConfig, TrainHistory
 from xmd.core.types import Action, TaskFeedback
 
 log = logging.getLogger(__name__)
 
 BASELINE_CONFIG = TrainConfig(epochs=2, lr=5e-5, batch_size=32, max_length=64, seed=0)
 DEBUG_CONFIG = TrainConfig(epochs=2, lr=3e-5, batch_size=32, max_length=64, seed=0)
-DEBUG_ER = ERConfig()  # the measured default: objective "both", λ = 1, attribution weight 5 (bench/effect_sweep.py)
+# The measured default objective ("both", λ = 1, attribution weight 5; bench/effect_sweep.py). The early
+# stop and attribution_rows=4 cut the retrain to 42-70 of 124 steps with anti-shortcut accuracy 0.98-0.99
+# and clean accuracy within half a point (3 seeds, bench/results/demo_speed_seed*.json), but the removed
+# word's grad x input share then fell by only 72-80 % instead of the >= 80 % the acceptance test asks
+# (tests/integration/test_demo_minilm.py), so the story keeps the full schedule until a stricter rule is measured.
+DEBUG_ER = ERConfig()
+#: The story's before/after share of the planted word is a mean over at most this many anti-shortcut texts.
+STORY_SHARE_EXAMPLES = 128
 
 
 def prepare_baseline(
@@ -52,6 +59,17 @@ def prepare_baseline(
         base = load_model(minilm_path(), labels=labels, device=device)
         fine_tune(base, sets["train"], baseline, config=BASELINE_CONFIG, progress=progress, name="demo baseline")
     return baseline, sets
+
+
+def _steps_line(history: TrainHistory) -> str:
+    """How long the retrain ran, and whether the early stop ended it."""
+    done = len(history.steps)
+    planned = history.steps[-1].total_steps if history.steps else 0
+    line = f"Retrain: {done} of {planned} steps in {history.seconds:.0f} s"
+    es = history.early_stop or {}
+    if es.get("stopped_at") is not None:
+        line += f" (early stop: ER term and removed word's share converged on {es['held_out_rows']} held-out rows)"
+    return line
 
 
 def run_demo(
@@ -95,14 +113,17 @@ def run_demo(
     )
     debugged = load_model(out, device=device)
     share = {
-        "before": word_share(model, sets["test_anti"], SHORTCUT_WORD, max_length=64),
-        "after": word_share(debugged, sets["test_anti"], SHORTCUT_WORD, max_length=64),
+        "before": word_share(model, sets["test_anti"], SHORTCUT_WORD, max_length=64, max_examples=STORY_SHARE_EXAMPLES),
+        "after": word_share(
+            debugged, sets["test_anti"], SHORTCUT_WORD, max_length=64, max_examples=STORY_SHARE_EXAMPLES
+        ),
     }
     b, a = result.metrics_before, result.metrics_after
     lines = [
         f"Most suspicious words: {', '.join(w.word for w in top[:5])}",
         f"Feedback: remove '{suspect}' across the task (planted word: '{SHORTCUT_WORD}')",
         f"Debugged model: {out}",
+        _steps_line(result.history),
         f"{'':<12}{'before':>8}{'after':>8}",
         f"{'clean acc':<12}{b['test_clean']['accuracy']:>8.3f}{a['test_clean']['accuracy']:>8.3f}",
         f"{'anti acc':<12}{b['test_anti']['accuracy']:>8.3f}{a['test_anti']['accuracy']:>8.3f}",
@@ -122,6 +143,8 @@ def run_demo(
         "feedback_shares_before": result.shares_before,
         "feedback_shares_after": result.shares_after,
         "train_seconds": result.history.seconds,
+        "train_steps": len(result.history.steps),
+        "early_stop": result.history.early_stop,
         "summary": "\n".join(lines),
     }
     (workdir / "report.json").write_text(json.dumps(report, indent=2, default=str))

@@ -47,13 +47,7 @@ def parse_cell(value: Any) -> Any:
         if not s:
             return None
         if s[0] in "[{(":
-            try:
-                value = json.loads(s)
-            except ValueError:
-                try:
-                    value = ast.literal_eval(s)
-                except (ValueError, SyntaxError, MemoryError, RecursionError):
-                    raise DataError(f"cannot parse {_short(s)} (not JSON or a Python literal)") from None
+            value = _literal(s, f"cannot parse {_short(s)} (not JSON or a Python literal)")
         else:
             parts = [p for p in re.split(r"[\s,;]+", s) if p]
             if all(_INT_STR.match(p) for p in parts):
@@ -68,6 +62,17 @@ def parse_cell(value: Any) -> Any:
     raise DataError(f"a rationale must be a list, a string or a JSON/Python literal, got {_short(value)}")
 
 
+def _literal(s: str, error: str) -> Any:
+    """A JSON or Python-literal cell (HateXplain writes Python lists); DataError(``error``) otherwise."""
+    try:
+        return json.loads(s)
+    except ValueError:
+        try:
+            return ast.literal_eval(s)
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            raise DataError(error) from None
+
+
 def parse_tokens(value: Any) -> list[str] | None:
     """A token-list cell (list, JSON/Python literal, or whitespace-separated string)."""
     if value is None or (isinstance(value, str) and not value.strip()):
@@ -75,13 +80,7 @@ def parse_tokens(value: Any) -> list[str] | None:
     if isinstance(value, str):
         s = value.strip()
         if s.startswith("["):
-            try:
-                value = json.loads(s)
-            except ValueError:
-                try:
-                    value = ast.literal_eval(s)
-                except (ValueError, SyntaxError, MemoryError, RecursionError):
-                    raise DataError(f"cannot parse token list {_short(s)}") from None
+            value = _literal(s, f"cannot parse token list {_short(s)}")
         else:
             return s.split()
     if not isinstance(value, list | tuple) or not all(isinstance(x, str) for x in value):

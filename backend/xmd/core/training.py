@@ -39,6 +39,9 @@ from xmd.core.words import encode, word_mask
 
 OBJECTIVES = ("erasure", "attribution", "both")
 LOSSES = ("mse", "mae", "huber")
+#: Length bucketing sorts pools of this many batches by length (bigger pools pad less, but the
+#: batches of a pool then differ more in length and are less random in content).
+BUCKET_POOL_BATCHES = 50
 
 FeedbackTargets = dict[str, dict[int, Action]]
 
@@ -61,6 +64,14 @@ class TrainConfig:
     weight_decay: float = field(default=0.01, metadata=opt("AdamW weight decay", ge=0, le=1))
     warmup_ratio: float = field(default=0.06, metadata=opt("share of the steps spent warming up", ge=0, le=1))
     max_grad_norm: float = field(default=1.0, metadata=opt("gradient clipping norm", gt=0, le=1000))
+    length_bucketing: bool = field(
+        default=True,
+        metadata=opt(
+            "batch texts of similar token length together (seeded pools of "
+            f"{BUCKET_POOL_BATCHES} batches sorted by length, batches shuffled), so a batch is padded "
+            "only to its own longest text; every example still appears once per epoch"
+        ),
+    )
 
     def validate(self) -> None:
         if self.epochs < 1 or self.batch_size < 1 or self.grad_accum < 1 or self.max_length < 8:
@@ -86,6 +97,11 @@ class ERConfig:
     With ``objective="both"``, ``L_ER = erasure + attribution_weight · attribution``: the two terms
     work best at different strengths (measured: erasure destabilises training above λ≈1, while the
     attribution term needs ≈10 to silence gradients), so one λ cannot serve both.
+
+    Early stop (off by default): ``early_stop_rows`` feedback rows (at most a fifth of them) are held
+    out of training; ``early_stop_checks`` times over the planned steps the ER term and the removed
+    words' mean share (grad x input) are measured on them, and training stops once both have
+    converged (:func:`early_stop_converged`) after ``early_stop_min_progress`` of the steps.
     """
 
     objective: str = field(
@@ -101,8 +117,50 @@ class ERConfig:
     attribution_weight: float = field(
         default=5.0, metadata=opt("weight μ of the attribution term with objective 'both'", ge=0, le=1000)
     )
+    attribution_rows: int = field(
+        default=0,
+        metadata=opt(
+            "at most this many feedback rows per batch take the attribution term (its second derivative is "
+            "the dearest part of a step), drawn with a seeded generator; 0 = every feedback row; the erasure "
+            "term still sees every feedback row",
+            ge=0,
+            le=4096,
+        ),
+    )
+    early_stop: bool = field(
+        default=False,
+        metadata=opt(
+            "stop before the last epoch once the ER term and the removed words' share have converged on "
+            "held-out feedback rows (rule: xmd.core.training.early_stop_converged)"
+        ),
+    )
+    early_stop_rows: int = field(
+        default=32,
+        metadata=opt("feedback rows held out of training to watch for convergence (at most a fifth)", ge=2, le=4096),
+    )
+    early_stop_checks: int = field(
+        default=20, metadata=opt("how many times over the planned steps the held-out rows are measured", ge=1, le=1000)
+    )
+    early_stop_share_tol: float = field(
+        default=0.02,
+        metadata=opt("converged when the removed words' share moved by at most this much (absolute) ...", ge=0, le=1),
+    )
+    early_stop_er_tol: float = field(
+        default=0.2,
+        metadata=opt("... and the ER term by at most this fraction of its value (plus 0.002) ...", ge=0, le=10),
+    )
+    early_stop_patience: int = field(
+        default=2, metadata=opt("... between each of this many consecutive checks ...", ge=1, le=100)
+    )
+    early_stop_min_progress: float = field(
+        default=0.3, metadata=opt("... and at least this fraction of the planned steps has run", ge=0, le=1)
+    )
 
     def validate(self) -> None:
+        if self.attribution_rows < 0 or self.early_stop_rows < 2 or self.early_stop_checks < 1:
+            raise ValueError("attribution_rows must be >= 0, early_stop_rows >= 2 and early_stop_checks >= 1")
+        if self.early_stop_patience < 1 or not 0.0 <= self.early_stop_min_progress <= 1.0:
+            raise ValueError("early_stop_patience must be >= 1 and early_stop_min_progress in [0, 1]")
         if self.objective not in OBJECTIVES:
             raise ValueError(f"unknown ER objective {self.objective!r}; choose one of {OBJECTIVES}")
         if self.loss not in LOSSES:
@@ -111,6 +169,87 @@ class ERConfig:
             raise ValueError(f"ER attributions need a differentiable method: {DIFFERENTIABLE_METHODS}")
         if self.lam < 0 or self.attribution_weight < 0:
             raise ValueError("lam (λ) and attribution_weight must be >= 0")
+
+
+def batch_order(
+    n: int,
+    batch_size: int,
+    gen: torch.Generator,
+    lengths: Sequence[int] | None = None,
+    pool_batches: int = BUCKET_POOL_BATCHES,
+) -> list[list[int]]:
+    """The batches of one epoch as lists of example indices: a permutation of ``range(n)``.
+
+    Without ``lengths``: consecutive slices of one seeded permutation (the order training always had).
+    With ``lengths`` (token counts): the permutation is cut into pools of ``pool_batches`` batches,
+    each pool sorted by length (stable) and cut into batches, and the batches are shuffled; a batch
+    then holds texts of similar length, so dynamic padding pads little, and the order is still drawn
+    from ``gen`` alone, so a seed reproduces it.
+    """
+    perm = torch.randperm(n, generator=gen).tolist()
+    if lengths is None:
+        return [perm[i : i + batch_size] for i in range(0, n, batch_size)]
+    pool = batch_size * pool_batches
+    batches: list[list[int]] = []
+    for start in range(0, n, pool):
+        chunk = sorted(perm[start : start + pool], key=lambda i: lengths[i])
+        batches.extend(chunk[i : i + batch_size] for i in range(0, len(chunk), batch_size))
+    return [batches[i] for i in torch.randperm(len(batches), generator=gen).tolist()]
+
+
+def early_stop_converged(er_values: Sequence[float], share_values: Sequence[float], er: ERConfig) -> bool:
+    """The early-stop rule on the series measured at each check on the held-out feedback rows.
+
+    Converged when, for each of the last ``early_stop_patience`` consecutive pairs of checks, the
+    removed words' share moved by at most ``early_stop_share_tol`` (absolute) and the ER term by at
+    most ``early_stop_er_tol`` × its previous value + 0.002. (:func:`train_loop` also requires
+    ``early_stop_min_progress`` of the planned steps to have run.)
+    """
+    k = er.early_stop_patience
+    if len(er_values) < k + 1 or len(share_values) < k + 1:
+        return False
+    for i in range(len(er_values) - k, len(er_values)):
+        if abs(share_values[i] - share_values[i - 1]) > er.early_stop_share_tol:
+            return False
+        if abs(er_values[i] - er_values[i - 1]) > er.early_stop_er_tol * abs(er_values[i - 1]) + 0.002:
+            return False
+    return True
+
+
+def _probe(
+    loaded: LoadedModel, probe: Sequence[Example], targets: FeedbackTargets, config: TrainConfig, er: ERConfig
+) -> tuple[float, float]:
+    """``(ER term, mean share of the removed words)`` on the held-out feedback rows, in eval mode."""
+    model, device = loaded.model, loaded.device
+    model.eval()
+    try:
+        enc = encode(loaded.tokenizer, [ex.text for ex in probe], max_length=config.max_length).to(device)
+        labels = torch.tensor([ex.label for ex in probe], device=device)
+        fb = _feedback_tensors(probe, targets, enc.max_words, device)
+        if fb is None:
+            return 0.0, 0.0
+        with torch.enable_grad():
+            logits, ws, _ = gradient_word_scores(model, enc, labels, method=er.method)
+        with torch.no_grad():
+            er_value = float(_er_term(model, enc, labels, logits.detach(), ws.detach(), fb, er))
+            s = shares(ws.detach(), word_mask(enc.word_index, ws.shape[1]))
+            removed = (s * (fb[1] == -1)).sum(dim=1)
+            rows = (fb[1] == -1).any(dim=1)
+            share = float(removed[rows].mean()) if bool(rows.any()) else 0.0
+        return er_value, share
+    finally:
+        model.train()
+
+
+def _attribution_subset(attr_rows: torch.Tensor, limit: int, gen: torch.Generator) -> torch.Tensor:
+    """At most ``limit`` of the True rows of ``attr_rows``, drawn from ``gen`` (0 keeps them all)."""
+    idx = attr_rows.nonzero().flatten()
+    if limit <= 0 or len(idx) <= limit:
+        return attr_rows
+    keep = idx[torch.randperm(len(idx), generator=gen)[:limit].to(idx.device)]
+    out = torch.zeros_like(attr_rows)
+    out[keep] = True
+    return out
 
 
 @dataclass
@@ -142,9 +281,14 @@ BatchHook = Callable[[int, int, list[str]], None]
 class TrainHistory:
     steps: list[StepInfo] = field(default_factory=list)
     seconds: float = 0.0
+    #: With ``ERConfig.early_stop``: the checks on the held-out rows and whether and where it stopped.
+    early_stop: dict | None = None
 
     def to_dict(self) -> dict:
-        return {"seconds": self.seconds, "steps": [asdict(s) for s in self.steps]}
+        out = {"seconds": self.seconds, "steps": [asdict(s) for s in self.steps]}
+        if self.early_stop is not None:
+            out["early_stop"] = self.early_stop
+        return out
 
 
 def _er_loss_fn(name: str) -> Callable[[torch.Tensor, torch.Tensor], torch.Tensor]:
@@ -265,6 +409,12 @@ def _split_forward(
     return logits, word_scores
 
 
+def token_lengths(loaded: LoadedModel, examples: Sequence[Example], max_length: int) -> list[int]:
+    """Token count of each example after truncation: the key of length-bucketed batches."""
+    ids = loaded.tokenizer([ex.text for ex in examples], truncation=True, max_length=max_length)
+    return [len(x) for x in ids["input_ids"]]
+
+
 def train_loop(
     loaded: LoadedModel,
     examples: Sequence[Example],
@@ -275,12 +425,14 @@ def train_loop(
     callback: ProgressCallback | None = None,
     progress: bool = False,
     batch_hook: BatchHook | None = None,
+    order_lengths: Sequence[int] | None = None,
 ) -> TrainHistory:
     """Train ``loaded.model`` in place on ``examples``; ``er`` + ``targets`` add the ER term.
 
     The callback is called after every optimiser step; returning ``False`` cancels the run with
-    :class:`TrainingCancelled`. The data order depends only on ``config.seed`` and the number of
-    examples (never on the texts or on λ), which is what lets controls share it with the debug run.
+    :class:`TrainingCancelled`. The data order depends only on ``config.seed``, the number of examples
+    and, with length bucketing, their token counts (never on λ); ``order_lengths`` overrides those counts
+    so that runs on edited texts (the deletion control) keep the debug run's batches.
     """
     config.validate()
     if er is not None:
@@ -300,6 +452,19 @@ def train_loop(
                 raise XMDError(f"attribution-matching needs attn_implementation='eager' (the model uses {impl!r})")
     seed_everything(config.seed)
     gen = torch.Generator().manual_seed(config.seed)
+    # ER sampling draws from its own generator, so the data order does not depend on the ER settings.
+    er_gen = torch.Generator().manual_seed(config.seed + 7919)
+    probe: list[Example] = []
+    if use_er and er.early_stop:
+        fb_rows = [i for i, ex in enumerate(examples) if (targets or {}).get(ex.id)]
+        n_probe = min(er.early_stop_rows, len(fb_rows) // 5)
+        if n_probe >= 2:
+            held = set(torch.tensor(fb_rows)[torch.randperm(len(fb_rows), generator=er_gen)[:n_probe]].tolist())
+            probe = [examples[i] for i in sorted(held)]
+            examples = [ex for i, ex in enumerate(examples) if i not in held]
+    lengths = list(order_lengths) if order_lengths is not None and not probe else None
+    if config.length_bucketing and lengths is None:
+        lengths = token_lengths(loaded, examples, config.max_length)
     no_decay = ("bias", "LayerNorm.weight", "layer_norm.weight", "norm.weight")
     params = [
         {
@@ -325,6 +490,11 @@ def train_loop(
         else nullcontext()
     )
     history = TrainHistory()
+    if use_er and er.early_stop:
+        history.early_stop = {"held_out_rows": len(probe), "stopped_at": None, "steps": [], "er": [], "share": []}
+        if not probe:
+            history.early_stop["disabled"] = "fewer than 10 feedback rows: none held out"
+    check_every = max(1, math.ceil(total_steps / er.early_stop_checks)) if probe else 0
     t0 = time.perf_counter()
     step = 0
     model.train()
@@ -332,9 +502,9 @@ def train_loop(
     acc = {"loss": 0.0, "task": 0.0, "er": 0.0, "n_fb": 0}
     try:
         for epoch in range(config.epochs):
-            perm = torch.randperm(len(examples), generator=gen).tolist()
-            for bi in range(batches_per_epoch):
-                batch = [examples[i] for i in perm[bi * config.batch_size : (bi + 1) * config.batch_size]]
+            order = batch_order(len(examples), config.batch_size, gen, lengths if config.length_bucketing else None)
+            for bi, rows in enumerate(order):
+                batch = [examples[i] for i in rows]
                 if batch_hook is not None:
                     batch_hook(epoch, bi, [ex.id for ex in batch])
                 enc = encode(loaded.tokenizer, [ex.text for ex in batch], max_length=config.max_length)
@@ -345,6 +515,7 @@ def train_loop(
                     word_scores, attr_rows = None, None
                     if fb is not None and er.objective != "erasure":
                         attr_rows = (fb[1] != 0).any(dim=1)
+                        attr_rows = _attribution_subset(attr_rows, er.attribution_rows, er_gen)
                         logits, word_scores = _split_forward(model, enc, labels, attr_rows, er.method)
                     else:
                         logits = model(**enc.model_inputs()).logits
@@ -385,6 +556,17 @@ def train_loop(
                 bar.set_postfix(loss=f"{info.loss:.4f}", er=f"{info.er_loss:.4f}")
                 if callback is not None and callback(info) is False:
                     raise TrainingCancelled(f"training cancelled at step {step}/{total_steps}")
+                if check_every and (step % check_every == 0 or step == total_steps):
+                    er_value, share = _probe(loaded, probe, targets or {}, config, er)
+                    for key, value in (("steps", step), ("er", er_value), ("share", share)):
+                        history.early_stop[key].append(value)
+                    if step >= er.early_stop_min_progress * total_steps and early_stop_converged(
+                        history.early_stop["er"], history.early_stop["share"], er
+                    ):
+                        history.early_stop["stopped_at"] = step
+                        break
+            if history.early_stop is not None and history.early_stop["stopped_at"] is not None:
+                break
     finally:
         bar.close()
         model.eval()

@@ -180,7 +180,7 @@ def _explain_chunk(ctx: JobContext, i: int, owner: str) -> int:
             select(Example).where(Example.dataset_id == dataset.id, Example.id.between(lo, hi)).order_by(Example.id)
         )
     )
-    with process_cache(ctx.settings.device).use(version.path) as loaded:
+    with process_cache(ctx.settings.device, versions.locator(ctx.settings)).use(version.path) as loaded:
         exps = explain(
             loaded,
             [ex.text for ex in rows],

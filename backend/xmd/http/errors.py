@@ -9,6 +9,7 @@ from sqlalchemy.exc import IntegrityError
 from xmd.core.types import DataError, FeedbackError, ModelLoadError, TooLargeError, XMDError
 from xmd.db.errors import ConflictError, NotFoundError, SchemaNotMigratedError
 from xmd.jobs.queue import QueueUnavailableError
+from xmd.storage import StorageError, VersionNotFoundError
 
 STATUS: list[tuple[type[Exception], int]] = [
     (NotFoundError, 404),
@@ -19,6 +20,8 @@ STATUS: list[tuple[type[Exception], int]] = [
     (DataError, 422),
     (FeedbackError, 422),
     (ModelLoadError, 422),
+    (VersionNotFoundError, 422),  # a ready version whose files are gone: the server's data, not the request
+    (StorageError, 503),  # the version store (a bucket) is unreachable or refused
     (XMDError, 400),
 ]
 

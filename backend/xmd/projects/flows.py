@@ -1,15 +1,13 @@
-"""Creating a project means checking the model loads, then copying it into the data directory.
+"""Creating a project means checking the model loads, then copying it into the version store.
 
 The copy is version 1 of the project's lineage: later edits to the user's folder (or a Hub repo that
 moves on) cannot change what was explained and retrained. Everything is checked before the project
-row exists, and a failure while copying removes the row and the folder, so a failed create leaves
-nothing behind.
+row exists, and a failure while copying removes the row and anything stored, so a failed create
+leaves nothing behind.
 """
 
 from __future__ import annotations
 
-import shutil
-import uuid
 from pathlib import Path
 
 from sqlalchemy.orm import Session
@@ -20,6 +18,7 @@ from xmd.core.types import ModelLoadError
 from xmd.db.errors import ConflictError
 from xmd.projects import archives, paths, service
 from xmd.projects.models import Project
+from xmd.storage import version_key
 from xmd.versions import service as versions_service
 
 DEMO_PROJECT = "demo: spielberg shortcut"
@@ -54,11 +53,9 @@ def create_project(
         description=description,
         created_by=user_id,
     )
-    dest = Path(versions_service.version_dir(settings, project.id).replace("{version}", "1"))
-    partial = dest.parent / f".partial-{uuid.uuid4().hex}"
     try:
-        save_model(loaded, partial)
-        partial.rename(dest)
+        with versions_service.store_of(settings).build(version_key(project.id, 1)) as out:
+            save_model(loaded, out)
         versions_service.create_base(
             db_session=db_session,
             project=project,
@@ -69,8 +66,7 @@ def create_project(
     except BaseException:
         db_session.rollback()
         service.delete(db_session=db_session, project=project)
-        shutil.rmtree(partial, ignore_errors=True)
-        shutil.rmtree(dest.parent, ignore_errors=True)
+        versions_service.delete_files(settings, project.id)
         raise
     return project
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Annotated
 
@@ -117,7 +116,7 @@ def update_project(project_id: int, body: ProjectUpdate, db: DB, _: Admin) -> Pr
 
 @router.delete("/projects/{project_id}", status_code=204)
 def delete_project(project_id: int, request: Request, db: DB, _: Admin) -> None:
-    """Delete a project, everything it owns in the database, and its model versions on disk."""
+    """Delete a project, everything it owns in the database, and its stored model versions."""
     project = service.get_or_raise(db_session=db, project_id=project_id)
     service.delete(db_session=db, project=project)
-    shutil.rmtree(versions_service.project_dir(settings_of(request), project_id), ignore_errors=True)
+    versions_service.delete_files(settings_of(request), project_id)

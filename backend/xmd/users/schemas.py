@@ -53,5 +53,3 @@ class RoleChange(BaseModel):
 class TokenOut(BaseModel):
     user: UserOut
     token: str = Field(description="the secret; shown only in this response")
-
-

@@ -2,8 +2,9 @@
 on eval sets. They orchestrate datasets, feedback and versions around the core's pipeline.
 
 Retraining registers the child version first (status ``training``, ``config["job_id"]`` naming this
-job) and lets ``pipeline.debug`` build the new directory; the core writes it in a hidden sibling and
-renames it into place only when complete, and the parent's directory is only read. The child becomes
+job) and lets ``pipeline.debug`` build the new directory in the version store's hidden scratch space;
+the store publishes it only when complete (a rename on a local folder, an upload whose manifest is
+written last to a bucket), and the parent's files are only read. The child becomes
 ``ready`` only through a guarded update while the job still runs; anything else (error, cancel,
 killed worker, swept job) leaves it ``failed`` (:func:`xmd.versions.service.fail_orphans`).
 """
@@ -11,7 +12,9 @@ killed worker, swept job) leaves it ``failed`` (:func:`xmd.versions.service.fail
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -69,6 +72,14 @@ def _configs(params: dict[str, Any]) -> tuple[TrainConfig, ERConfig]:
     return options.build(RetrainConfig, params), options.build(ERConfig, params)
 
 
+def _record_location(meta_file: Path, location: str) -> None:
+    """The core wrote the scratch folder it saved into as ``out_dir``; the version's metadata names
+    where it is stored instead."""
+    meta = json.loads(meta_file.read_text())
+    meta["out_dir"] = location
+    meta_file.write_text(json.dumps(meta, indent=2, default=str))
+
+
 def retrain_job(ctx: JobContext) -> dict[str, Any]:
     """Body of ``xmd.retrain``: feedback → ``pipeline.debug`` → a new ready version with metrics."""
     db, params, job = ctx.db, ctx.params, ctx.job
@@ -118,18 +129,20 @@ def retrain_job(ctx: JobContext) -> dict[str, Any]:
         )
         return not cancel
 
-    run = pipeline.debug(
-        parent.path,
-        train,
-        feedback,
-        child.path,
-        config=train_config,
-        er=er,
-        eval_sets=evals or None,
-        device=ctx.settings.device,
-        callback=on_step,
-        name=f"{project.name} v{child.version}",
-    )
+    with versions.store_of(ctx.settings).build(versions.key_of(ctx.settings, child)) as out:
+        run = pipeline.debug(
+            versions.files_of(ctx.settings, parent),
+            train,
+            feedback,
+            out,
+            config=train_config,
+            er=er,
+            eval_sets=evals or None,
+            device=ctx.settings.device,
+            callback=on_step,
+            name=f"{project.name} v{child.version}",
+        )
+        _record_location(out / "xmd.json", child.path)
     snapshot = {
         "feedback": feedback.to_dict(train),
         "counts": feedback.counts(train),
@@ -165,7 +178,8 @@ def evaluate_job(ctx: JobContext) -> dict[str, Any]:
     if not sets:
         raise DataError(f"project {project.name!r} has no evaluation dataset; upload one with role 'eval'")
     metrics: dict[str, Any] = {}
-    with process_cache(ctx.settings.device).use(version.path, list(project.labels)) as loaded:
+    models = process_cache(ctx.settings.device, versions.locator(ctx.settings))
+    with models.use(version.path, list(project.labels)) as loaded:
         for i, ds in enumerate(sets):
             ctx.check_cancel()
             examples = datasets.core_examples(db_session=db, dataset=ds)

@@ -23,6 +23,7 @@ from xmd.core.types import XMDError
 from xmd.jobs.context import JobContext
 from xmd.projects import service as projects
 from xmd.projects.models import Project
+from xmd.storage import StorageError
 from xmd.versions import service as models
 from xmd.versions.models import ModelKind, ModelStatus, ModelVersion
 
@@ -41,10 +42,11 @@ def _metrics_before(db: Session, version: ModelVersion) -> dict | None:
     return None
 
 
-def model_card(db: Session, project: Project, version: ModelVersion, repo_id: str) -> str:
-    """README.md for the pushed folder: base model, feedback used (counts by kind, top removed/added
-    words), ER loss and λ, metrics before/after per eval set, and how to load it from ``repo_id``."""
-    meta_file = Path(version.path) / "xmd.json"
+def model_card(db: Session, project: Project, version: ModelVersion, repo_id: str, folder: Path) -> str:
+    """README.md for the pushed folder (``folder``: the version's files on this machine): base model,
+    feedback used (counts by kind, top removed/added words), ER loss and λ, metrics before/after per
+    eval set, and how to load it from ``repo_id``."""
+    meta_file = folder / "xmd.json"
     meta: dict[str, Any] = json.loads(meta_file.read_text()) if meta_file.is_file() else {}
     meta["name"] = f"{project.name} — v{version.version}"
     meta.setdefault("labels", list(project.labels))
@@ -93,15 +95,16 @@ def push_job(ctx: JobContext) -> dict[str, Any]:
     if version.status is not ModelStatus.READY:
         raise HubError(f"model version v{version.version} is {version.status.value}; only a ready version is pushed")
     project = projects.get_or_raise(db_session=db, project_id=version.project_id)
-    folder = Path(version.path)
-    if not folder.is_dir():
-        raise HubError(f"model version v{version.version} has no local directory ({folder}) to push")
+    try:
+        folder = models.files_of(ctx.settings, version)
+    except StorageError as exc:
+        raise HubError(f"model version v{version.version} has no files to push: {exc}") from None
     repo_id = str(params["repo_id"]).strip()
     token = ctx.secrets.get("hf_token") or os.environ.get("HF_TOKEN")
     if not token:
         raise HubError("no Hugging Face token: send one with the push request or set HF_TOKEN on the worker")
     endpoint = ctx.settings.hf_endpoint or os.environ.get("HF_ENDPOINT") or "https://huggingface.co"
-    card = model_card(db, project, version, repo_id)
+    card = model_card(db, project, version, repo_id, folder)
     files = sorted(p for p in folder.rglob("*") if p.is_file() and p.relative_to(folder).as_posix() != "README.md")
     operations = [CommitOperationAdd(path_in_repo=p.relative_to(folder).as_posix(), path_or_fileobj=p) for p in files]
     operations.append(CommitOperationAdd(path_in_repo="README.md", path_or_fileobj=card.encode()))

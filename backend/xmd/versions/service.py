@@ -6,7 +6,9 @@ started from keeps its row, its files and its numbers.
 
 from __future__ import annotations
 
+import logging
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,17 +21,63 @@ from xmd.db.engine import lock_row
 from xmd.db.errors import ConflictError, NotFoundError, found
 from xmd.jobs.models import Job, JobStatus
 from xmd.projects.models import Project
+from xmd.storage import StorageError, VersionStore, shared_store
 from xmd.versions.models import ModelKind, ModelStatus, ModelVersion
 
+log = logging.getLogger(__name__)
 
-def project_dir(settings: Settings, project_id: int) -> Path:
-    """The folder holding every version of a project (deleted with the project)."""
-    return settings.models_dir / f"p{project_id}"
+
+def project_key(project_id: int) -> str:
+    """The store prefix of a project's versions; ``version_key`` adds ``/v<n>``."""
+    return f"p{int(project_id)}"
+
+
+def store_of(settings: Settings) -> VersionStore:
+    """Where this deployment keeps version files: ``settings.storage`` (a folder by default, an
+    S3-compatible bucket to share versions between machines), one store per process."""
+    return shared_store(settings.storage)
 
 
 def version_dir(settings: Settings, project_id: int) -> str:
-    """Where a project's next version goes; ``{version}`` is filled in when the version is numbered."""
-    return str(project_dir(settings, project_id) / "v{version}")
+    """Where a project's next version goes, as recorded in ``ModelVersion.path`` (a folder, or an
+    ``s3://`` location); ``{version}`` is filled in when the version is numbered."""
+    return store_of(settings).location(project_key(project_id)) + "/v{version}"
+
+
+def key_of(settings: Settings, model_version: ModelVersion) -> str:
+    """The store key of a version written through the store (``p3/v2``); StorageError for a version
+    registered at a folder outside it."""
+    key = store_of(settings).key_at(model_version.path)
+    if key is None:
+        raise StorageError(f"model version {model_version.name} is not in {store_of(settings).url}")
+    return key
+
+
+def files_of(settings: Settings, model_version: ModelVersion) -> Path:
+    """A local folder with the version's files, ready for ``from_pretrained``: fetched into this
+    machine's cache when the store is remote. VersionNotFoundError when they are gone."""
+    return store_of(settings).local_dir(model_version.path)
+
+
+def locator(settings: Settings) -> Callable[[str], Path]:
+    """What model caches call on a miss to turn a recorded location into a local folder."""
+    return store_of(settings).local_dir
+
+
+def files_exist(settings: Settings, model_version: ModelVersion) -> bool:
+    """Whether the version's files can be read, without fetching them."""
+    store = store_of(settings)
+    key = store.key_at(model_version.path)
+    return store.exists(key) if key is not None else Path(model_version.path).is_dir()
+
+
+def delete_files(settings: Settings, project_id: int) -> None:
+    """Remove every stored version of a deleted project. A store that fails here leaves unreachable
+    files behind (logged), never a project half deleted: the rows are gone already."""
+    try:
+        store_of(settings).delete_under(project_key(project_id))
+    except StorageError as exc:
+        log.warning("the files of deleted project %d stay in the store: %s", project_id, exc)
 
 
 def get(*, db_session: Session, model_version_id: int) -> ModelVersion | None:
@@ -77,12 +125,12 @@ def ready_or_raise(*, db_session: Session, model_version_id: int) -> ModelVersio
     return mv
 
 
-def downloadable_or_raise(*, db_session: Session, model_version_id: int) -> ModelVersion:
-    """A version whose files can be downloaded now: ready (409 otherwise) and on disk (422 otherwise)."""
+def downloadable_or_raise(*, db_session: Session, settings: Settings, model_version_id: int) -> ModelVersion:
+    """A version whose files can be downloaded now: ready (409 otherwise) and in the store (422 otherwise)."""
     mv = get_or_raise(db_session=db_session, model_version_id=model_version_id)
     if mv.status is not ModelStatus.READY:
         raise ConflictError(f"model version {mv.name} is {mv.status.value}; only ready versions can be downloaded")
-    if not Path(mv.path).is_dir():
+    if not files_exist(settings, mv):
         raise DataError(f"the files of model version {mv.name} are missing on the server ({mv.path})")
     return mv
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import tarfile
 import tempfile
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Annotated
 
@@ -14,6 +14,7 @@ from fastapi.responses import FileResponse
 from fastapi.security import HTTPAuthorizationCredentials
 from sqlalchemy.orm import Session
 
+from xmd.config import Settings
 from xmd.core.evaluate import compare_metrics
 from xmd.core.types import DataError
 from xmd.datasets import service as datasets_service
@@ -91,24 +92,31 @@ def compare(
     return CompareOut(a=ra, b=rb, metrics=compare_metrics(metrics_a, metrics_b), shares=shares, example=example)
 
 
-def _archive(src: Path, name: str, tmp_root: Path) -> Path:
-    tmp_root.mkdir(parents=True, exist_ok=True)
-    fd, out = tempfile.mkstemp(prefix="download-", suffix=".tar.gz", dir=tmp_root)
-    with open(fd, "wb") as f, tarfile.open(fileobj=f, mode="w:gz") as tf:
-        tf.add(src, arcname=name)
+def _archive(settings: Settings, mv: ModelVersion, name: str) -> Path:
+    """The version as a .tar.gz in a temporary file, streamed from the store (a bucket's objects go
+    straight into the archive, not through the model cache)."""
+    settings.uploads_dir.mkdir(parents=True, exist_ok=True)
+    fd, out = tempfile.mkstemp(prefix="download-", suffix=".tar.gz", dir=settings.uploads_dir)
+    try:
+        with open(fd, "wb") as f:
+            service.store_of(settings).archive(mv.path, f, name)
+    except BaseException:
+        Path(out).unlink(missing_ok=True)
+        raise
     return Path(out)
 
 
 @router.post("/versions/{version_id}/download-link", response_model=DownloadLinkOut)
 def download_link(
     version_id: int,
+    request: Request,
     db: DB,
     _: Viewer,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
 ) -> DownloadLinkOut:
     """A download URL that works for a few minutes without any token in it, for a plain browser link.
     Refuses at once when the version cannot be downloaded (not ready, files missing)."""
-    service.downloadable_or_raise(db_session=db, model_version_id=version_id)
+    service.downloadable_or_raise(db_session=db, settings=settings_of(request), model_version_id=version_id)
     token = users_service.token_of(db_session=db, secret=credentials.credentials if credentials else "")
     if token is None:  # pragma: no cover - require() has just accepted this bearer token
         raise DataError("a download link needs a bearer token")
@@ -131,10 +139,12 @@ async def download(
     ``from_pretrained`` after extraction, nothing of xmd's needed. Besides a bearer token it accepts a
     signed ``?link=`` from ``POST …/download-link`` (or ``?token=``), so that a plain browser link works;
     both are redacted from access logs."""
-    mv = service.downloadable_or_raise(db_session=db, model_version_id=version_id)
-    src = Path(mv.path)
+    settings = settings_of(request)
+    mv = await run_in_threadpool(  # may ask a bucket: off the event loop
+        partial(service.downloadable_or_raise, db_session=db, settings=settings, model_version_id=version_id)
+    )
     project = projects_service.get_or_raise(db_session=db, project_id=mv.project_id)
-    name = f"{project.name}-v{mv.version}".replace("/", "_").replace(" ", "_")
-    path = await run_in_threadpool(_archive, src, name, settings_of(request).uploads_dir)
+    name = f"{project.name}-v{mv.version}".replace("/", "_").replace("\\", "_").replace(" ", "_")
+    path = await run_in_threadpool(_archive, settings, mv, name)
     background.add_task(path.unlink, missing_ok=True)
     return FileResponse(path, media_type="application/gzip", filename=f"{name}.tar.gz")

@@ -271,7 +271,7 @@ export interface paths {
         post?: never;
         /**
          * Delete Project
-         * @description Delete a project, everything it owns in the database, and its model versions on disk.
+         * @description Delete a project, everything it owns in the database, and its stored model versions.
          */
         delete: operations["delete_project_api_projects__project_id__delete"];
         options?: never;
@@ -1511,6 +1511,12 @@ export interface components {
              */
             add_margin?: number;
             /**
+             * Attribution Rows
+             * @description at most this many feedback rows per batch take the attribution term (its second derivative is the dearest part of a step), drawn with a seeded generator; 0 = every feedback row; the erasure term still sees every feedback row
+             * @default 0
+             */
+            attribution_rows?: number;
+            /**
              * Attribution Weight
              * @description weight μ of the attribution term with objective 'both'
              * @default 5
@@ -1522,6 +1528,48 @@ export interface components {
              * @default 16
              */
             batch_size?: number;
+            /**
+             * Early Stop
+             * @description stop before the last epoch once the ER term and the removed words' share have converged on held-out feedback rows (rule: xmd.core.training.early_stop_converged)
+             * @default false
+             */
+            early_stop?: boolean;
+            /**
+             * Early Stop Checks
+             * @description how many times over the planned steps the held-out rows are measured
+             * @default 20
+             */
+            early_stop_checks?: number;
+            /**
+             * Early Stop Er Tol
+             * @description ... and the ER term by at most this fraction of its value (plus 0.002) ...
+             * @default 0.2
+             */
+            early_stop_er_tol?: number;
+            /**
+             * Early Stop Min Progress
+             * @description ... and at least this fraction of the planned steps has run
+             * @default 0.3
+             */
+            early_stop_min_progress?: number;
+            /**
+             * Early Stop Patience
+             * @description ... between each of this many consecutive checks ...
+             * @default 2
+             */
+            early_stop_patience?: number;
+            /**
+             * Early Stop Rows
+             * @description feedback rows held out of training to watch for convergence (at most a fifth)
+             * @default 32
+             */
+            early_stop_rows?: number;
+            /**
+             * Early Stop Share Tol
+             * @description converged when the removed words' share moved by at most this much (absolute) ...
+             * @default 0.02
+             */
+            early_stop_share_tol?: number;
             /**
              * Epochs
              * @description passes over the training data
@@ -1545,6 +1593,12 @@ export interface components {
              * @default 1
              */
             lam?: number;
+            /**
+             * Length Bucketing
+             * @description batch texts of similar token length together (seeded pools of 50 batches sorted by length, batches shuffled), so a batch is padded only to its own longest text; every example still appears once per epoch
+             * @default true
+             */
+            length_bucketing?: boolean;
             /**
              * Loss
              * @description loss of the attribution term
