@@ -31,7 +31,7 @@ from xmd.db.migrate import check_migrated
 from xmd.explanations.views import router as explanations_router
 from xmd.feedback.views import router as feedback_router
 from xmd.files import secure_data_dir
-from xmd.http import docs, errors, limits
+from xmd.http import docs, errors, hubcheck, limits
 from xmd.http.deps import current_user
 from xmd.http.redact import redact_url_secrets
 from xmd.http.tempfiles import clean_stale_uploads
@@ -138,6 +138,12 @@ def create_app(
     def health() -> dict[str, str]:
         """Liveness: answers without authentication."""
         return {"status": "ok", "version": __version__}
+
+    @app.get("/api/health/hub", tags=["meta"])
+    def hub_health() -> dict[str, str]:
+        """Whether the Hugging Face Hub can be reached (``reachable``, ``unreachable``, or ``offline``
+        when HF_HUB_OFFLINE is set): projects from a Hub id and pushes need it. Cached for a minute."""
+        return {"hub": hubcheck.hub_state(settings.hf_endpoint)}
 
     @app.get("/api/me", tags=["users"])
     def me(user: Annotated[User, Depends(current_user)]) -> dict[str, str | int]:

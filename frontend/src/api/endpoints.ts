@@ -32,6 +32,7 @@ const P = (pid: number) => `/api/projects/${pid}`
 
 export const api = {
   me: () => http.get<Me>('/api/me', undefined, { quiet: true }),
+  hub: () => http.get<{ hub: string }>('/api/health/hub', undefined, { quiet: true }),
 
   // projects
   projects: async () => asPage<Project>(await http.get('/api/projects')).items,

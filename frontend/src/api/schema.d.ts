@@ -128,6 +128,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/health/hub": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Hub Health
+         * @description Whether the Hugging Face Hub can be reached (``reachable``, ``unreachable``, or ``offline``
+         *     when HF_HUB_OFFLINE is set): projects from a Hub id and pushes need it. Cached for a minute.
+         */
+        get: operations["hub_health_api_health_hub_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/jobs/{job_id}": {
         parameters: {
             query?: never;
@@ -2211,6 +2232,28 @@ export interface operations {
         };
     };
     health_api_health_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: string;
+                    };
+                };
+            };
+        };
+    };
+    hub_health_api_health_hub_get: {
         parameters: {
             query?: never;
             header?: never;
