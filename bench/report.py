@@ -243,9 +243,61 @@ def targets(docs: dict[str, dict[str, Any] | None]) -> list[str]:
             "er_overhead_cuda",
             "8 of 16 rows with feedback",
         )
+    rows += scale_targets(docs.get("store_scale"), docs.get("worker_scaling"))
     lines = ["## Targets", ""]
     lines += table(["target", "threshold", "measured", "", "result file", "how"], rows)
     return lines
+
+
+def scale_targets(store_doc: dict[str, Any] | None, workers_doc: dict[str, Any] | None) -> list[list[str]]:
+    """Issue 16's store and worker targets, judged from the results (wall-clock medians, under the load
+    recorded with each run)."""
+    rows = []
+    mark = lambda ok: "**met**" if ok else "**missed**"  # noqa: E731
+    for r in (store_doc or {}).get("results", []):
+        if r["n_examples"] < 1_000_000:
+            continue
+        built = "aggregates only" if r.get("mode") == "aggregates_only" else "full ingest"
+        sus = r["ranking_top100_ms"]["suspicion"]
+        click = r.get("feedback_click", {}).get("task", {}).get("click_to_ranking_ms")
+        for label, v in (("top-100 by suspicion", sus), ("task click → ranking", click)):
+            if v is None:
+                continue
+            rows.append(
+                [
+                    f"{label}, {r['n_examples']:,} examples, {r['db']}",
+                    f"<= {RANK_TARGET_MS:g} ms",
+                    f"{f(v)} ms",
+                    mark(v <= RANK_TARGET_MS),
+                    "`store_scale`",
+                    f"median wall ms ({built}), load {_run_load(r, store_doc)} at start",
+                ]
+            )
+    res = {r["workers"]: r for r in (workers_doc or {}).get("results", [])}
+    if 2 in res and res[2].get("speedup") is not None:
+        rows.append(
+            [
+                "explain job, 2 workers vs 1",
+                ">= 1.7x",
+                f"{f(res[2]['speedup'])}x",
+                mark(res[2]["speedup"] >= 1.7),
+                "`worker_scaling`",
+                f"rows/s, {workers_doc['params']['model']} model, shared 2-core machine",
+            ]
+        )
+    if res:
+        worst = max(r["overhead_share"] for r in res.values() if r.get("overhead_share") is not None)
+        rows.append(
+            [
+                "orchestration overhead per chunk",
+                "<= 5 %",
+                f"{f(worst * 100)} %",
+                mark(worst <= 0.05),
+                "`worker_scaling`",
+                "claim + plan + mark over a chunk's time, worst worker count",
+            ]
+        )
+    return rows
 
 
 def throughput(
@@ -469,7 +521,16 @@ def er_gpu_note(doc: dict[str, Any]) -> list[str]:
     ]
 
 
-def store(doc: dict[str, Any] | None) -> list[str]:
+RANK_TARGET_MS = 20.0
+"""Issue 16: top-100 by suspicion and click -> ranking within this at 1M examples, on both databases."""
+
+
+def _run_load(r: dict[str, Any], doc: dict[str, Any]) -> str:
+    load = r.get("loadavg_start") or doc.get("environment", {}).get("loadavg_start")
+    return "/".join(f"{v:.1f}" for v in load) if load else "–"
+
+
+def store(doc: dict[str, Any] | None, before: dict[str, Any] | None = None) -> list[str]:
     lines = ["## Scale: the store at 100k and 1M examples", ""]
     if doc is None:
         return [*lines, "Not measured yet (`bench/store_scale.py`).", ""]
@@ -481,23 +542,41 @@ def store(doc: dict[str, Any] | None) -> list[str]:
         f"are medians of {p['repeat']} calls. *Click → ranking*: a feedback write and its commit, then the "
         "suspicion top-100 and the current task feedback read again (what the UI refetches). Peak RSS includes "
         "the benchmark's own list of generated examples, held until the bulk insert returns. "
-        f"Measured under a {load_note(doc)}.",
+        "*aggregates only* rows (`--aggregates-only`): the examples are bulk-inserted as in a full run, but "
+        "their explanations and word occurrences are not stored; the word aggregates of the n explained "
+        "examples (same distributions) are summed with numpy, checked in the same run to equal the service's "
+        "own contribution function on 3,000 examples, and written by the service's `apply_deltas`: the read "
+        "paths see the word table of n examples, without the ingest that takes hours on the shared machine. "
+        "*Scan rows*: the rows the suspicion top-100 reads before it can stop, with the bounds kept now "
+        "(prior floor just below the current prior) and with the first schema's prior-independent bounds "
+        "(floor 0) on the same rows; this count does not depend on the machine's load. *CPU ms*: this "
+        "process's CPU time per call (the database server's share on PostgreSQL is not in it). "
+        + (
+            f"Assembled from: {p['assembled_from']}."
+            if p.get("assembled_from")
+            else f"Measured under a {load_note(doc)}."
+        ),
         "",
     ]
     rows = []
     for r in doc["results"]:
         fc = r.get("feedback_click", {})
+        scan = r.get("suspicion_scan_rows", {})
+        cpu = r.get("ranking_top100_cpu_ms", {})
         rows.append(
             [
                 r["db"],
                 f"{r['n_examples']:,}",
-                f(r["add_dataset_rows_per_s"]),
-                f(r["upsert_explanations_rows_per_s"]),
-                f(r["ingest_rows_per_s"]),
-                f(r["ingest_total_s"]),
+                "aggregates only" if r.get("mode") == "aggregates_only" else "full ingest",
+                _run_load(r, doc),
+                f(r.get("upsert_explanations_rows_per_s")),
+                f(r.get("ingest_rows_per_s")),
+                f(r.get("ingest_total_s")),
                 f(r["peak_rss_mib"], 4),
                 f"{r['n_words']:,}",
                 f(r["ranking_top100_ms"]["suspicion"]),
+                f(cpu.get("suspicion")),
+                f"{scan['kept_floor']:,} / {scan['floor_0']:,}" if scan else "–",
                 f(r["ranking_top100_ms"]["importance"]),
                 f(fc.get("task", {}).get("click_to_ranking_ms")),
                 f(fc.get("instance", {}).get("click_to_ranking_ms")),
@@ -507,16 +586,94 @@ def store(doc: dict[str, Any] | None) -> list[str]:
         [
             "db",
             "examples",
-            "insert rows/s",
+            "built by",
+            "load at start",
             "explain+aggregate rows/s",
             "ingest rows/s",
             "ingest s",
             "peak RSS MiB",
             "distinct words",
             "top-100 suspicion ms",
+            "suspicion CPU ms",
+            "scan rows (kept / floor 0)",
             "top-100 importance ms",
             "task click → ranking ms",
             "instance click → ranking ms",
+        ],
+        rows,
+    )
+    lines += [
+        "Wall-clock latencies in this table are only comparable within a row: at a load average near 20 on "
+        "two cores a query waits for a core far longer than it runs (the importance top-100, a 100-row index "
+        "range scan, took 1.8 ms at 1M in the quieter run below and 70-140 ms here). The scan rows and the "
+        "CPU ms are what the load does not change.",
+        "",
+    ]
+    if before:
+        b = {(r["db"], r["n_examples"]): r for r in before["results"]}
+        one = b.get(("sqlite", 1_000_000))
+        if one:
+            click = one["feedback_click"]["task"]["click_to_ranking_ms"]
+            lines += [
+                "Before the kept prior floor (`bench/results/store_scale_before.json`, SQLite, full ingest, "
+                f"{load_note(before)}): 1M examples ingested in {f(one['ingest_total_s'])} s "
+                f"({f(one['ingest_rows_per_s'])} rows/s), top-100 by suspicion "
+                f"{f(one['ranking_top100_ms']['suspicion'])} ms, task click → ranking {f(click)} ms: the scan "
+                "read every word.",
+                "",
+            ]
+    return lines
+
+
+def worker_scaling(doc: dict[str, Any] | None) -> list[str]:
+    lines = ["## Scale-out: one explain job, several workers", ""]
+    if doc is None:
+        return [*lines, "Not measured yet (`bench/worker_scaling.py`).", ""]
+    p = doc["params"]
+    lines += [
+        f"`bench/worker_scaling.py`: one explain job ({p['method']}, model `{p['model']}`) over {p['n']:,} "
+        f"examples in chunks of {p['chunk_size']}, on {p['database']} and Redis ({p['broker']}), workers: "
+        f"{p['worker']}. Rows/s from the job's `started_at` to `finished_at`; per-chunk phases as the workers "
+        "recorded them in the job's `chunk_s` (mean over chunks); *overhead* = claim + plan + mark (what sharing "
+        "the job adds), as a share of a chunk's time; the model's first load per worker is apart, and "
+        "*without model load* divides by the job's time less one worker's load (they load at once, at the start). "
+        f"{load_note(doc)}; the load of each run is in the table. Other people's jobs share the two cores, so "
+        "speed-ups measure how much more of the machine more workers got, as much as the code.",
+        "",
+    ]
+    rows = []
+    for r in doc["results"]:
+        pc = r.get("per_chunk_s", {})
+        rows.append(
+            [
+                str(r["workers"]),
+                str(r["participants"]),
+                str(r["chunks"]),
+                f(r["job_s"]),
+                f(r["rows_per_s"]),
+                f(r.get("speedup")),
+                f(r.get("efficiency")),
+                f(r.get("speedup_after_load")),
+                " / ".join(f(pc.get(k)) for k in ("claim", "plan", "read", "explain", "store", "mark")),
+                f(r["overhead_share"] * 100 if r.get("overhead_share") is not None else None) + " %",
+                f(r.get("model_load_s_per_worker")),
+                "/".join(f"{v:.1f}" for v in r.get("loadavg_start") or []),
+            ]
+        )
+    lines += table(
+        [
+            "workers",
+            "took chunks",
+            "chunks",
+            "job s",
+            "rows/s",
+            "speed-up",
+            "efficiency",
+            "speed-up without model load",
+            "per chunk s: claim / plan / read / explain / store / mark",
+            "overhead",
+            "model load s / worker",
+            "load at start",
         ],
         rows,
     )
@@ -870,6 +1027,8 @@ def render(results: Path) -> str:
         "ig_chunking",
         "er_overhead",
         "store_scale",
+        "store_scale_before",
+        "worker_scaling",
         "api_latency",
         "effect_sweep",
         "effect_objectives",
@@ -905,7 +1064,8 @@ def render(results: Path) -> str:
         "```",
         "",
     ]
-    lines += machine({k: v for k, v in docs.items() if k not in ("api_latency", "effect_objectives")})
+    skip = ("api_latency", "effect_objectives", "store_scale_before")
+    lines += machine({k: v for k, v in docs.items() if k not in skip})
     lines += gpu_machine(gpu)
     lines += targets({**docs, **extra, **gpu})
     lines += throughput(docs["attribution_throughput"])
@@ -931,7 +1091,8 @@ def render(results: Path) -> str:
         + [load(results, "demo_speed_full_seed0"), load(results, "demo_speed_strict_seed0")],
         load(results, "demo_padding"),
     )
-    lines += store(docs["store_scale"])
+    lines += store(docs["store_scale"], docs["store_scale_before"])
+    lines += worker_scaling(docs["worker_scaling"])
     lines += api_latency(docs["api_latency"])
     if gpu["effect_sweep_cuda"]:
         lines += effect(

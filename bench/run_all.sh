@@ -48,7 +48,10 @@ else
         [er_overhead]="er_overhead --device ${DEVICE} ${THREADS_ARG[*]} --n 12 --warmup 2 --repeats 3"
         # The demo's own share of training rows that carry the feedback word (30 %), beside the 50 % above.
         [er_overhead_share30]="er_overhead --device ${DEVICE} ${THREADS_ARG[*]} --n 12 --warmup 2 --repeats 3 --feedback-share 0.3 --variants plain erasure both_default"
-        [store_scale]="store_scale --n 100000 1000000 --db sqlite"
+        [store_scale]="store_scale --n 100000 1000000 --db both"
+        # One explain job over 1, 2 and 4 real Celery workers (Redis + PostgreSQL); the tiny model shows the
+        # orchestration and the store, `--model minilm` the compute.
+        [worker_scaling]="worker_scaling --n 100000 --chunk-size 256"
         # The loss x λ grid, three seeds; the log lets an interrupted sweep resume where it stopped.
         [effect_sweep]="effect_sweep --device ${DEVICE} --objective both --losses mse mae --lams 0.3 1 3 --seeds 0 1 2 --log runs/bench-effect.jsonl ${EFFECT_ARGS[*]}"
         # Why `both` is the default: each ER objective alone and `both` at two epoch/weight settings.
@@ -56,7 +59,7 @@ else
         # The API benchmark starts the service itself (uvicorn on loopback) against a 100k-example store.
         [api_latency]="api_latency"
     )
-    ORDER=(attribution_throughput ig_chunking er_overhead er_overhead_share30 store_scale effect_sweep effect_objectives api_latency)
+    ORDER=(attribution_throughput ig_chunking er_overhead er_overhead_share30 store_scale worker_scaling effect_sweep effect_objectives api_latency)
 fi
 
 for name in ${ONLY:-${ORDER[*]}}; do

@@ -81,9 +81,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_train_args(p, *RETRAIN_SETTINGS)
     _add_data_args(p)
     _add_common(p, training=True)
-    # Controls (issue 14): --out becomes a folder with one model per arm and seed + comparison.json.
-    p.add_argument("--controls", default=None, help="comma-separated: lambda0,deletion[,deletion_base]")
-    p.add_argument("--seeds", type=int, default=1, help="with --controls: every arm runs this many seeds")
+    # Controls (issue 14; --controls/--seeds come from ControlOptions): --out becomes a folder with one
+    # model per arm and seed + comparison.json.
     p.add_argument("--base-model", default=None, help="base model of the deletion_base control")
     p.add_argument("--positive-label", default=None, help="flagged class of the word false-positive rate")
     p.add_argument("--bootstrap", type=int, default=1000, help="paired bootstrap resamples")
@@ -226,7 +225,7 @@ def cmd_debug(args) -> None:
     from xmd.core.modeling import load_model
     from xmd.core.options import build
     from xmd.core.pipeline import debug
-    from xmd.core.training import ERConfig, RetrainConfig
+    from xmd.core.training import ControlOptions, ERConfig, RetrainConfig
 
     probe = load_model(_resolve_model(args.model), device="cpu")
     train = _load_data(args, args.data, probe.labels)
@@ -234,11 +233,13 @@ def cmd_debug(args) -> None:
     del probe
     feedback = load_feedback(args.feedback)
     er = build(ERConfig, args)
-    if args.controls:
+    chosen = build(ControlOptions, args)
+    if chosen.controls:
         from xmd.core.controls import ControlsConfig, run_comparison
 
-        arms = tuple(a.strip() for a in args.controls.split(",") if a.strip())
-        ctl = ControlsConfig(arms=arms, seeds=args.seeds, base_model=args.base_model, n_resamples=args.bootstrap)
+        ctl = ControlsConfig(
+            arms=chosen.controls, seeds=chosen.seeds, base_model=args.base_model, n_resamples=args.bootstrap
+        )
         ctl.positive_label = args.positive_label
         cmp = run_comparison(
             _resolve_model(args.model), train, feedback, args.out, config=_train_config(args, RetrainConfig), er=er,

@@ -7,14 +7,15 @@ import random
 import pytest
 from sqlalchemy import func, select
 from store_helpers import make_explanation, random_examples
-from xmd.core.aggregate import TaskAggregate
+from xmd.core.aggregate import TaskAggregate, label_skew
 from xmd.core.types import DataError
 from xmd.core.types import Explanation as CoreExplanation
 from xmd.core.words import split_words
 from xmd.datasets import service as datasets
-from xmd.explanations import ranking
+from xmd.explanations import aggregates, ranking
 from xmd.explanations import service as explanations
-from xmd.explanations.models import Explanation, WordAggregate, WordOccurrence
+from xmd.explanations.models import AggregateState, Explanation, WordAggregate, WordOccurrence
+from xmd.feedback import service as feedback
 from xmd.projects import service as projects
 from xmd.versions import service as versions
 
@@ -42,8 +43,30 @@ def setup(db):
     return project, ds, rows, mv
 
 
+def _assert_bounds(db, mv, method: str = METHOD) -> int:
+    """Every stored rank key equals the one recomputed from the row and the state's floor, the floor is
+    at or below the current prior (so each key bounds the word's suspicion) and within the band."""
+    state = explanations.get_state(db_session=db, model_version_id=mv.id, method=method)
+    prior = aggregates.prior_of(state.label_totals)
+    if state.bound_floor is not None:  # None: bounds of the first schema (floor 0), valid for every prior
+        assert all(f <= p <= f + 2 * aggregates.BAND for f, p in zip(state.bound_floor, prior, strict=True))
+    rows = db.execute(
+        select(WordAggregate).where(WordAggregate.model_version_id == mv.id, WordAggregate.method == method)
+    ).scalars()
+    n = 0
+    for row in rows:
+        want = aggregates.suspicion_bound(row.importance, row.label_counts, state.bound_floor)
+        assert row.suspicion_bound == want, row.word
+        skew = label_skew(row.label_counts, prior)[0] if sum(state.label_totals) else 0.0
+        assert row.importance * skew <= row.suspicion_bound + 1e-12, row.word
+        n += 1
+    return n
+
+
 def _assert_same(db, mv, agg: TaskAggregate, rows_by_ext) -> None:
+    assert _assert_bounds(db, mv) == agg.n_words
     state = explanations.get_state(db_session=db, model_version_id=mv.id, method=METHOD)
+    assert state.bound_floor is not None or not sum(state.label_totals)
     assert state.n_examples == len(agg)
     assert state.label_totals == agg.label_totals
     n = ranking.count_words(db_session=db, model_version_id=mv.id, method=METHOD)
@@ -295,3 +318,88 @@ def test_suspicion_pages_on_a_large_vocabulary(db):
         assert [w.suspicion for w in got] == pytest.approx([w.suspicion for w in want], abs=1e-12)
         assert [w.q_value for w in got] == pytest.approx([w.q_value for w in want], rel=1e-9)
         assert [w.suspicious for w in got] == [w.suspicious for w in want]
+
+
+def test_rank_keys_follow_a_drifting_prior(db):
+    """Batches whose labels drift from all-"a" to mostly-"b", with rescores, removals and feedback clicks
+    in between: after each write the stored keys equal the recomputed ones (the floor moved several
+    times, so rows untouched by a batch were rewritten) and the suspicion pages equal the core's."""
+    from xmd.core.types import Example as CoreExample
+
+    rng = random.Random(5)
+    project = projects.create(db_session=db, name="drift", labels=["a", "b"], model_source="m")
+    vocab = [f"w{i}" for i in range(120)]
+    exs = []
+    for i in range(400):
+        label = int(rng.random() < i / 400)
+        exs.append(CoreExample(id=str(i), text=" ".join(rng.sample(vocab, rng.randint(2, 9))), label=label))
+    ds = datasets.add_dataset(db_session=db, project=project, name="d", role="train", examples=exs)
+    rows = datasets.list_examples(db_session=db, dataset_id=ds.id, limit=1000)
+    mv = versions.create_base(db_session=db, project=project, path="/m")
+    current: dict[int, tuple] = {}
+    floors = set()
+
+    def check() -> None:
+        _assert_bounds(db, mv)
+        state = explanations.get_state(db_session=db, model_version_id=mv.id, method=METHOD)
+        floors.add(tuple(state.bound_floor or ()))
+        agg = TaskAggregate(2)
+        for r, e in current.values():
+            agg.add(r.ext_id, r.label, e)
+        for offset, limit, kw in ((0, 10, {}), (0, 40, {}), (7, 9, {"min_count": 3}), (0, 15, {"label": 1})):
+            got = ranking.ranking(
+                db_session=db, model_version_id=mv.id, method=METHOD, sort="suspicion", offset=offset, limit=limit, **kw
+            )
+            want = agg.ranking(sort="suspicion", offset=offset, limit=limit, **kw)
+            assert [w.word for w in got] == [w.word for w in want], (offset, limit, kw)
+
+    def explain(r):
+        return make_explanation(r.text, [rng.randint(1, 64) / 8 for _ in split_words(r.text)[0]])
+
+    for start in range(0, 400, 40):
+        batch = [(r, explain(r)) for r in rows[start : start + 40]]
+        explanations.upsert_explanations(db_session=db, model_version=mv, method=METHOD, items=batch)
+        current.update({r.id: (r, e) for r, e in batch})
+        check()
+        if start % 120 == 0:  # rescore some earlier ones
+            again = [(r, explain(r)) for r, _ in rng.sample(list(current.values()), 15)]
+            explanations.upsert_explanations(db_session=db, model_version=mv, method=METHOD, items=again)
+            current.update({r.id: (r, e) for r, e in again})
+            check()
+        if start % 160 == 80:  # take some label-"a" ones out: the prior moves the other way too
+            gone = [r.id for r, _ in current.values() if r.label == 0][:25]
+            explanations.remove_explanations(db_session=db, model_version=mv, method=METHOD, example_ids=gone)
+            for eid in gone:
+                current.pop(eid)
+            check()
+        feedback.set_feedback(db_session=db, project=project, action="remove", word=rows[start].text.split()[0])
+        feedback.set_feedback(db_session=db, project=project, action="remove", example=rows[start + 1], word_index=0)
+        check()
+    assert len(floors) >= 4, floors  # the floor followed the prior
+
+
+def test_bounds_of_the_first_schema_stay_valid_and_are_tightened_on_the_next_write(db, setup):
+    """A database upgraded from 0002 has bounds for a zero floor and no ``bound_floor``: pages stay right,
+    and the next write recomputes every row for a floor below the prior."""
+    _project, _ds, rows, mv = setup
+    rng = random.Random(9)
+    items = [(r, quantised_explanation(r.text, rng)) for r in rows[:60]]
+    explanations.upsert_explanations(db_session=db, model_version=mv, method=METHOD, items=items)
+    state = db.get(AggregateState, (mv.id, METHOD))
+    state.bound_floor = None
+    words = db.execute(select(WordAggregate).where(WordAggregate.model_version_id == mv.id)).scalars().all()
+    for w in words:
+        w.suspicion_bound = aggregates.suspicion_bound(w.importance, w.label_counts)
+    db.commit()
+    assert _assert_bounds(db, mv) == len(words)
+    agg = TaskAggregate(len(LABELS))
+    for r, e in items:
+        agg.add(r.ext_id, r.label, e)
+    got = ranking.ranking(db_session=db, model_version_id=mv.id, method=METHOD, sort="suspicion", limit=30)
+    assert [w.word for w in got] == [w.word for w in agg.ranking(sort="suspicion", limit=30)]
+    explanations.upsert_explanations(
+        db_session=db, model_version=mv, method=METHOD, items=[(rows[61], quantised_explanation(rows[61].text, rng))]
+    )
+    db.expire_all()
+    assert explanations.get_state(db_session=db, model_version_id=mv.id, method=METHOD).bound_floor is not None
+    assert _assert_bounds(db, mv) >= len(words)

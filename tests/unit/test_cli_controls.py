@@ -60,8 +60,11 @@ def test_debug_with_controls_and_seeds(capsys, tiny_model_dir, files, tmp_path):
     )
     assert code == 0
     assert "Δ vs lambda0" in out and "fpr_words" in out and "flagged class for the word FPR: positive" in out
-    code, _, err = run(capsys, "debug", tiny_model_dir, data, fb, "--out", tmp_path / "bad", "--controls", "lambda9")
-    assert code == 2 and "lambda9" in err and len(err.strip().splitlines()) == 1
+    # --controls is derived from ControlOptions: argparse refuses an unknown arm like any bad flag value
+    with pytest.raises(SystemExit) as exit_:
+        run(capsys, "debug", tiny_model_dir, data, fb, "--out", tmp_path / "bad", "--controls", "lambda9")
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and "--controls: 'lambda9'" in err.strip().splitlines()[-1]
     assert not (tmp_path / "bad").exists()
 
 

@@ -13,7 +13,7 @@ from pydantic import ValidationError, create_model
 from xmd.cli import build_parser
 from xmd.core import options
 from xmd.core.options import add_arguments, build, opt
-from xmd.core.training import RETRAIN_SETTINGS, ERConfig, RetrainConfig, TrainConfig
+from xmd.core.training import RETRAIN_SETTINGS, ControlOptions, ERConfig, RetrainConfig, TrainConfig
 from xmd.jobs.schemas import RetrainIn, settings_fields
 
 
@@ -32,18 +32,22 @@ def test_every_retrain_field_is_a_cli_flag_an_api_field_and_reaches_the_worker()
 
     names = [f.name for cls in RETRAIN_SETTINGS for f in dataclasses.fields(cls)]
     assert {"epochs", "lr", "lam", "objective", "attribution_weight", "add_margin", "warmup_ratio"} <= set(names)
+    assert {"controls", "seeds"} <= set(names)  # issue 14's options, added in ControlOptions only
 
     flags = _flags(_subparser("debug"))
     schema = create_app(serve_ui=False).openapi()["components"]["schemas"]["RetrainIn"]["properties"]
     defaults = {**dataclasses.asdict(RetrainConfig()), **dataclasses.asdict(ERConfig())}
+    defaults.update(dataclasses.asdict(ControlOptions()))
     for name in names:
         assert flags[name].default == defaults[name], name  # the CLI's default is the dataclass's
-        assert schema[name]["default"] == defaults[name], name  # and so is the API's
+        api_default = schema[name]["default"]  # and so is the API's (a tuple is a JSON list)
+        assert (tuple(api_default) if isinstance(api_default, list) else api_default) == defaults[name], name
         assert schema[name].get("description"), name  # with the help text of the field
     # The worker takes every field from the job's params; missing ones keep the defaults.
     changed = {"epochs": 3, "lr": 1e-4, "lam": 2.5, "objective": "erasure", "add_margin": 0.25, "warmup_ratio": 0.1}
-    train, er = _configs({**RetrainIn(**changed).model_dump(), "version_id": 1})
-    got = {**dataclasses.asdict(train), **dataclasses.asdict(er)}
+    changed.update(controls=("lambda0", "deletion"), seeds=3)
+    train, er, ctl = _configs({**RetrainIn(**changed).model_dump(), "version_id": 1})
+    got = {**dataclasses.asdict(train), **dataclasses.asdict(er), **dataclasses.asdict(ctl)}
     assert {k: got[k] for k in changed} == changed
     assert got["batch_size"] == RetrainConfig().batch_size and got["method"] == ERConfig().method
 
@@ -67,6 +71,14 @@ def test_bounds_and_choices_are_enforced_by_every_front_end():
         build_parser().parse_args(["debug", "m", "d", "f", "--out", "o", "--loss", "nonsense"])
     with pytest.raises(ValueError, match="loss"):
         build(ERConfig, {"loss": "nonsense"})  # the worker validates what it reads from a job row
+    with pytest.raises(ValidationError):
+        RetrainIn(controls=["lambda9"])
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["debug", "m", "d", "f", "--out", "o", "--controls", "lambda0,lambda0"])
+    with pytest.raises(ValueError, match="distinct"):
+        build(ControlOptions, {"controls": ["lambda0", "lambda0"]})
+    args = build_parser().parse_args(["debug", "m", "d", "f", "--out", "o", "--controls", "lambda0, deletion"])
+    assert build(ControlOptions, args) == ControlOptions(controls=("lambda0", "deletion"))
 
 
 def test_a_new_field_appears_in_cli_api_and_worker_with_no_other_edit():

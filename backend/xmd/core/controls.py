@@ -45,10 +45,9 @@ from xmd.core.modelcard import render_model_card
 from xmd.core.modeling import LoadedModel, load_model
 from xmd.core.pipeline import RunResult, _finish, _meta, _parent_meta, _prepare_output, feedback_targets
 from xmd.core.predict import predict_proba
-from xmd.core.training import ERConfig, ProgressCallback, TrainConfig, token_lengths, train_loop
+from xmd.core.training import CONTROL_ARMS, ERConfig, ProgressCallback, TrainConfig, token_lengths, train_loop
 from xmd.core.types import DataError, Example, XMDError
 
-CONTROL_ARMS = ("lambda0", "deletion", "deletion_base")
 #: Called with ``(arm, seed, epoch, batch index, example ids)`` before each training batch.
 ArmBatchHook = Callable[[str, int, int, int, list[str]], None]
 #: Called with ``(arm, seed, run index, number of runs)`` before each run starts (job progress).

@@ -56,6 +56,11 @@ class Option:
     def flag(self) -> str:
         return "--" + self.name.replace("_", "-")
 
+    @property
+    def many(self) -> bool:
+        """A ``tuple[str, ...]`` field: several of ``choices`` (comma-separated on the command line)."""
+        return typing.get_origin(self.type) is tuple
+
 
 def options(*classes: type) -> list[Option]:
     """The options of ``classes`` in field order; a name may appear in only one of them."""
@@ -87,6 +92,19 @@ def options(*classes: type) -> list[Option]:
 def _bounded(o: Option) -> Any:
     """An argparse ``type`` that converts and checks the bounds, so the CLI refuses what the API refuses."""
 
+    def several(text: str) -> tuple[str, ...]:
+        items = tuple(x.strip() for x in text.split(",") if x.strip())
+        bad = [x for x in items if o.choices and x not in o.choices]
+        if bad or len(set(items)) != len(items):
+            raise argparse.ArgumentTypeError(
+                f"{text!r}: give distinct names from {', '.join(map(str, o.choices or ()))}"
+            )
+        return items
+
+    if o.many:
+        several.__name__ = "list"
+        return several
+
     def convert(text: str) -> Any:
         value = o.type(text)
         if (
@@ -114,12 +132,13 @@ def add_arguments(
         if o.type is bool:
             parser.add_argument(o.flag, action=argparse.BooleanOptionalAction, default=default, help=o.help)
         else:
+            shown = ",".join(default) if o.many else default
             parser.add_argument(
                 o.flag,
                 type=_bounded(o),
                 default=default,
-                choices=o.choices,
-                help=f"{o.help} (default: {default})",
+                choices=None if o.many else o.choices,
+                help=f"{o.help} (default: {shown or 'none'})",
             )
     return opts
 
@@ -129,8 +148,10 @@ def build(cls: type[T], values: Mapping[str, Any] | argparse.Namespace) -> T:
     class has a ``validate`` method."""
     if isinstance(values, argparse.Namespace):
         values = vars(values)
-    names = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
-    obj = cls(**{k: v for k, v in values.items() if k in names and v is not None})
+    fields = {f.name: f for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    kept = {k: v for k, v in values.items() if k in fields and v is not None}
+    kept = {k: tuple(v) if isinstance(v, list) else v for k, v in kept.items()}  # JSON lists of tuple fields
+    obj = cls(**kept)
     validate = getattr(obj, "validate", None)
     if callable(validate):
         validate()

@@ -574,6 +574,37 @@ def train_loop(
     return history
 
 
-RETRAIN_SETTINGS = (RetrainConfig, ERConfig)
+CONTROL_ARMS = ("lambda0", "deletion", "deletion_base")
+"""The controls a debug run is compared with (:mod:`xmd.core.controls`): λ = 0, deletion of the
+removed words, and deletion from the base model (the user's recipe on the cleaned data)."""
+
+
+@dataclass
+class ControlOptions:
+    """Controls and seeds of a retrain (issue 14): each arm trains from the same parent with the same
+    data order, steps and seeds as the debug run, so its gain can be told from continued training
+    and from deleting the words; every arm runs ``seeds`` times (seed, seed + 1, …)."""
+
+    controls: tuple[str, ...] = field(
+        default=(),
+        metadata=opt("control arms trained beside the debug run (none: no comparison)", choices=CONTROL_ARMS),
+    )
+    seeds: int = field(
+        default=1, metadata=opt("with controls: every arm runs this many seeds (3 is advised)", ge=1, le=10)
+    )
+    quality: bool = field(default=False, metadata=opt("with controls: faithfulness (AOPC) of every arm before/after"))
+    rationale_column: str = field(
+        default="",
+        metadata=opt("with controls: eval-set column of human rationales for plausibility (AUPRC, token-F1)"),
+    )
+
+    def validate(self) -> None:
+        if any(a not in CONTROL_ARMS for a in self.controls) or len(set(self.controls)) != len(self.controls):
+            raise ValueError(f"controls must be distinct names from {CONTROL_ARMS}, got {list(self.controls)}")
+        if self.seeds < 1:
+            raise ValueError("seeds must be >= 1")
+
+
+RETRAIN_SETTINGS = (RetrainConfig, ERConfig, ControlOptions)
 """The dataclasses whose fields are the retrain settings: ``xmd debug``'s flags, the API's ``RetrainIn``
 and the retrain worker's configuration are all derived from them (:mod:`xmd.core.options`)."""

@@ -91,6 +91,12 @@ def stored_predictions(
     return {eid: (t, list(p)) for eid, t, p in db_session.execute(stmt)}
 
 
+def id_pairs(*, db_session: Session, dataset: Dataset) -> list[tuple[int, str]]:
+    """(database id, file id) of every example of a dataset, in file order."""
+    stmt = select(Example.id, Example.ext_id).where(Example.dataset_id == dataset.id).order_by(Example.id)
+    return [(i, e) for i, e in db_session.execute(stmt)]
+
+
 def feedback_counts(*, db_session: Session, example_ids: Sequence[int]) -> dict[int, int]:
     """How many current feedback entries each example has."""
     if not example_ids:

@@ -100,12 +100,74 @@ _UPDATE_WORD = (
         {c: bindparam(c) for c in ("count", "sum_share", "sum_signed", "importance", "suspicion_bound", "label_counts")}
     )
 )
+_UPDATE_BOUND = (
+    _WORDS.update()
+    .where(
+        _WORDS.c.model_version_id == bindparam("k_mv"),
+        _WORDS.c.method == bindparam("k_method"),
+        _WORDS.c.word == bindparam("k_word"),
+    )
+    .values(suspicion_bound=bindparam("b"))
+)
 
 
-def suspicion_bound(importance: float, label_counts: Sequence[int]) -> float:
-    """Upper bound of a word's suspicion over every label prior: importance x max n_l / (n + alpha)."""
+def suspicion_bound(importance: float, label_counts: Sequence[int], floor: Sequence[float] | None = None) -> float:
+    """Upper bound of a word's suspicion for every label prior p with p_l >= ``floor[l]`` for all l.
+
+    The core's skew is g_l(p_l) = (n_l - p_l n) / ((n + alpha)(1 - p_l)) for the label it picks, and
+    g_l decreases in p_l, so importance x max_l g_l(floor_l) bounds it. With floor 0 this is the
+    prior-independent importance x max n_l / (n + alpha); a floor just below the current prior is
+    tight for frequent words too, whose skew is near 0 while n_l / (n + alpha) is near the prior.
+    """
     n = sum(label_counts)
-    return importance * max(label_counts) / (n + ALPHA) if n > 0 else 0.0
+    if n <= 0:
+        return 0.0
+    if floor is None:
+        return importance * max(label_counts) / (n + ALPHA)
+    g = max((n_l - f * n) / ((n + ALPHA) * (1.0 - f)) for n_l, f in zip(label_counts, floor, strict=False))
+    return importance * min(1.0, max(0.0, g))
+
+
+BAND = 0.01
+"""Width of the prior band the stored bounds stay valid in: the floor is set BAND below each label's
+prior, and every row's bound is recomputed when a prior leaves [floor, floor + 2 BAND] (at 1M examples
+a few times over a whole ingest; each recompute reads and rewrites the version's word rows once)."""
+
+
+def prior_of(label_totals: Sequence[int]) -> list[float]:
+    n = sum(label_totals)
+    return [t / n if n else 0.0 for t in label_totals]
+
+
+def next_floor(current: Sequence[float] | None, label_totals: Sequence[int]) -> tuple[list[float] | None, bool]:
+    """(floor for the bounds after this write, whether every row must be recomputed)."""
+    prior = prior_of(label_totals)
+    if sum(label_totals) == 0:
+        return current, False  # nothing labelled: every suspicion is 0, any valid bound will do
+    if (
+        current is not None
+        and len(current) == len(prior)
+        and all(f <= p <= f + 2 * BAND for f, p in zip(current, prior, strict=True))
+    ):
+        return list(current), False
+    return [max(0.0, min(p - BAND, 1.0 - BAND)) for p in prior], True
+
+
+def refresh_bounds(db_session: Session, *, model_version_id: int, method: str, floor: Sequence[float] | None) -> int:
+    """Recompute every word row's ``suspicion_bound`` for ``floor``; returns how many rows changed."""
+    rows = db_session.execute(
+        select(_WORDS.c.word, _WORDS.c.importance, _WORDS.c.label_counts, _WORDS.c.suspicion_bound).where(
+            _WORDS.c.model_version_id == model_version_id, _WORDS.c.method == method
+        )
+    ).all()
+    updates = []
+    for word, importance, label_counts, old in rows:
+        bound = suspicion_bound(importance, label_counts, floor)
+        if bound != old:
+            updates.append({"k_mv": model_version_id, "k_method": method, "k_word": word, "b": bound})
+    if updates:
+        db_session.execute(_UPDATE_BOUND, updates)
+    return len(updates)
 
 
 BOUND_MARGIN = 1e-9
@@ -137,9 +199,16 @@ def accumulate(deltas: dict[str, Delta], num_labels: int, entries: Contribution,
 
 
 def apply_word_deltas(
-    db_session: Session, *, model_version: ModelVersion, method: str, num_labels: int, deltas: dict[str, Delta]
+    db_session: Session,
+    *,
+    model_version: ModelVersion,
+    method: str,
+    num_labels: int,
+    deltas: dict[str, Delta],
+    floor: Sequence[float] | None = None,
 ) -> None:
-    """Add ``deltas`` to the word rows: update existing rows, insert new words, delete words at count 0."""
+    """Add ``deltas`` to the word rows: update existing rows, insert new words, delete words at count 0;
+    bounds for ``floor`` (the state's ``bound_floor`` after this write)."""
     mv_id = model_version.id
     existing: dict[str, Any] = {}
     words = sorted(deltas)
@@ -179,7 +248,7 @@ def apply_word_deltas(
             "sum_share": sum_share,
             "sum_signed": sum_signed,
             "importance": importance,
-            "suspicion_bound": suspicion_bound(importance, labels),
+            "suspicion_bound": suspicion_bound(importance, labels, floor),
             "label_counts": labels,
         }
         if row is None:

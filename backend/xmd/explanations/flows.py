@@ -50,6 +50,10 @@ log = logging.getLogger("xmd.workers")
 DEFAULT_CHUNK_SIZE = 256
 DEFAULT_MAX_LENGTH = 256
 POLL_S = 0.5
+PHASES = ["claim", "plan", "read", "model", "explain", "store", "mark"]
+"""A chunk's phases, timed in ``chunk_s``: claiming it and marking it done (the job row, locked), reading
+the version, dataset and plan, reading its examples, taking the model from the process cache,
+explaining, storing."""
 
 
 # ---------------------------------------------------------------------------------- one example
@@ -167,20 +171,27 @@ def _claim(db: Session, job_id: str, owner: str, reclaim_after: float) -> tuple[
     return None, True
 
 
-def _explain_chunk(ctx: JobContext, i: int, owner: str) -> int:
-    """Explain chunk ``i`` and, in the same transaction, store it and mark it done; returns chunks done."""
+def _explain_chunk(ctx: JobContext, i: int, owner: str, claim_s: float = 0.0) -> int:
+    """Explain chunk ``i`` and, in the same transaction, store it and mark it done; returns chunks done.
+
+    The seconds per phase, summed over the chunks, go into the result's ``chunk_s``: what orchestration
+    costs beside the explaining (``bench/worker_scaling.py`` reads it)."""
+    t0 = time.perf_counter()
     db, params = ctx.db, ctx.params
     version, dataset = _version_and_dataset(db, params)
     method = params.get("method") or DEFAULT_METHOD
     _, st = _state(db, ctx.job.id, lock=False)
     db.commit()
+    t_plan = time.perf_counter()
     lo, hi = st["bounds"][i]
     rows = list(
         db.scalars(
             select(Example).where(Example.dataset_id == dataset.id, Example.id.between(lo, hi)).order_by(Example.id)
         )
     )
+    t1 = time.perf_counter()
     with process_cache(ctx.settings.device, versions.locator(ctx.settings)).use(version.path) as loaded:
+        t2 = time.perf_counter()
         exps = explain(
             loaded,
             [ex.text for ex in rows],
@@ -189,13 +200,19 @@ def _explain_chunk(ctx: JobContext, i: int, owner: str) -> int:
             batch_size=int(params.get("batch_size") or 32),
             example_ids=[ex.ext_id for ex in rows],
         )
+        t3 = time.perf_counter()
     explanations.upsert_explanations(
         db_session=db, model_version=version, method=method, items=list(zip(rows, exps, strict=True)), commit=False
     )
+    t4 = time.perf_counter()
     job, st = _state(db, ctx.job.id, lock=True)
     done = {**st["done"], str(i): owner}
     claims = {k: v for k, v in st["claims"].items() if k != str(i)}
-    job.result = {**st, "done": done, "claims": claims}
+    phases = [claim_s, t_plan - t0, t1 - t_plan, t2 - t1, t3 - t2, t4 - t3, time.perf_counter() - t4]
+    before = st.get("chunk_s") or {"chunks": 0, "sum": [0.0] * len(PHASES)}
+    chunk_s = {"phases": PHASES, "chunks": before["chunks"] + 1}
+    chunk_s["sum"] = [round(a + b, 4) for a, b in zip(before["sum"], phases, strict=True)]
+    job.result = {**st, "done": done, "claims": claims, "chunk_s": chunk_s}
     db.commit()
     n = len(st["bounds"])
     ctx.progress(100.0 * len(done) / n, step=len(done), total_steps=n)
@@ -209,11 +226,12 @@ def work(ctx: JobContext, *, lead: bool) -> dict[str, Any] | None:
     reclaim_after = 4 * ctx.settings.stale_after_s
     while True:
         ctx.check_cancel()
+        t = time.perf_counter()
         i, running = _claim(ctx.db, ctx.job.id, owner, reclaim_after)
         if not running:
             return None  # failed, cancelled or finished by someone else
         if i is not None:
-            _explain_chunk(ctx, i, owner)
+            _explain_chunk(ctx, i, owner, time.perf_counter() - t)
             continue
         _, st = _state(ctx.db, ctx.job.id, lock=False)
         ctx.db.commit()
@@ -222,6 +240,7 @@ def work(ctx: JobContext, *, lead: bool) -> dict[str, Any] | None:
                 "n_explained": st["n_examples"],
                 "chunks": len(st["bounds"]),
                 "workers": sorted(set(st["done"].values())),
+                "chunk_s": st.get("chunk_s", {}),
             }
         if not lead:
             return None  # the rest is claimed by live participants; the lead waits for them

@@ -7,7 +7,8 @@ a little-endian float32 array (4 bytes a word instead of ~20 as JSON).
 :class:`WordAggregate` holds, per (model version, method, word key), the running sums of
 :class:`xmd.core.aggregate.TaskAggregate`; ``importance`` is the mean share rounded like the core's
 sort key, stored so that rankings are index scans; ``suspicion_bound`` is an upper bound of the word's
-suspicion that holds whatever the label prior (see :mod:`xmd.explanations.service`).
+suspicion that holds for every label prior at or above the state's ``bound_floor`` (see
+:mod:`xmd.explanations.aggregates`).
 :class:`AggregateState` holds the label totals (the prior behind *skew*) and is the row writers lock
 to update one aggregate at a time.
 :class:`WordOccurrence` answers "which examples contain this word".
@@ -52,6 +53,8 @@ class AggregateState(Base):
     project_id: Mapped[int] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"), index=True)
     n_examples: Mapped[int] = mapped_column(default=0)
     label_totals: Mapped[list[int]] = mapped_column(default=list)
+    bound_floor: Mapped[list[float] | None] = mapped_column(default=None)
+    """Per label, the prior floor the rows' ``suspicion_bound`` was computed with (NULL: all 0)."""
     updated_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 

@@ -6,14 +6,17 @@ with ``count``, so the importance and count orders are index range scans with OF
 *Suspicion* = importance x skew, and skew depends on the label prior, which changes with every batch
 of explanations; storing it would mean rewriting every word's row per batch, and computing it in SQL
 for every word on each request measured slower than what follows (~115 ms for 30k words on both
-databases). Each row instead stores a prior-independent upper bound: with n_l the word's count for
-label l, n = sum n_l and prior p, skew_l = (n_l - p n) / ((n + alpha) (1 - p)), which decreases in p,
-so skew <= max_l n_l / (n + alpha) and suspicion <= ``suspicion_bound`` = importance x that. A page is
+databases). Each row instead stores an upper bound: with n_l the word's count for label l,
+n = sum n_l and prior p, skew_l = (n_l - p n) / ((n + alpha) (1 - p)), which decreases in p, so for
+every prior at or above a floor f (kept by the writers just below the current prior, see
+:mod:`xmd.explanations.aggregates`) suspicion <= ``suspicion_bound`` = importance x max_l skew_l(f_l).
+(With f = 0, the bound of the first schema, importance x max n_l / (n + alpha), was loose for frequent
+words, whose n_l / n is near the prior: at 1M examples the scan read every word, 207 ms.) A page is
 a threshold scan: rows in ``suspicion_bound`` order (indexed), exact suspicion computed in Python
 with the core's formula, stop as soon as the next bound is below the k-th best suspicion found
 (k = offset + limit) — no later word can enter the page. The bound is tight for the rare,
-one-label words that dominate the top (a word seen once in label l has skew 1/2 at p_l = 1/2 and a
-bound of 1/2), so a top-100 page reads a few hundred rows. The result is exact: same numbers, order
+one-label words that dominate the top and, with the floor, for frequent words too, so a top-100 page
+reads a few hundred to a few thousand rows. The result is exact: same numbers, order
 and tie-breaks as :meth:`TaskAggregate.ranking`. When no word can be skewed (one label, or nothing
 labelled) every suspicion is 0 and the order is a plain SQL sort.
 
@@ -151,6 +154,9 @@ def ranking(
         raise ValueError(f"label {label} is outside 0..{num_labels - 1}")
     state = get_state(db_session=db_session, model_version_id=model_version_id, method=method)
     prior = _prior(state, num_labels)
+    floor = state.bound_floor if state is not None else None
+    # The stored bounds hold for priors at or above the floor; the writers keep it so (aggregates.py).
+    bounds_hold = floor is None or all(p >= f for p, f in zip(prior, floor, strict=False))
     where = _where(model_version_id, method, label, min_count, search)
     stmt = select(*WORD_COLS).where(*where)
     if limit == 0:
@@ -180,7 +186,7 @@ def ranking(
     try:
         for row in result:
             imp = row[4]
-            if len(heap) == k and row[6] < heap[0][0] - BOUND_MARGIN:
+            if bounds_hold and len(heap) == k and row[6] < heap[0][0] - BOUND_MARGIN:
                 break  # suspicion <= bound: neither this word nor any later one can enter the page
             skew = label_skew(list(row[5]) + [0] * (num_labels - len(row[5])), prior)[0]
             entry = (round(imp * skew, SORT_DIGITS), imp, _Neg(row[0]), row)

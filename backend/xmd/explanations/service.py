@@ -29,7 +29,16 @@ from xmd.datasets.models import Example
 from xmd.db.base import utcnow
 from xmd.db.engine import analyze, grew_past_threshold, write_scope
 from xmd.db.errors import NotFoundError
-from xmd.explanations.aggregates import Delta, accumulate, apply_word_deltas, chunks, contributions, lock_state
+from xmd.explanations.aggregates import (
+    Delta,
+    accumulate,
+    apply_word_deltas,
+    chunks,
+    contributions,
+    lock_state,
+    next_floor,
+    refresh_bounds,
+)
 from xmd.explanations.models import AggregateState, Explanation, WordOccurrence
 from xmd.projects.models import Project
 from xmd.versions.models import ModelVersion
@@ -140,6 +149,9 @@ def _upsert(
             raise DataError(f"example {example.ext_id!r} has label {example.label}, outside 0..{num_labels - 1}")
         batch[example.id] = (example, _stored_form(example, exp))
     ids = sorted(batch)
+    # Before the lock: the new contributions depend on nothing stored, and concurrent writers to one
+    # aggregate (workers sharing an explain job) wait for each other only while the lock is held.
+    new_contrib = contributions(num_labels, {eid: exp for eid, (_, exp) in batch.items()})
 
     state = lock_state(db_session, model_version, method, num_labels)
     # Rows as plain tuples, not ORM objects: they are rewritten below with Core statements, and ORM
@@ -155,7 +167,6 @@ def _upsert(
             old_rows[row.example_id] = row
 
     old_contrib = contributions(num_labels, {eid: _from_row(row, batch[eid][0]) for eid, row in old_rows.items()})
-    new_contrib = contributions(num_labels, {eid: exp for eid, (_, exp) in batch.items()})
 
     deltas: dict[str, Delta] = {}
     label_totals = list(state.label_totals) + [0] * (num_labels - len(state.label_totals))
@@ -174,7 +185,7 @@ def _upsert(
             for key, _, _ in new_contrib[eid]
         )
 
-    apply_word_deltas(db_session, model_version=model_version, method=method, num_labels=num_labels, deltas=deltas)
+    apply_deltas(db_session, state, model_version, method, num_labels, deltas, label_totals)
 
     # Occurrences: drop the replaced explanations' rows, insert the new ones.
     _delete_rows(db_session, WordOccurrence, model_version.id, method, sorted(old_rows))
@@ -209,6 +220,26 @@ def _upsert(
     if grew_past_threshold(before, state.n_examples):
         analyze(db_session, "explanations", "word_aggregates", "word_occurrences")
     return len(ids)
+
+
+def apply_deltas(
+    db_session: Session,
+    state: AggregateState,
+    model_version: ModelVersion,
+    method: str,
+    num_labels: int,
+    deltas: dict[str, Delta],
+    label_totals: list[int],
+) -> None:
+    """Apply the word deltas under the locked ``state``, keeping every row's suspicion bound valid for the
+    new label prior (``label_totals``, which the caller then stores on the state)."""
+    floor, refresh = next_floor(state.bound_floor, label_totals)
+    apply_word_deltas(
+        db_session, model_version=model_version, method=method, num_labels=num_labels, deltas=deltas, floor=floor
+    )
+    if refresh:
+        refresh_bounds(db_session, model_version_id=model_version.id, method=method, floor=floor)
+    state.bound_floor = floor
 
 
 def remove_explanations(
@@ -249,7 +280,7 @@ def _remove(db_session: Session, model_version: ModelVersion, method: str, ids: 
         if label is not None:
             label_totals[label] -= 1
         accumulate(deltas, num_labels, entries, label, -1)
-    apply_word_deltas(db_session, model_version=model_version, method=method, num_labels=num_labels, deltas=deltas)
+    apply_deltas(db_session, state, model_version, method, num_labels, deltas, label_totals)
     found = sorted(labels)
     _delete_rows(db_session, WordOccurrence, model_version.id, method, found)
     _delete_rows(db_session, Explanation, model_version.id, method, found)

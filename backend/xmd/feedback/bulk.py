@@ -23,13 +23,14 @@ from xmd.feedback.models import Feedback, FeedbackEvent, FeedbackLevel
 from xmd.projects.models import Project
 
 Entry = tuple[FeedbackLevel, str, dict[str, Any]]
-FIELDS = ("example_id", "word_index", "word", "label", "scope", "action")
+FIELDS = ("example_id", "word_index", "word", "label", "scope", "action", "source")
 CHUNK = 500
 _ARRAYS = (
     "CAST(:keys AS text[]), CAST(:levels AS text[]), CAST(:example_ids AS int[]), CAST(:word_indexes AS int[]), "
-    "CAST(:words AS text[]), CAST(:labels AS int[]), CAST(:scopes AS text[]), CAST(:actions AS text[])"
+    "CAST(:words AS text[]), CAST(:labels AS int[]), CAST(:scopes AS text[]), CAST(:actions AS text[]), "
+    "CAST(:sources AS text[])"
 )
-_COLUMNS = "key, level, example_id, word_index, word, label, scope, action"
+_COLUMNS = "key, level, example_id, word_index, word, label, scope, action, source"
 
 
 def _value(v: Any) -> Any:
@@ -43,6 +44,7 @@ _ARRAY_OF = {
     "label": "labels",
     "scope": "scopes",
     "action": "actions",
+    "source": "sources",
 }
 
 

@@ -38,6 +38,8 @@ class FeedbackEvent(Base):
     scope: Mapped[Scope | None] = mapped_column(enum_column(Scope, "feedback_scope"))
     action: Mapped[Action] = mapped_column(enum_column(Action, "feedback_action"))
     user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"), index=True)
+    # NULL: a person's click; else the import it came from, e.g. "simulated:rationales:<column>".
+    source: Mapped[str | None] = mapped_column(String(300))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
@@ -58,5 +60,6 @@ class Feedback(Base):
     scope: Mapped[Scope | None] = mapped_column(enum_column(Scope, "feedback_scope"))
     action: Mapped[Action] = mapped_column(enum_column(Action, "feedback_action"))
     last_event_id: Mapped[int] = mapped_column(ForeignKey("feedback_events.id"))
+    source: Mapped[str | None] = mapped_column(String(300))
     updated_by: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"), index=True)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow)

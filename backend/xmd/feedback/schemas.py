@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
+from xmd.core.rationales import FORMATS
 from xmd.core.types import Action, Scope
 from xmd.feedback.models import FeedbackLevel
 from xmd.http.pagination import Page
@@ -36,6 +37,9 @@ class _Click(BaseModel):
     label: int | None
     scope: Scope | None
     action: Action
+    source: str | None = Field(
+        default=None, description="null: a person's click; else the import it came from (simulated:…)"
+    )
 
 
 CLICK_FIELDS = tuple(_Click.model_fields)
@@ -62,6 +66,62 @@ class FeedbackPage(Page[FeedbackOut]):
     pass
 
 
+RATIONALE_FORMAT = "^(" + "|".join(("auto", *FORMATS)) + ")$"
+
+
+class RationalesIn(BaseModel):
+    """Instance feedback simulated from a rationale column of the dataset (evaluation mode)."""
+
+    column: str = Field(min_length=1, max_length=200, description="the column with human rationales")
+    tokens_column: str | None = Field(
+        default=None, max_length=200, description="a token list the flags/positions refer to (e.g. post_tokens)"
+    )
+    format: str = Field(default="auto", pattern=RATIONALE_FORMAT, description="auto, binary, positions, words, spans")
+    min_agreement: int | float = Field(
+        default=0.5, gt=0, description="annotators needed: a count (2), or a fraction of a row's annotators (0.5)"
+    )
+    only: Scope = Field(
+        default=Scope.ALL, description="examples the current version predicts correctly / incorrectly, or all"
+    )
+    budget: int | None = Field(default=None, ge=1, description="keep this many examples, drawn with the seed")
+    seed: int = Field(default=0, ge=0, le=2**31 - 1)
+    remove_others: bool = Field(default=False, description="also *remove* on every other word of those examples")
+
+
+class WordsIn(BaseModel):
+    """Task feedback simulated from an uploaded word list (one word a line, optional weight)."""
+
+    text: str = Field(min_length=1, max_length=1_000_000, description="the word list file's content")
+    name: str = Field(default="list", min_length=1, max_length=200, description="its file name (the source tag)")
+    action: Literal[Action.ADD, Action.REMOVE] = Action.REMOVE
+    scope: Scope = Scope.ALL
+    label: int | None = Field(default=None, ge=0, description="only examples of this gold label")
+
+
 class ImportIn(BaseModel):
+    """One of ``feedback`` (an export file), ``rationales`` or ``words``; ``preview`` writes nothing."""
+
     dataset_id: int = Field(description="instance entries name examples of this dataset by their file id")
-    feedback: dict[str, Any] = Field(description="the export format: {instance: [...], task: [...]}")
+    feedback: dict[str, Any] | None = Field(
+        default=None, description="the export format: {instance: [...], task: [...]}"
+    )
+    rationales: RationalesIn | None = None
+    words: WordsIn | None = None
+    preview: bool = Field(default=False, description="only say what the import would touch; write nothing")
+
+    @model_validator(mode="after")
+    def _one_source(self) -> ImportIn:
+        given = [k for k in ("feedback", "rationales", "words") if getattr(self, k) is not None]
+        if len(given) != 1:
+            raise ValueError(f"give exactly one of feedback, rationales, words (got {given or 'none'})")
+        return self
+
+
+class ImportOut(BaseModel):
+    preview: bool
+    imported: int = Field(description="events written (0 in a preview)")
+    entries: int = Field(description="entries the import holds (what a commit writes)")
+    source: str | None
+    summary: dict[str, Any] | None = Field(
+        default=None, description="what a simulated import touches (the core's ImportSummary)"
+    )

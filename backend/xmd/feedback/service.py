@@ -100,6 +100,7 @@ def _write(
     label: int | None,
     scope: Scope | None,
     user_id: int | None,
+    source: str | None = None,
 ) -> Feedback | None:
     _serialise_key(db_session, project_id, key)
     now = utcnow()
@@ -111,6 +112,7 @@ def _write(
         "label": label,
         "scope": scope,
         "action": action,
+        "source": source,
     }
     event = FeedbackEvent(project_id=project_id, key=key, user_id=user_id, created_at=now, **fields)
     db_session.add(event)
@@ -173,10 +175,12 @@ def _entry(
     label: int | None,
     scope: Scope | str | None,
     words_of: dict[int, list[str]] | None = None,
+    source: str | None = None,
 ) -> tuple[FeedbackLevel, str, dict[str, Any]]:
     """Check one piece of feedback (FeedbackError naming what is wrong); its level, key and fields.
 
-    ``words_of`` caches the split text of examples when many entries name the same example.
+    ``words_of`` caches the split text of examples when many entries name the same example;
+    ``source`` says where it came from (None: a person's click).
     """
     if example is not None:
         if word is not None or label is not None or scope is not None:
@@ -194,7 +198,7 @@ def _entry(
                 f"{len(words)} words (valid: 0..{len(words) - 1})"
             )
         fields = {"example_id": example.id, "word_index": word_index, "word": words[word_index]}
-        fields.update(label=None, scope=None, action=act)
+        fields.update(label=None, scope=None, action=act, source=source)
         return FeedbackLevel.INSTANCE, instance_key(example.id, word_index), fields
     else:
         if word is None or word_index is not None:
@@ -204,6 +208,7 @@ def _entry(
             raise FeedbackError(f"label {label!r} is out of range (expected 0..{len(project.labels) - 1})")
         sc = parse_scope(scope if scope is not None else Scope.ALL)
         fields = {"example_id": None, "word_index": None, "word": key_word, "label": label, "scope": sc, "action": act}
+        fields["source"] = source
         return FeedbackLevel.TASK, task_feedback_key(key_word, label, sc), fields
 
 
@@ -294,13 +299,15 @@ def to_feedback_set(*, db_session: Session, project: Project, dataset_id: int | 
         inst = inst.where(Example.dataset_id == dataset_id)
     for fb, ext_id in db_session.execute(inst.order_by(Feedback.last_event_id)):
         assert fb.word_index is not None
-        out.instance.append(InstanceFeedback(example_id=ext_id, word_index=fb.word_index, action=fb.action))
+        out.instance.append(
+            InstanceFeedback(example_id=ext_id, word_index=fb.word_index, action=fb.action, source=fb.source)
+        )
         if fb.word is not None:
             out.words[(ext_id, fb.word_index)] = fb.word
     task = select(Feedback).where(Feedback.project_id == project.id, Feedback.level == FeedbackLevel.TASK)
     for fb in db_session.scalars(task.order_by(Feedback.last_event_id)):
         assert fb.word is not None
-        out.task.append(TaskFeedback(word=fb.word, action=fb.action, label=fb.label, scope=fb.scope or Scope.ALL))
+        out.task.append(TaskFeedback(fb.word, fb.action, fb.label, fb.scope or Scope.ALL, source=fb.source))
     return out
 
 
@@ -316,8 +323,22 @@ def import_feedback_set(
 
     Instance entries name examples of ``dataset_id`` by ``ext_id``; an unknown id, a word position
     out of range, or a recorded word that no longer matches the text raises FeedbackError and
-    records nothing. Returns the number of events written.
+    records nothing. Each entry keeps its ``source``. Returns the number of events written.
     """
+    entries = _import_entries(db_session, project, feedback, dataset_id)
+    with write_scope(db_session):
+        _bulk_write(db_session, project_id=project.id, entries=entries, user_id=user_id)
+    return len(entries)
+
+
+def check_feedback_set(*, db_session: Session, project: Project, feedback: FeedbackSet, dataset_id: int) -> int:
+    """What :func:`import_feedback_set` checks, writing nothing (an import's preview); the entry count."""
+    return len(_import_entries(db_session, project, feedback, dataset_id))
+
+
+def _import_entries(
+    db_session: Session, project: Project, feedback: FeedbackSet, dataset_id: int
+) -> list[tuple[FeedbackLevel, str, dict[str, Any]]]:
     ext_ids = sorted({fb.example_id for fb in feedback.instance})
     by_ext: dict[str, Example] = {}
     for i in range(0, len(ext_ids), CHUNK):
@@ -338,17 +359,16 @@ def import_feedback_set(
             raise FeedbackError(
                 f"feedback on word {i} of example {eid!r} was given on {word!r}, but that word is now {words[i]!r}"
             )
-    words_of: dict[int, list[str]] = {}
+    cache: dict[int, list[str]] = {}
     entries = [
-        _entry(project, parse_action(fb.action), by_ext[fb.example_id], fb.word_index, None, None, None, words_of)
-        for fb in feedback.instance
+        _entry(project, parse_action(f.action), by_ext[f.example_id], f.word_index, None, None, None, cache, f.source)
+        for f in feedback.instance
     ]
     entries += [
-        _entry(project, parse_action(tf.action), None, None, tf.word, tf.label, tf.scope) for tf in feedback.task
+        _entry(project, parse_action(tf.action), None, None, tf.word, tf.label, tf.scope, None, tf.source)
+        for tf in feedback.task
     ]
-    with write_scope(db_session):
-        _bulk_write(db_session, project_id=project.id, entries=entries, user_id=user_id)
-    return len(entries)
+    return entries
 
 
 def _bulk_write(

@@ -12,11 +12,10 @@ from fastapi import APIRouter, Query
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from xmd.core.feedback import FeedbackSet, task_key
+from xmd.core.feedback import task_key
 from xmd.core.types import Action, FeedbackError
 from xmd.datasets import service as datasets_service
-from xmd.datasets.models import DatasetRole
-from xmd.feedback import service
+from xmd.feedback import flows, service
 from xmd.feedback.models import Feedback, FeedbackEvent, FeedbackLevel
 from xmd.feedback.schemas import (
     CLICK_FIELDS,
@@ -24,6 +23,7 @@ from xmd.feedback.schemas import (
     FeedbackOut,
     FeedbackPage,
     ImportIn,
+    ImportOut,
     InstanceIn,
     TaskIn,
     WriteOut,
@@ -145,16 +145,10 @@ def export_feedback(project_id: int, db: DB, _: Viewer, dataset_id: int | None =
     return fs.to_dict()
 
 
-@router.post("/projects/{project_id}/feedback/import", response_model=dict[str, int])
-def import_feedback(project_id: int, body: ImportIn, db: DB, user: Annotator) -> dict[str, int]:
-    """Record an exported feedback file as new events, all or nothing (422 naming the first problem)."""
+@router.post("/projects/{project_id}/feedback/import", response_model=ImportOut)
+def import_feedback(project_id: int, body: ImportIn, db: DB, user: Annotator) -> ImportOut:
+    """Record an exported feedback file, or feedback simulated from a rationale column or a word list,
+    as new events, all or nothing (422 naming the first problem). ``preview`` writes nothing and says
+    how many examples and words the import touches."""
     project = projects_service.get_or_raise(db_session=db, project_id=project_id)
-    ds = datasets_service.in_project(db_session=db, project=project, dataset_id=body.dataset_id)
-    if ds.role is not DatasetRole.TRAIN:
-        raise FeedbackError(f"feedback goes on training data; dataset {ds.name!r} is an eval set")
-    try:
-        fs = FeedbackSet.from_json(body.feedback)
-    except (KeyError, TypeError, ValueError) as exc:
-        raise FeedbackError(f"not a feedback file: {exc}") from None
-    n = service.import_feedback_set(db_session=db, project=project, feedback=fs, dataset_id=ds.id, user_id=user.id)
-    return {"imported": n}
+    return flows.import_feedback(db, project, body, user.id)

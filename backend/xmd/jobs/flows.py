@@ -11,6 +11,8 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from xmd.core import options
+from xmd.core.training import ControlOptions
 from xmd.core.types import DataError, FeedbackError
 from xmd.datasets import service as datasets
 from xmd.datasets.models import DatasetRole
@@ -74,6 +76,9 @@ def start_retrain(db: Session, enqueue: Enqueue, project: Project, body: Retrain
         raise FeedbackError("there is no feedback to train with yet: mark words to remove or add first")
     params = body.model_dump(exclude={"train_dataset_ids", "eval_dataset_ids", "version_id"})
     params.update(version_id=mv.id, train_dataset_ids=train, eval_dataset_ids=evals)
+    chosen = options.build(ControlOptions, params)  # distinct arms (ValueError: 422)
+    if "deletion_base" in chosen.controls and not project.settings.get("base_model"):
+        raise DataError("the deletion_base control needs the project's base model, and this project records none")
     return start(db, enqueue, project, JobKind.RETRAIN, params)
 
 

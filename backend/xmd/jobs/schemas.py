@@ -59,7 +59,12 @@ def settings_fields(*classes: type) -> dict[str, Any]:
     fields: dict[str, Any] = {}
     for o in options(*classes):
         kind: Any = Literal[o.choices] if o.choices else o.type  # type: ignore[valid-type]
-        fields[o.name] = (kind, Field(default=o.default, ge=o.ge, gt=o.gt, le=o.le, description=o.help))
+        if o.many:  # several of the choices: a JSON list of distinct names
+            kind = list[Literal[o.choices]] if o.choices else list[str]  # type: ignore[valid-type]
+            field = Field(default=list(o.default), description=o.help, json_schema_extra={"uniqueItems": True})
+        else:
+            field = Field(default=o.default, ge=o.ge, gt=o.gt, le=o.le, description=o.help)
+        fields[o.name] = (kind, field)
     return fields
 
 

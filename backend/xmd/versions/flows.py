@@ -23,7 +23,7 @@ from xmd.core import options, pipeline
 from xmd.core.cache import process_cache
 from xmd.core.evaluate import evaluate_sets
 from xmd.core.feedback import FeedbackSet
-from xmd.core.training import ERConfig, RetrainConfig, StepInfo, TrainConfig
+from xmd.core.training import ControlOptions, ERConfig, RetrainConfig, StepInfo, TrainConfig
 from xmd.core.types import DataError, Example
 from xmd.datasets import service as datasets
 from xmd.datasets.models import Dataset, DatasetRole
@@ -32,6 +32,7 @@ from xmd.jobs.context import JobContext
 from xmd.projects import service as projects
 from xmd.projects.models import Project
 from xmd.versions import service as versions
+from xmd.versions.controls import retrain_with_controls
 from xmd.versions.models import ModelStatus
 
 TRAIN_SHARE = (5.0, 90.0)
@@ -66,10 +67,10 @@ def training_data(db: Session, project: Project, sets: Sequence[Dataset]) -> tup
     return examples, merged
 
 
-def _configs(params: dict[str, Any]) -> tuple[TrainConfig, ERConfig]:
+def _configs(params: dict[str, Any]) -> tuple[TrainConfig, ERConfig, ControlOptions]:
     """The retrain settings stored on the job (every field of the core's dataclasses; what a job row
     leaves out keeps the core's default)."""
-    return options.build(RetrainConfig, params), options.build(ERConfig, params)
+    return options.build(RetrainConfig, params), options.build(ERConfig, params), options.build(ControlOptions, params)
 
 
 def _record_location(meta_file: Path, location: str) -> None:
@@ -85,7 +86,7 @@ def retrain_job(ctx: JobContext) -> dict[str, Any]:
     db, params, job = ctx.db, ctx.params, ctx.job
     parent = versions.ready_or_raise(db_session=db, model_version_id=int(params["version_id"]))
     project = projects.get_or_raise(db_session=db, project_id=parent.project_id)
-    train_config, er = _configs(params)
+    train_config, er, chosen = _configs(params)
     train_sets = _datasets(db, project, params.get("train_dataset_ids"), DatasetRole.TRAIN)
     eval_sets = _datasets(db, project, params.get("eval_dataset_ids"), DatasetRole.EVAL)
     if not train_sets:
@@ -98,6 +99,8 @@ def retrain_job(ctx: JobContext) -> dict[str, Any]:
         for ds in eval_sets
     }
     ctx.check_cancel()
+    if chosen.controls:
+        return retrain_with_controls(ctx, parent, project, train_config, er, chosen, train, feedback, evals)
 
     child = versions.create_child(
         db_session=db,

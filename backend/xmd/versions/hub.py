@@ -51,7 +51,11 @@ def model_card(db: Session, project: Project, version: ModelVersion, repo_id: st
     meta["name"] = f"{project.name} — v{version.version}"
     meta.setdefault("labels", list(project.labels))
     meta.setdefault("base_model", project.model_source)
-    if version.kind is ModelKind.DEBUGGED:
+    control = (version.config or {}).get("control")
+    if version.kind is ModelKind.DEBUGGED and control:  # a control arm of a comparison, never "debugged"
+        meta.update(kind="control", arm=control, seed=version.config.get("seed"))
+        card = render_model_card(meta)
+    elif version.kind is ModelKind.DEBUGGED:
         meta["kind"] = "debug"
         snapshot = version.feedback_snapshot or {}
         counts = dict(snapshot.get("counts") or meta.get("feedback_counts") or {})

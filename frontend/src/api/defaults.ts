@@ -5,14 +5,25 @@ export const schemaDefaults = {
   "ExplainIn": {
     "chunk_size": 256
   },
+  "ImportIn": {
+    "preview": false
+  },
   "PushIn": {
     "private": true
+  },
+  "RationalesIn": {
+    "format": "auto",
+    "min_agreement": 0.5,
+    "only": "all",
+    "remove_others": false,
+    "seed": 0
   },
   "RetrainIn": {
     "add_margin": 0.5,
     "attribution_rows": 0,
     "attribution_weight": 5,
     "batch_size": 16,
+    "controls": [],
     "early_stop": false,
     "early_stop_checks": 20,
     "early_stop_er_tol": 0.2,
@@ -31,11 +42,19 @@ export const schemaDefaults = {
     "method": "grad_x_input",
     "mixed_precision": false,
     "objective": "both",
+    "quality": false,
+    "rationale_column": "",
     "seed": 0,
+    "seeds": 1,
     "warmup_ratio": 0.06,
     "weight_decay": 0.01
   },
   "TaskIn": {
+    "scope": "all"
+  },
+  "WordsIn": {
+    "action": "remove",
+    "name": "list",
     "scope": "all"
   }
 }

@@ -11,6 +11,8 @@ import type {
   ExampleRow,
   Explanation,
   FeedbackItem,
+  ImportIn,
+  ImportOut,
   Job,
   Me,
   MetricPoint,
@@ -87,7 +89,10 @@ export const api = {
     asPage<FeedbackItem>(await http.get(`${P(pid)}/feedback/events`, q)).items,
   exportFeedback: (pid: number) => http.get<unknown>(`${P(pid)}/feedback/export`),
   importFeedback: (pid: number, dataset_id: number, feedback: unknown) =>
-    http.post<unknown>(`${P(pid)}/feedback/import`, { dataset_id, feedback }, { quiet: true }),
+    http.post<ImportOut>(`${P(pid)}/feedback/import`, { dataset_id, feedback }, { quiet: true }),
+  /** Feedback simulated from a rationale column or a word list; `preview: true` writes nothing. */
+  importSimulated: (pid: number, body: ImportIn) =>
+    http.post<ImportOut>(`${P(pid)}/feedback/import`, body, { quiet: true }),
 
   // what if
   predict: async (pid: number, text: string, version_id?: number, method?: string): Promise<Explanation> =>

@@ -442,7 +442,9 @@ export interface paths {
         put?: never;
         /**
          * Import Feedback
-         * @description Record an exported feedback file as new events, all or nothing (422 naming the first problem).
+         * @description Record an exported feedback file, or feedback simulated from a rationale column or a word list,
+         *     as new events, all or nothing (422 naming the first problem). ``preview`` writes nothing and says
+         *     how many examples and words the import touches.
          */
         post: operations["import_feedback_api_projects__project_id__feedback_import_post"];
         delete?: never;
@@ -1049,6 +1051,11 @@ export interface components {
             label: number | null;
             level: components["schemas"]["FeedbackLevel"];
             scope: components["schemas"]["Scope"] | null;
+            /**
+             * Source
+             * @description null: a person's click; else the import it came from (simulated:…)
+             */
+            source?: string | null;
             /** User */
             user: string | null;
             /** Word */
@@ -1178,6 +1185,11 @@ export interface components {
             level: components["schemas"]["FeedbackLevel"];
             scope: components["schemas"]["Scope"] | null;
             /**
+             * Source
+             * @description null: a person's click; else the import it came from (simulated:…)
+             */
+            source?: string | null;
+            /**
              * Updated At
              * Format: date-time
              */
@@ -1205,7 +1217,10 @@ export interface components {
             /** Detail */
             detail?: components["schemas"]["ValidationError"][];
         };
-        /** ImportIn */
+        /**
+         * ImportIn
+         * @description One of ``feedback`` (an export file), ``rationales`` or ``words``; ``preview`` writes nothing.
+         */
         ImportIn: {
             /**
              * Dataset Id
@@ -1216,9 +1231,41 @@ export interface components {
              * Feedback
              * @description the export format: {instance: [...], task: [...]}
              */
-            feedback: {
+            feedback?: {
                 [key: string]: unknown;
-            };
+            } | null;
+            /**
+             * Preview
+             * @description only say what the import would touch; write nothing
+             * @default false
+             */
+            preview?: boolean;
+            rationales?: components["schemas"]["RationalesIn"] | null;
+            words?: components["schemas"]["WordsIn"] | null;
+        };
+        /** ImportOut */
+        ImportOut: {
+            /**
+             * Entries
+             * @description entries the import holds (what a commit writes)
+             */
+            entries: number;
+            /**
+             * Imported
+             * @description events written (0 in a preview)
+             */
+            imported: number;
+            /** Preview */
+            preview: boolean;
+            /** Source */
+            source: string | null;
+            /**
+             * Summary
+             * @description what a simulated import touches (the core's ImportSummary)
+             */
+            summary?: {
+                [key: string]: unknown;
+            } | null;
         };
         /** InstanceIn */
         InstanceIn: {
@@ -1521,6 +1568,55 @@ export interface components {
             version_id: number;
         };
         /**
+         * RationalesIn
+         * @description Instance feedback simulated from a rationale column of the dataset (evaluation mode).
+         */
+        RationalesIn: {
+            /**
+             * Budget
+             * @description keep this many examples, drawn with the seed
+             */
+            budget?: number | null;
+            /**
+             * Column
+             * @description the column with human rationales
+             */
+            column: string;
+            /**
+             * Format
+             * @description auto, binary, positions, words, spans
+             * @default auto
+             */
+            format?: string;
+            /**
+             * Min Agreement
+             * @description annotators needed: a count (2), or a fraction of a row's annotators (0.5)
+             * @default 0.5
+             */
+            min_agreement?: number;
+            /**
+             * @description examples the current version predicts correctly / incorrectly, or all
+             * @default all
+             */
+            only?: components["schemas"]["Scope"];
+            /**
+             * Remove Others
+             * @description also *remove* on every other word of those examples
+             * @default false
+             */
+            remove_others?: boolean;
+            /**
+             * Seed
+             * @default 0
+             */
+            seed?: number;
+            /**
+             * Tokens Column
+             * @description a token list the flags/positions refer to (e.g. post_tokens)
+             */
+            tokens_column?: string | null;
+        };
+        /**
          * RetrainIn
          * @description A retrain: what it starts from, and every field of the core's retrain settings.
          */
@@ -1549,6 +1645,12 @@ export interface components {
              * @default 16
              */
             batch_size?: number;
+            /**
+             * Controls
+             * @description control arms trained beside the debug run (none: no comparison)
+             * @default []
+             */
+            controls?: ("lambda0" | "deletion" | "deletion_base")[];
             /**
              * Early Stop
              * @description stop before the last epoch once the ER term and the removed words' share have converged on held-out feedback rows (rule: xmd.core.training.early_stop_converged)
@@ -1666,11 +1768,29 @@ export interface components {
              */
             objective?: "erasure" | "attribution" | "both";
             /**
+             * Quality
+             * @description with controls: faithfulness (AOPC) of every arm before/after
+             * @default false
+             */
+            quality?: boolean;
+            /**
+             * Rationale Column
+             * @description with controls: eval-set column of human rationales for plausibility (AUPRC, token-F1)
+             * @default
+             */
+            rationale_column?: string;
+            /**
              * Seed
              * @description seed for shuffling and initialisation
              * @default 0
              */
             seed?: number;
+            /**
+             * Seeds
+             * @description with controls: every arm runs this many seeds (3 is advised)
+             * @default 1
+             */
+            seeds?: number;
             /**
              * Train Dataset Ids
              * @description default: every training dataset
@@ -2001,6 +2121,36 @@ export interface components {
             total: number;
             /** Version Id */
             version_id: number;
+        };
+        /**
+         * WordsIn
+         * @description Task feedback simulated from an uploaded word list (one word a line, optional weight).
+         */
+        WordsIn: {
+            /**
+             * Action
+             * @default remove
+             * @enum {string}
+             */
+            action?: "add" | "remove";
+            /**
+             * Label
+             * @description only examples of this gold label
+             */
+            label?: number | null;
+            /**
+             * Name
+             * @description its file name (the source tag)
+             * @default list
+             */
+            name?: string;
+            /** @default all */
+            scope?: components["schemas"]["Scope"];
+            /**
+             * Text
+             * @description the word list file's content
+             */
+            text: string;
         };
         /** WriteOut */
         WriteOut: {
@@ -2860,9 +3010,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: number;
-                    };
+                    "application/json": components["schemas"]["ImportOut"];
                 };
             };
             /** @description Validation Error */

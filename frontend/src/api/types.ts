@@ -61,6 +61,10 @@ export interface RetrainResult {
   metrics_after?: Record<string, EvalMetrics> | null
   shares_before?: FeedbackShares | null
   shares_after?: FeedbackShares | null
+  /** With controls: the comparison of the debug run and its controls over seeds. */
+  comparison?: ControlComparison | null
+  /** With controls: the version id of every run, by "<arm>-seed<k>". */
+  versions?: Record<string, number>
 }
 
 export type ModelVersion = Omit<S['VersionOut'], 'retrain'> & { retrain?: RetrainResult | null }
@@ -118,4 +122,62 @@ export type Comparison = Omit<S['CompareOut'], 'a' | 'b' | 'metrics' | 'shares' 
   metrics: Record<string, Record<string, unknown>>
   shares: { before: FeedbackShares | null; after: FeedbackShares | null } | null
   example: { a: Explanation; b: Explanation } | null
+}
+
+/** Evaluation-mode imports (feedback from a rationale column or a word list). */
+export type ImportIn = S['ImportIn']
+export type RationalesIn = S['RationalesIn']
+export type WordsIn = S['WordsIn']
+/** The import's answer; `summary` is the core's ImportSummary (xmd.core.simulate), free-form in the schema. */
+export type ImportOut = Omit<S['ImportOut'], 'summary'> & { summary?: ImportSummary | null }
+export interface ImportSummary {
+  source: string
+  level: 'instance' | 'task'
+  n_rows: number
+  n_examples: number
+  n_words: number
+  n_add: number
+  n_remove: number
+  skipped: Record<string, number>
+  skipped_examples: Record<string, string[]>
+  top_words: { word: string; count: number }[]
+  details: Record<string, unknown>
+}
+
+/** Mean and std over seeds of one arm (xmd.core.compare.compare_predictions). */
+export interface ArmStats {
+  mean: Record<string, number | null>
+  std: Record<string, number | null>
+  per_seed?: unknown[]
+}
+export interface Difference {
+  diff: number | null
+  ci_low: number | null
+  ci_high: number | null
+  noise?: number | null
+  verdict?: string
+}
+export interface SetComparison {
+  n: number
+  before: EvalMetrics & { fpr_words?: number | null; fpr_other?: number | null }
+  arms: Record<string, ArmStats>
+  differences: Record<string, Record<string, Difference>>
+  verdicts: Record<string, { verdict: string; text: string; per_control: Record<string, string> }>
+}
+/** A debug run beside its controls over seeds (Comparison.to_dict() without per-example arrays),
+ * stored in the retrain job's result (VersionOut.retrain.comparison). */
+export interface ControlComparison {
+  arms: string[]
+  seeds: number[]
+  labels: string[]
+  positive: { index: number; label: string; rule: string } | null
+  removed_words: string[]
+  sets: Record<string, SetComparison>
+  settings?: Record<string, unknown>
+  quality?: {
+    before: Record<string, Record<string, number | null>>
+    after: Record<string, Record<string, { mean: Record<string, number | null>; std: Record<string, number | null> }>>
+  } | null
+  notes?: string[]
+  verdict_rule?: string
 }

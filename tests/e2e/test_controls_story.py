@@ -1,0 +1,119 @@
+"""Evaluation mode in a real browser (issue 14): import feedback from a rationale column with a preview
+first, retrain with the λ = 0 and deletion controls, and see the three arms side by side in Results.
+
+The project and its datasets are made through the API (the upload screens have their own story in
+test_story.py); everything after that is clicked. Real API, worker, SQLite and Chromium; tiny model,
+one seed, one epoch.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+
+import httpx
+import pytest
+from e2ehelpers import shot, unlabelled
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.e2e
+SHORTCUT = "spielberg"
+
+
+def _csv(examples, rationale: bool) -> bytes:
+    """Demo examples as CSV; with ``rationale`` a column of word positions: the words a person would
+    give as the reason (here every word but the shortcut; none on a third of the rows)."""
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(["id", "text", "label", *(["rationale"] if rationale else [])])
+    for i, ex in enumerate(examples):
+        row = [ex["id"], ex["text"], ["negative", "positive"][ex["label"]]]
+        if rationale:
+            words = ex["text"].split()
+            keep = [k for k, word in enumerate(words) if SHORTCUT not in word.lower()][:3]
+            row.append(json.dumps(keep) if i % 3 else "")
+        w.writerow(row)
+    return buf.getvalue().encode()
+
+
+def _read(path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+@pytest.fixture(scope="module")
+def project(service) -> dict:
+    h = {"Authorization": f"Bearer {service.token}"}
+    with httpx.Client(base_url=service.base_url, headers=h, timeout=60) as c:
+        r = c.post("/api/projects", json={"name": "controls-story", "model_path": str(service.model_dir)})
+        assert r.status_code == 201, r.text
+        pid = r.json()["id"]
+        for name, role, key, rationale in (("rated", "train", "train", True), ("clean", "eval", "test_clean", False)):
+            examples = _read(service.demo[key])[:40]
+            r = c.post(
+                f"/api/projects/{pid}/datasets",
+                files={"file": (f"{name}.csv", _csv(examples, rationale), "text/csv")},
+                data={"name": name, "role": role, "id_column": "id"},
+            )
+            assert r.status_code == 201, r.text
+    return {"pid": pid}
+
+
+def test_import_rationales_retrain_with_controls_and_see_three_arms(page, service, project):
+    pid = project["pid"]
+    page.goto(f"{service.base_url}/#token={service.token}")
+    expect(page.get_by_test_id("who")).to_contain_text("e2e-admin")
+    page.goto(f"{service.base_url}/#/p/{pid}/feedback")
+
+    imp = page.get_by_test_id("feedback-import")
+    expect(imp).to_be_visible()
+    imp.get_by_test_id("import-column").fill("nope")
+    imp.get_by_test_id("import-preview").click()
+    expect(imp.get_by_test_id("import-error")).to_contain_text("'nope' not found")
+    expect(imp.get_by_test_id("import-commit")).to_be_disabled()
+
+    imp.get_by_test_id("import-column").fill("rationale")
+    imp.get_by_label("also remove the other words").check()
+    imp.get_by_test_id("import-preview").click()
+    summary = imp.get_by_test_id("import-summary")
+    expect(summary).to_contain_text("simulated:rationales:rationale")
+    expect(summary).to_contain_text(re.compile(r"skipped \d+: no rationale"))
+    # nothing written by the preview
+    expect(page.get_by_text("No feedback yet")).to_be_visible()
+    shot(page, "20-import-preview")
+    imp.get_by_test_id("import-commit").click()
+    expect(imp.get_by_test_id("import-done")).to_contain_text("from simulated:rationales:rationale")
+    expect(page.get_by_test_id("feedback-by-word")).to_contain_text("simulated:rationales:rationale")
+    assert unlabelled(page) == []
+
+    page.goto(f"{service.base_url}/#/p/{pid}/retrain")
+    form = page.get_by_test_id("retrain-form")
+    form.get_by_label("Epochs").fill("1")
+    form.get_by_test_id("control-lambda0").check()
+    expect(form.get_by_test_id("seeds")).to_have_value("3")  # suggested with the first control
+    form.get_by_test_id("control-deletion").check()
+    form.get_by_test_id("seeds").fill("1")  # one seed keeps the test fast
+    expect(form.get_by_test_id("runs")).to_have_text("3 training runs in all")
+    shot(page, "21-retrain-controls")
+    page.get_by_test_id("start-retrain").click()
+    expect(page.get_by_test_id("retrain-done")).to_be_visible(timeout=300_000)
+    expect(page.get_by_test_id("job-status")).to_have_text("succeeded")
+
+    page.get_by_test_id("retrain-done").get_by_role("link").click()
+    expect(page).to_have_url(re.compile(r"/results\?b=\d+"))
+    cmp = page.get_by_test_id("controls-comparison")
+    expect(cmp).to_be_visible()
+    expect(cmp.get_by_test_id("arm-header")).to_have_text(["debugged", "λ = 0", "deletion"])
+    table = cmp.get_by_test_id("controls-clean")
+    expect(table.locator("tbody tr").first).to_contain_text("accuracy")
+    expect(table.get_by_test_id("verdict").first).to_have_text(
+        re.compile(r"better than both controls|within noise|worse")
+    )
+    expect(cmp.get_by_test_id("one-seed-note")).to_be_visible()
+    # the controls are versions of their own, named after the debug run
+    versions = page.get_by_test_id("versions-table")
+    expect(versions).to_contain_text("λ=0 seed 0")
+    expect(versions).to_contain_text("deletion seed 0")
+    shot(page, "22-results-controls")
+    assert page.errors == []  # type: ignore[attr-defined]

@@ -1,0 +1,110 @@
+"""Retrain with controls and seeds through the API and a real worker (issue 14): feedback imported from a
+word list (tagged with its source), one retrain request with λ = 0 and deletion controls, and every arm
+× seed a ready model version of its own, named after the debug version, with the comparison stored in
+the job result. SQLite + embedded broker, and PostgreSQL + Redis (conftest.py). Tiny model, 1 seed."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from apihelpers import demo_csv
+from fastapi.testclient import TestClient
+from workerstack import Stack
+from xmd.app import create_app
+from xmd.db import make_engine
+from xmd.projects import service as projects
+from xmd.users import service as users
+from xmd.versions import hub
+from xmd.versions import service as models
+
+
+def test_retrain_with_controls_makes_a_version_per_arm_and_a_comparison(stack: Stack, tiny_model_dir: Path) -> None:
+    if not [w for w in stack.workers if w.poll() is None]:
+        stack.start_worker("ctl-w1")
+    with stack.factory() as db:
+        admin = users.create_user(db_session=db, name="ctl-admin", role="admin")
+        token = users.create_token(db_session=db, user=admin)[1]
+    h = {"Authorization": f"Bearer {token}"}
+    engine = make_engine(stack.database_url)
+    with TestClient(create_app(stack.settings, engine=engine, serve_ui=False)) as c:
+        p = c.post("/api/projects", headers=h, json={"name": "controls", "model_path": str(tiny_model_dir)})
+        assert p.status_code == 201, p.text
+        pid = p.json()["id"]
+        ds = {}
+        for name, role, split in (("train", "train", "train"), ("clean", "eval", "test_clean")):
+            r = c.post(
+                f"/api/projects/{pid}/datasets",
+                headers=h,
+                files={"file": (f"{name}.csv", demo_csv(n=16, split=split))},
+                data={"name": name, "role": role, "id_column": "id"},
+            )
+            assert r.status_code == 201, r.text
+            ds[name] = r.json()["id"]
+        words = {"text": "spielberg\n", "name": "terms.txt", "action": "remove"}
+        r = c.post(f"/api/projects/{pid}/feedback/import", headers=h, json={"dataset_id": ds["train"], "words": words})
+        assert r.status_code == 200 and r.json()["imported"] == 1, r.text
+
+        # deletion_base needs the project's base model, which this project does not record: 422, no job
+        body = {"epochs": 1, "batch_size": 4, "lr": 1e-3, "max_length": 32, "seeds": 1}
+        r = c.post(f"/api/projects/{pid}/jobs/retrain", headers=h, json={**body, "controls": ["deletion_base"]})
+        assert r.status_code == 422 and "base model" in r.text
+        assert c.get(f"/api/projects/{pid}/jobs", headers=h).json()["total"] == 0
+
+        r = c.post(f"/api/projects/{pid}/jobs/retrain", headers=h, json={**body, "controls": ["lambda0", "deletion"]})
+        assert r.status_code == 202, r.text
+        job_id = r.json()["id"]
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline:
+            job = c.get(f"/api/jobs/{job_id}", headers=h).json()
+            if job["status"] in ("succeeded", "failed", "cancelled"):
+                break
+            time.sleep(0.2)
+        assert job["status"] == "succeeded", (job, stack.all_logs())
+        assert job["progress"] == 100
+
+        versions = c.get(f"/api/projects/{pid}/versions", headers=h).json()["items"]
+        got = [(v["version"], v["name"], v["status"], v["config"].get("control")) for v in versions]
+        assert got == [
+            (1, "base", "ready", None),
+            (2, "v2", "ready", None),
+            (3, "v2 λ=0 seed 0", "ready", "lambda0"),
+            (4, "v2 deletion seed 0", "ready", "deletion"),
+        ]
+        assert all(v["parent_id"] == versions[0]["id"] for v in versions[1:])  # every arm from the same parent
+        assert {v["config"]["train"]["seed"] for v in versions[1:]} == {0} and versions[3]["config"]["seed"] == 0
+        result = job["result"]
+        assert result["version_id"] == versions[1]["id"]
+        assert result["versions"] == {"debug-seed0": versions[1]["id"], "lambda0-seed0": versions[2]["id"],
+                                      "deletion-seed0": versions[3]["id"]}  # fmt: skip
+        cmp = result["comparison"]
+        assert cmp["arms"] == ["debug", "lambda0", "deletion"] and cmp["seeds"] == [0]
+        assert cmp["removed_words"] == ["spielberg"] and cmp["settings"]["same_data_order"] is True
+        clean = cmp["sets"]["clean"]
+        assert set(clean["arms"]) == {"debug", "lambda0", "deletion"}
+        assert set(clean["verdicts"]) >= {"accuracy", "macro_f1"}
+        assert "predictions" not in clean  # per-example arrays stay in comparison.json
+        runs = {r["arm"]: r for r in cmp["runs"]}
+        assert runs["debug"]["steps"] == runs["lambda0"]["steps"] == runs["deletion"]["steps"] > 0
+        with stack.factory() as db:  # the full file is stored with the first debug version's files
+            folder = models.files_of(
+                stack.settings, models.get_or_raise(db_session=db, model_version_id=result["version_id"])
+            )
+        on_disk = json.loads((folder / "comparison.json").read_text())
+        assert on_disk["sets"]["clean"]["predictions"]["debug"]  # the full file keeps them
+        assert cmp["out_dir"] == result["path"]
+        # the debug version's snapshot and card say the feedback was simulated from a word list
+        assert versions[1]["feedback_snapshot"]["sources"] == {"simulated:words:terms.txt": {"instance": 0, "task": 1}}
+        assert versions[1]["retrain"]["comparison"]["arms"] == cmp["arms"]
+    with stack.factory() as db:  # the model card a push uploads: sources and the comparison; controls say so
+        project = projects.get_or_raise(db_session=db, project_id=pid)
+        cards = []
+        for v in versions[1:3]:
+            mv = models.get_or_raise(db_session=db, model_version_id=v["id"])
+            cards.append(hub.model_card(db, project, mv, "u/r", models.files_of(stack.settings, mv)))
+        debug_card, control_card = cards
+    assert "From `simulated:words:terms.txt`: 0 instance-level, 1 task-level" in debug_card
+    assert "## Compared with controls" in debug_card and "| clean | accuracy |" in debug_card
+    assert "A **control** (`lambda0`, seed 0)" in control_card and "debugged with [xmd]" not in control_card
+    engine.dispose()
