@@ -82,7 +82,7 @@ describe('UserTokens', () => {
     A.tokens.mockResolvedValueOnce([tok({})]).mockResolvedValue([tok({ id: 6, prefix: 'xmd_cd34' }), tok({})])
     A.createToken.mockResolvedValue({ user: ann, token: 'xmd_new_secret' })
     A.revokeToken.mockResolvedValue(undefined)
-    const w = mount(UserTokens, { props: { user: ann } })
+    const w = mount(UserTokens, { props: { user: ann, api: A } })
     await flushPromises()
     expect(w.find('[data-token="xmd_ab12"]').text()).toContain('active')
     await w.find('input[aria-label="Expires after days"]').setValue('30')
@@ -97,7 +97,7 @@ describe('UserTokens', () => {
 
   it('shows revoked and expired tokens as such, without a revoke button', async () => {
     A.tokens.mockResolvedValue([tok({ active: false, revoked_at: '2026-01-03T00:00:00Z' }), tok({ id: 7, prefix: 'xmd_old', active: false })])
-    const w = mount(UserTokens, { props: { user: ann } })
+    const w = mount(UserTokens, { props: { user: ann, api: A } })
     await flushPromises()
     expect(w.find('[data-token="xmd_ab12"]').text()).toContain('revoked')
     expect(w.find('[data-token="xmd_old"]').text()).toContain('expired')
