@@ -32,7 +32,7 @@ from xmd.explanations.views import router as explanations_router
 from xmd.feedback.views import router as feedback_router
 from xmd.files import secure_data_dir
 from xmd.http import docs, errors, hubcheck, limits
-from xmd.http.deps import current_user
+from xmd.http.deps import Viewer, current_user
 from xmd.http.redact import redact_url_secrets
 from xmd.http.tempfiles import clean_stale_uploads
 from xmd.http.uploads import max_bytes
@@ -140,7 +140,7 @@ def create_app(
         return {"status": "ok", "version": __version__}
 
     @app.get("/api/health/hub", tags=["meta"])
-    def hub_health() -> dict[str, str]:
+    def hub_health(_: Viewer) -> dict[str, str]:
         """Whether the Hugging Face Hub can be reached (``reachable``, ``unreachable``, or ``offline``
         when HF_HUB_OFFLINE is set): projects from a Hub id and pushes need it. Cached for a minute."""
         return {"hub": hubcheck.hub_state(settings.hf_endpoint)}

@@ -40,7 +40,8 @@ def test_hub_state_reachable_unreachable_offline(monkeypatch):
     assert hubcheck.hub_state(url) == "reachable"
 
 
-def test_route_answers_without_a_token(api: Api, monkeypatch):
+def test_route_answers_any_signed_in_user(api: Api, monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    r = api.client.get("/api/health/hub")
+    assert api.client.get("/api/health/hub").status_code == 401
+    r = api.get("/api/health/hub", role="viewer")
     assert r.status_code == 200 and r.json() == {"hub": "offline"}

@@ -48,7 +48,9 @@ def test_users_and_tokens(page, service):
     shot(page, "admin-01-user-created")
 
     row = page.locator('tr[data-user="alice"]')
-    row.get_by_label("Role of alice").select_option("viewer")
+    with page.expect_response(lambda r: r.request.method == "PATCH" and "/api/users/" in r.url) as answer:
+        row.get_by_label("Role of alice").select_option("viewer")
+    assert answer.value.status == 200
     expect(row.get_by_label("Role of alice")).to_have_value("viewer")
     assert call(service, "/api/me", token)[1]["role"] == "viewer"
 
