@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 from sqlalchemy import Engine, create_engine, text
@@ -48,6 +49,13 @@ def db_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path_factory.mktemp('store') / 'xmd.db'}"
         return
+    with pg_schema_url() as url:
+        yield url
+
+
+@contextmanager
+def pg_schema_url() -> Iterator[str]:
+    """URL of a fresh PostgreSQL schema in ``test``, dropped on exit (a failure when no server answers)."""
     err = pg_error()
     if err is not None:
         pytest.fail(f"PostgreSQL at {PG_URL} is required but not reachable: {err} (.ci/run starts it)")

@@ -3,7 +3,8 @@
 ``xmd.jobs.runner.run_job``, which opens the session and records the outcome on the job row.
 
 Message contract (``xmd.jobs.queue.enqueue``): task ``xmd.<kind>``, ``args=[job_id]``,
-``kwargs={"secrets": {...}}``, ``task_id=job_id``. Everything else is read from the job row.
+``kwargs={"secrets": {name: pad}}`` (pads only, see ``xmd.jobs.secrets``), ``task_id=job_id``. Everything
+else is read from the job row.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ def evaluate(job_id: str, secrets: dict[str, str] | None = None) -> dict[str, An
 
 @app.task(name="xmd.push")
 def push(job_id: str, secrets: dict[str, str] | None = None) -> dict[str, Any] | None:
-    """Push a model version to the Hub; the token arrives in ``secrets`` and is never stored."""
+    """Push a model version to the Hub; the token is unsealed once from the message's pad and the database."""
     from xmd.versions.hub import push_job
 
     return run_job(job_id, push_job, secrets=secrets)

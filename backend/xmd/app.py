@@ -33,6 +33,7 @@ from xmd.feedback.views import router as feedback_router
 from xmd.files import secure_data_dir
 from xmd.http import docs, errors, hubcheck, limits
 from xmd.http.deps import Viewer, current_user
+from xmd.http.inputs import InputGuard
 from xmd.http.redact import redact_url_secrets
 from xmd.http.tempfiles import clean_stale_uploads
 from xmd.http.uploads import max_bytes
@@ -118,7 +119,8 @@ def create_app(
         docs_url=None,  # served from local files below: the default page loads Swagger UI from a CDN
         redoc_url=None,
     )
-    errors.install(app)
+    app.add_middleware(InputGuard, max_bytes=lambda: max_bytes(settings) + (1 << 20))
+    errors.install(app)  # added after the guard: its X-Request-ID reaches the guard's answers too
     docs.install(app)
     limits.install(app)
 

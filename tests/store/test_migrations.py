@@ -11,6 +11,7 @@ from xmd.db import SchemaNotMigratedError, check_migrated, downgrade, make_engin
 from xmd.db.migrate import head_revisions, migrations_dir
 
 TABLES = {
+    "job_secrets",
     "users",
     "api_tokens",
     "projects",

@@ -2,12 +2,14 @@
 
 No real Hugging Face Hub is reachable here: the tests start a Hub-compatible HTTP server on loopback
 (``tests/hubserver.py``, implementing the endpoints ``huggingface_hub`` uses) and point the worker
-(``HF_ENDPOINT``) and ``from_pretrained`` at it. SQLite + the embedded broker only: the broker and
-database paths are covered by test_jobs.py; what is tested here is the push.
+(``HF_ENDPOINT``) and ``from_pretrained`` at it. SQLite + the embedded broker for the push itself
+(the broker and database paths are covered by test_jobs.py); that the token persists nowhere is
+checked on both pairs (SQLite + embedded broker, PostgreSQL + Redis).
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import subprocess
@@ -16,9 +18,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import redis
+from dbfixtures import pg_schema_url
 from hubserver import HubServer
-from workerstack import Stack
-from xmd.jobs.models import JobStatus
+from sqlalchemy import select
+from workerstack import REDIS_URL, Stack
+from xmd.jobs.models import JobSecret, JobStatus
+from xmd.tables import metadata
 
 TOKEN = "hf_test_write_token_0123456789"
 
@@ -134,3 +140,95 @@ def test_a_bad_token_fails_the_job_clearly_and_writes_nothing(stack: Stack, hub:
     job = stack.wait_status(stack.submit("push", retrained["project_id"], params), JobStatus.FAILED)
     assert "no Hugging Face token" in job.error
     assert "tester/never-created" not in hub.repos
+
+
+def _forms(secret: str) -> list[bytes]:
+    """``secret`` as raw bytes, hex, and base64 at each of the three alignments it can have inside a
+    longer base64 text (kombu stores message bodies base64-encoded): the characters that depend on
+    the neighbours are cut off."""
+    raw = secret.encode()
+    out = [raw, raw.hex().encode()]
+    for k in range(3):
+        enc = base64.b64encode(b"\0" * k + raw)
+        start = (k * 8 + 5) // 6  # characters touched by the k prefix bytes
+        stop = (len(raw) + k) // 3 * 4  # whole groups only: the tail depends on what follows
+        out.append(enc[start:stop])
+    return out
+
+
+def _files_holding(root: Path, secret: str) -> list[str]:
+    """Every file under ``root`` (SQLite WAL/journal files and broker.db included) holding ``secret``
+    in any of its :func:`_forms`."""
+    forms = _forms(secret)
+    return [str(p) for p in root.rglob("*") if p.is_file() and any(f in p.read_bytes() for f in forms)]
+
+
+def _redis_bytes(r: redis.Redis, key: bytes) -> bytes:
+    """A key and its values as stored (DUMP may compress them, so read them by type)."""
+    kind = r.type(key)
+    values: list = {
+        b"string": lambda: [r.get(key)],
+        b"list": lambda: r.lrange(key, 0, -1),
+        b"hash": lambda: [x for kv in r.hgetall(key).items() for x in kv],
+        b"set": lambda: list(r.smembers(key)),
+        b"zset": lambda: r.zrange(key, 0, -1),
+    }.get(kind, lambda: [])()
+    return b"\n".join([key, *(v for v in values if v)])
+
+
+def test_the_token_forms_find_a_base64_encoded_message() -> None:
+    """The scan is not blind: a Celery-like message body, base64-encoded at any offset, is found."""
+    for pad in ("", "a", "ab", "abc"):
+        body = base64.b64encode(json.dumps({"x": pad, "secrets": {"hf_token": TOKEN}}).encode())
+        assert any(f in body for f in _forms(TOKEN)), pad
+
+
+def test_the_token_persists_nowhere_after_a_push(stack: Stack, hub: HubServer, retrained: dict) -> None:
+    """Embedded broker + SQLite: the broker keeps every message in ``broker.db``; no byte sequence of
+    the token may be in it, in the database file or anywhere else under the data dir after the push."""
+    params = {"version_id": retrained["v2"], "repo_id": "tester/no-trace", "private": False}
+    job = stack.wait_status(
+        stack.submit("push", retrained["project_id"], params, secrets={"hf_token": TOKEN}), JobStatus.SUCCEEDED
+    )
+    assert "tester/no-trace" in hub.repos and job.result["repo_id"] == "tester/no-trace"
+    data_dir = stack.settings.data_dir
+    assert (data_dir / "broker.db").is_file()
+    assert _files_holding(data_dir, TOKEN) == []
+    with stack.factory() as db:  # the sealed half was deleted when the worker read it
+        assert db.scalars(select(JobSecret)).all() == []
+
+
+@pytest.fixture(scope="module")
+def pg_stack(tmp_path_factory: pytest.TempPathFactory, hub: HubServer) -> Iterator[Stack]:
+    """PostgreSQL + Redis (production's pair), pushing to the same loopback Hub."""
+    redis.Redis.from_url(REDIS_URL, socket_connect_timeout=3).ping()  # unreachable Redis: an error, not a skip
+    with pg_schema_url() as url:
+        st = Stack.create(
+            tmp_path_factory.mktemp("pgpush"), database_url=url, broker_url=REDIS_URL, hf_endpoint=hub.url
+        )
+        st.start_worker("pgpusher", env={"HF_HUB_OFFLINE": "0", "HF_TOKEN": "", "HF_HOME": str(st.log_dir / "hf")})
+        try:
+            yield st
+        finally:
+            st.stop_all()
+
+
+def test_the_token_persists_nowhere_on_postgresql_and_redis(pg_stack: Stack, hub: HubServer, tiny_model_dir: Path):
+    """Production's pair: after the push, neither any Redis key (messages, results, Celery's
+    bookkeeping) nor any row of the database holds the token."""
+    ids = pg_stack.seed_project(tiny_model_dir)
+    params = {"version_id": ids["version_id"], "repo_id": "tester/pg-no-trace", "private": False}
+    job = pg_stack.wait_status(
+        pg_stack.submit("push", ids["project_id"], params, secrets={"hf_token": TOKEN}), JobStatus.SUCCEEDED
+    )
+    assert job.result["repo_id"] == "tester/pg-no-trace" and "tester/pg-no-trace" in hub.repos
+    r = redis.Redis.from_url(REDIS_URL)
+    keys = list(r.scan_iter(count=1000))
+    assert keys, "the Redis broker left no key at all: nothing was checked"
+    forms = _forms(TOKEN)
+    assert [k for k in keys if any(f in _redis_bytes(r, k) for f in forms)] == []
+    with pg_stack.factory() as db:
+        assert db.scalars(select(JobSecret)).all() == []
+        dumped = [repr(row) for table in metadata.sorted_tables for row in db.execute(select(table)).all()]
+    assert dumped and not [d for d in dumped if TOKEN in d]
+    assert _files_holding(pg_stack.settings.data_dir, TOKEN) == []

@@ -23,6 +23,7 @@ from xmd.core.types import Example as CoreExample
 from xmd.datasets import service as datasets
 from xmd.db import make_engine, make_session_factory, upgrade
 from xmd.feedback import service as feedback_store
+from xmd.jobs import secrets as job_secrets
 from xmd.jobs import service as jobs
 from xmd.jobs.models import Job, JobStatus
 from xmd.jobs.queue import enqueue
@@ -156,7 +157,7 @@ class Stack:
         """Create the job row and send it, as the API does."""
         with self.factory() as db:
             job = jobs.create(db_session=db, kind=kind, project_id=project_id, params=params)
-            enqueue(self.settings, job, secrets=secrets)
+            enqueue(self.settings, job, secrets=job_secrets.seal(db, job.id, secrets))
             return job.id
 
     def job(self, job_id: str) -> Job:

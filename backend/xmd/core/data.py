@@ -328,6 +328,8 @@ def _read_jsonl(path: Path) -> _Columns:
             obj = _json_loads(line)
         except json.JSONDecodeError as exc:
             raise DataError(f"line {lineno} of {path.name!r} is not valid JSON: {exc.msg}") from None
+        except RecursionError:
+            raise DataError(f"line {lineno} of {path.name!r} is nested too deeply to read") from None
         if not isinstance(obj, dict):
             raise DataError(
                 f"line {lineno} of {path.name!r} is a JSON {type(obj).__name__}, not an object; "
@@ -342,6 +344,8 @@ def _read_json(path: Path) -> _Columns:
         obj = _json_loads(_read_text(path))
     except json.JSONDecodeError as exc:
         raise DataError(f"{path.name!r} is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
+    except RecursionError:
+        raise DataError(f"{path.name!r} is nested too deeply to read") from None
     if not isinstance(obj, list):
         raise DataError(
             f"{path.name!r} must hold a JSON list of objects (one per example), "

@@ -99,7 +99,7 @@ def load_model(
     target = str(local) if is_local else source
     try:
         config = AutoConfig.from_pretrained(target)
-    except (OSError, ValueError) as exc:
+    except Exception as exc:  # a missing or malformed config.json raises anything (OSError, ValueError, TypeError)
         where = "this directory" if is_local else "the Hugging Face Hub"
         offline = os.environ.get("HF_HUB_OFFLINE") == "1"
         hint = (
@@ -140,8 +140,11 @@ def load_model(
     try:
         tokenizer = AutoTokenizer.from_pretrained(target)
         model = AutoModelForSequenceClassification.from_pretrained(target, **kwargs)
-    except (OSError, ValueError) as exc:
-        raise ModelLoadError(f"could not load model or tokenizer from {source!r}: {exc}") from exc
+    except Exception as exc:  # a damaged upload raises anything: UnpicklingError, SafetensorError, RuntimeError
+        raise ModelLoadError(
+            f"could not load model or tokenizer from {source!r} (the files are damaged or not a model "
+            f"of this kind): {type(exc).__name__}: {str(exc)[:300]}"
+        ) from exc
     if not getattr(tokenizer, "is_fast", False):
         raise ModelLoadError(f"{source!r} has no fast tokenizer (tokenizer.json); xmd needs character offsets")
     # Inputs longer than the position table crash the forward pass; a tokenizer saved without a

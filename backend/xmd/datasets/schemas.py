@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 from xmd.datasets import service
 from xmd.datasets.models import Dataset, DatasetRole, Example
 from xmd.http.pagination import Page
+from xmd.http.params import BodyId
 from xmd.projects.models import Project
 
 Correctness = Literal["correct", "incorrect", "all"]
@@ -84,7 +85,7 @@ class Preview(BaseModel):
 
 class Slice(BaseModel):
     name: str = Field(min_length=1, max_length=100)
-    dataset_id: int | None = None
+    dataset_id: BodyId | None = None
     filters: dict[str, Any] = Field(default_factory=dict, description="query parameters of the examples route")
 
 

@@ -114,6 +114,14 @@ def _chunks(rows: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
         yield rows[i : i + size]
 
 
+MAX_NAME = 200
+"""``datasets.name`` (a dataset's name; an upload's file stem by default)."""
+MAX_SOURCE_NAME = 1000
+"""``datasets.source_name`` (the uploaded file's name)."""
+MAX_EXT_ID = 200
+"""``examples.ext_id`` (an example's id in its file)."""
+
+
 def add_dataset(
     *,
     db_session: Session,
@@ -134,6 +142,12 @@ def add_dataset(
     name = name.strip()
     if not name:
         raise ValueError("a dataset needs a non-empty name")
+    if len(name) > MAX_NAME:
+        raise DataError(f"a dataset name has at most {MAX_NAME} characters; this one has {len(name)}")
+    if source_name is not None and len(source_name) > MAX_SOURCE_NAME:
+        raise DataError(f"a file name has at most {MAX_SOURCE_NAME} characters; this one has {len(source_name)}")
+    if "\x00" in name + (source_name or ""):
+        raise DataError("a dataset or file name must not contain NUL bytes (\\x00)")
     if get_by_name(db_session=db_session, project_id=project.id, name=name) is not None:
         raise ConflictError(f"project {project.name!r} already has a dataset named {name!r}")
     num_labels = len(project.labels)
@@ -142,8 +156,12 @@ def add_dataset(
         if ex.id in seen:
             raise DataError(f"example id {ex.id!r} appears twice in dataset {name!r}")
         seen.add(ex.id)
+        if len(ex.id) > MAX_EXT_ID:
+            raise DataError(f"example id {ex.id[:40]!r}... (row {i}) is longer than {MAX_EXT_ID} characters")
         if not isinstance(ex.text, str) or not ex.text.strip():
             raise DataError(f"example {ex.id!r} (row {i}) has an empty text")
+        if "\x00" in ex.text or "\x00" in ex.id:
+            raise DataError(f"example {ex.id!r} (row {i}) contains a NUL byte (\\x00); remove it and upload again")
         if ex.label is not None and not 0 <= ex.label < num_labels:
             raise DataError(f"example {ex.id!r} has label {ex.label}, outside the project's labels 0..{num_labels - 1}")
     dataset = Dataset(

@@ -34,6 +34,7 @@ from xmd.db.errors import NotFoundError
 from xmd.http.deps import DB, Admin, Annotator, Viewer, settings_of
 from xmd.http.limits import RegexSearchSlot
 from xmd.http.pagination import Limit, Offset, Page, page, page_of
+from xmd.http.params import Id, Label, OptId
 from xmd.http.uploads import remove, save_upload, temp_dir
 from xmd.projects import service as projects_service
 from xmd.projects.models import Project
@@ -65,7 +66,7 @@ def _named(exc: DataError, path: Path, shown: str) -> DataError:
 
 @router.post("/projects/{project_id}/datasets/preview", response_model=Preview)
 async def preview_dataset(
-    project_id: int,
+    project_id: Id,
     request: Request,
     db: DB,
     _: Annotator,
@@ -89,7 +90,7 @@ async def preview_dataset(
 
 @router.post("/projects/{project_id}/datasets", status_code=201, response_model=DatasetOut)
 async def upload_dataset(
-    project_id: int,
+    project_id: Id,
     request: Request,
     db: DB,
     _: Annotator,
@@ -147,7 +148,7 @@ async def upload_dataset(
 
 
 @router.get("/projects/{project_id}/datasets", response_model=Page[DatasetOut])
-def list_datasets(project_id: int, db: DB, _: Viewer, offset: Offset = 0, limit: Limit = 100) -> Page[DatasetOut]:
+def list_datasets(project_id: Id, db: DB, _: Viewer, offset: Offset = 0, limit: Limit = 100) -> Page[DatasetOut]:
     """The project's datasets with their label counts, in creation order."""
     project = projects_service.get_or_raise(db_session=db, project_id=project_id)
     rows = page_of(service.list_datasets(db_session=db, project_id=project_id), offset, limit)
@@ -163,7 +164,7 @@ def rename_dataset(dataset_id: int, body: DatasetRename, db: DB, _: Admin) -> Da
 
 
 @router.delete("/datasets/{dataset_id}", status_code=204)
-def delete_dataset(dataset_id: int, db: DB, _: Admin) -> None:
+def delete_dataset(dataset_id: Id, db: DB, _: Admin) -> None:
     """Delete a dataset, its examples, their explanations (out of the rankings) and their feedback."""
     ds, _project = _dataset(db, dataset_id)
     service.delete_dataset(db_session=db, dataset=ds)
@@ -171,18 +172,18 @@ def delete_dataset(dataset_id: int, db: DB, _: Admin) -> None:
 
 @router.get("/datasets/{dataset_id}/examples", response_model=ExamplePage)
 def list_examples(
-    dataset_id: int,
+    dataset_id: Id,
     db: DB,
     _: Viewer,
     _slot: RegexSearchSlot,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Offset = 0,
     limit: Annotated[int, Query(ge=0, le=service.MAX_PAGE)] = 50,
     search: Annotated[str | None, Query(max_length=500, description="case-insensitive substring")] = None,
     regex: Annotated[str | None, Query(max_length=500, description="case-insensitive regular expression")] = None,
-    label: Annotated[int | None, Query(ge=0)] = None,
+    label: Label = None,
     correctness: Correctness = "all",
     has_feedback: bool | None = None,
-    version_id: int | None = None,
+    version_id: OptId = None,
     method: str | None = None,
 ) -> ExamplePage:
     """A page of examples in file order, filtered; ``correctness`` uses the stored predictions of the
@@ -210,9 +211,7 @@ def list_examples(
 
 
 @router.get("/examples/{example_id}", response_model=ExampleOut)
-def get_example(
-    example_id: int, db: DB, _: Viewer, version_id: int | None = None, method: str | None = None
-) -> ExampleOut:
+def get_example(example_id: Id, db: DB, _: Viewer, version_id: OptId = None, method: str | None = None) -> ExampleOut:
     """One example with its stored prediction under a version (default: the latest ready one)."""
     ex = service.get_example_or_raise(db_session=db, example_id=example_id)
     project = projects_service.get_or_raise(db_session=db, project_id=ex.project_id)
@@ -224,14 +223,14 @@ def get_example(
 
 
 @router.get("/projects/{project_id}/slices", response_model=Page[Slice])
-def list_slices(project_id: int, db: DB, _: Viewer, offset: Offset = 0, limit: Limit = 100) -> Page[Slice]:
+def list_slices(project_id: Id, db: DB, _: Viewer, offset: Offset = 0, limit: Limit = 100) -> Page[Slice]:
     """Saved example filters of the project."""
     project = projects_service.get_or_raise(db_session=db, project_id=project_id)
     return Page[Slice](**page_of([Slice(**s) for s in project.settings.get("slices", [])], offset, limit))
 
 
 @router.post("/projects/{project_id}/slices", status_code=201, response_model=Slice)
-def save_slice(project_id: int, body: Slice, db: DB, _: Annotator) -> Slice:
+def save_slice(project_id: Id, body: Slice, db: DB, _: Annotator) -> Slice:
     """Save (or replace) a named filter of the examples route."""
     project = projects_service.get_or_raise(db_session=db, project_id=project_id)
     unknown = sorted(set(body.filters) - set(SLICE_FILTERS))
@@ -246,7 +245,7 @@ def save_slice(project_id: int, body: Slice, db: DB, _: Annotator) -> Slice:
 
 
 @router.delete("/projects/{project_id}/slices/{name}", status_code=204)
-def delete_slice(project_id: int, name: str, db: DB, _: Annotator) -> None:
+def delete_slice(project_id: Id, name: str, db: DB, _: Annotator) -> None:
     """Forget a saved filter (404 if there is none of that name)."""
     project = projects_service.get_or_raise(db_session=db, project_id=project_id)
     slices = project.settings.get("slices", [])

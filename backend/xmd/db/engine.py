@@ -27,6 +27,7 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
 
+from xmd.db import guard
 from xmd.db.errors import StoreError, UnsafePatternError
 
 DATABASE_URL_ENV = "XMD_DATABASE_URL"
@@ -130,11 +131,14 @@ def make_engine(
             kwargs.setdefault("max_overflow", MAX_OVERFLOW)
         engine = create_engine(u, echo=echo, connect_args=connect_args, **kwargs)
         event.listen(engine, "connect", functools.partial(_sqlite_on_connect, wal=not memory))
+        guard.install(engine)
         return engine
     kwargs.setdefault("pool_pre_ping", True)
     kwargs.setdefault("pool_size", POOL_SIZE)
     kwargs.setdefault("max_overflow", MAX_OVERFLOW)
-    return create_engine(u, echo=echo, **kwargs)
+    engine = create_engine(u, echo=echo, **kwargs)
+    guard.install(engine)
+    return engine
 
 
 def make_session_factory(engine: Engine) -> sessionmaker[Session]:

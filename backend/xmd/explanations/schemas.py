@@ -18,6 +18,7 @@ from xmd.core.types import Explanation as CoreExplanation
 from xmd.datasets.models import Example
 from xmd.datasets.schemas import ExampleOut
 from xmd.http.pagination import Page
+from xmd.http.params import BodyId
 from xmd.projects.models import Project
 from xmd.versions.models import ModelVersion
 
@@ -82,7 +83,7 @@ class WordExamplePage(Page[WordExample]):
 
 class WhatIf(BaseModel):
     text: str = Field(min_length=1)
-    version_id: int | None = None
+    version_id: BodyId | None = None
     method: str | None = None
 
 

@@ -28,6 +28,8 @@ from xmd.explanations.schemas import (
 from xmd.feedback import service as feedback_service
 from xmd.feedback.models import FeedbackLevel
 from xmd.http.deps import DB, Viewer, models_of, settings_of
+from xmd.http.pagination import Offset
+from xmd.http.params import MAX_INT, Id, Label, OptId
 from xmd.projects import service as projects_service
 from xmd.versions import service as versions_service
 
@@ -36,11 +38,11 @@ router = APIRouter(prefix="/api", tags=["explanations"])
 
 @router.get("/examples/{example_id}/explanation", response_model=ExplanationOut)
 def get_explanation(
-    example_id: int,
+    example_id: Id,
     request: Request,
     db: DB,
     _: Viewer,
-    version_id: int | None = None,
+    version_id: OptId = None,
     method: str | None = None,
 ) -> ExplanationOut:
     """Word attributions of one example under a model version (default: latest ready) and method;
@@ -56,16 +58,16 @@ def get_explanation(
 
 @router.get("/projects/{project_id}/words", response_model=WordPage)
 def list_words(
-    project_id: int,
+    project_id: Id,
     db: DB,
     _: Viewer,
-    version_id: int | None = None,
+    version_id: OptId = None,
     method: str | None = None,
     sort: Annotated[Literal["importance", "count", "suspicion"], Query()] = "importance",
-    label: Annotated[int | None, Query(ge=0)] = None,
+    label: Label = None,
     search: Annotated[str | None, Query(max_length=200)] = None,
-    min_count: Annotated[int, Query(ge=1)] = 1,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    min_count: Annotated[int, Query(ge=1, le=MAX_INT)] = 1,
+    offset: Offset = 0,
     limit: Annotated[int, Query(ge=0, le=service.MAX_PAGE)] = 100,
 ) -> WordPage:
     """Task explanation: words ranked by mean importance, count or suspicion (importance x label skew)."""
@@ -104,15 +106,15 @@ def list_words(
 
 @router.get("/projects/{project_id}/words/{word}/examples", response_model=WordExamplePage)
 def word_examples(
-    project_id: int,
+    project_id: Id,
     word: str,
     db: DB,
     _: Viewer,
-    version_id: int | None = None,
+    version_id: OptId = None,
     method: str | None = None,
-    label: Annotated[int | None, Query(ge=0)] = None,
+    label: Label = None,
     correctness: Literal["correct", "incorrect", "all"] = "all",
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Offset = 0,
     limit: Annotated[int, Query(ge=0, le=service.MAX_PAGE)] = 20,
 ) -> WordExamplePage:
     """Examples whose explanation contains ``word``, with the word's positions to highlight."""
@@ -139,7 +141,7 @@ def word_examples(
 
 
 @router.post("/projects/{project_id}/predict", response_model=ExplanationOut)
-def what_if(project_id: int, body: WhatIf, request: Request, db: DB, _: Viewer) -> ExplanationOut:
+def what_if(project_id: Id, body: WhatIf, request: Request, db: DB, _: Viewer) -> ExplanationOut:
     """Predict and explain an edited text under any version, without storing anything."""
     project = projects_service.get_or_raise(db_session=db, project_id=project_id)
     limit = settings_of(request).max_text_chars

@@ -11,17 +11,20 @@ from xmd.core.rationales import FORMATS
 from xmd.core.types import Action, Scope
 from xmd.feedback.models import FeedbackLevel
 from xmd.http.pagination import Page
+from xmd.http.params import MAX_INT, BodyId
 
 
 class InstanceIn(BaseModel):
-    word_index: int = Field(ge=0, description="position of the word in the example (as in the explanation)")
+    word_index: int = Field(ge=0, le=MAX_INT, description="position of the word in the example (as in the explanation)")
     action: Action
 
 
 class TaskIn(BaseModel):
     word: str = Field(min_length=1, max_length=200)
     action: Action
-    label: int | None = Field(default=None, ge=0, description="only examples of this gold label (default: all)")
+    label: int | None = Field(
+        default=None, ge=0, le=MAX_INT, description="only examples of this gold label (default: all)"
+    )
     scope: Scope = Field(default=Scope.ALL, description="all, or only correctly / incorrectly predicted examples")
 
 
@@ -78,12 +81,17 @@ class RationalesIn(BaseModel):
     )
     format: str = Field(default="auto", pattern=RATIONALE_FORMAT, description="auto, binary, positions, words, spans")
     min_agreement: int | float = Field(
-        default=0.5, gt=0, description="annotators needed: a count (2), or a fraction of a row's annotators (0.5)"
+        default=0.5,
+        gt=0,
+        le=1000,
+        description="annotators needed: a count (2), or a fraction of a row's annotators (0.5)",
     )
     only: Scope = Field(
         default=Scope.ALL, description="examples the current version predicts correctly / incorrectly, or all"
     )
-    budget: int | None = Field(default=None, ge=1, description="keep this many examples, drawn with the seed")
+    budget: int | None = Field(
+        default=None, ge=1, le=MAX_INT, description="keep this many examples, drawn with the seed"
+    )
     seed: int = Field(default=0, ge=0, le=2**31 - 1)
     remove_others: bool = Field(default=False, description="also *remove* on every other word of those examples")
 
@@ -95,13 +103,13 @@ class WordsIn(BaseModel):
     name: str = Field(default="list", min_length=1, max_length=200, description="its file name (the source tag)")
     action: Literal[Action.ADD, Action.REMOVE] = Action.REMOVE
     scope: Scope = Scope.ALL
-    label: int | None = Field(default=None, ge=0, description="only examples of this gold label")
+    label: int | None = Field(default=None, ge=0, le=MAX_INT, description="only examples of this gold label")
 
 
 class ImportIn(BaseModel):
     """One of ``feedback`` (an export file), ``rationales`` or ``words``; ``preview`` writes nothing."""
 
-    dataset_id: int = Field(description="instance entries name examples of this dataset by their file id")
+    dataset_id: BodyId = Field(description="instance entries name examples of this dataset by their file id")
     feedback: dict[str, Any] | None = Field(
         default=None, description="the export format: {instance: [...], task: [...]}"
     )

@@ -29,7 +29,8 @@ from xmd.feedback.schemas import (
     WriteOut,
 )
 from xmd.http.deps import DB, Annotator, Viewer
-from xmd.http.pagination import Page, page
+from xmd.http.pagination import Offset, Page, page
+from xmd.http.params import Cursor, Id, OptId
 from xmd.projects import service as projects_service
 from xmd.users.models import User
 
@@ -65,7 +66,7 @@ def _written(db: Session, key: str, action: Action, fb: Feedback | None, user: U
 
 
 @router.put("/examples/{example_id}/feedback", response_model=WriteOut)
-def set_instance_feedback(example_id: int, body: InstanceIn, db: DB, user: Annotator) -> WriteOut:
+def set_instance_feedback(example_id: Id, body: InstanceIn, db: DB, user: Annotator) -> WriteOut:
     """Add / remove / reset one word of one example; committed before the response."""
     example = datasets_service.get_example_or_raise(db_session=db, example_id=example_id)
     project = projects_service.get_or_raise(db_session=db, project_id=example.project_id)
@@ -76,7 +77,7 @@ def set_instance_feedback(example_id: int, body: InstanceIn, db: DB, user: Annot
 
 
 @router.put("/projects/{project_id}/task-feedback", response_model=WriteOut)
-def set_task_feedback(project_id: int, body: TaskIn, db: DB, user: Annotator) -> WriteOut:
+def set_task_feedback(project_id: Id, body: TaskIn, db: DB, user: Annotator) -> WriteOut:
     """Add / remove / reset a word for the whole task (optionally one gold label, and a prediction scope)."""
     project = projects_service.get_or_raise(db_session=db, project_id=project_id)
     if not body.word.strip():
@@ -96,13 +97,13 @@ def set_task_feedback(project_id: int, body: TaskIn, db: DB, user: Annotator) ->
 
 @router.get("/projects/{project_id}/feedback", response_model=FeedbackPage)
 def list_feedback(
-    project_id: int,
+    project_id: Id,
     db: DB,
     _: Viewer,
     level: FeedbackLevel | None = None,
-    example_id: int | None = None,
+    example_id: OptId = None,
     word: Annotated[str | None, Query(max_length=200)] = None,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Offset = 0,
     limit: Annotated[int, Query(ge=0, le=service.MAX_PAGE)] = 100,
 ) -> FeedbackPage:
     """Current feedback, in the order it was given, with who gave it and when."""
@@ -116,12 +117,12 @@ def list_feedback(
 
 @router.get("/projects/{project_id}/feedback/events", response_model=Page[EventOut])
 def list_events(
-    project_id: int,
+    project_id: Id,
     db: DB,
     _: Viewer,
     key: Annotated[str | None, Query(max_length=300, description="one key's history")] = None,
-    after_id: int | None = None,
-    before_id: int | None = None,
+    after_id: Cursor = None,
+    before_id: Cursor = None,
     order: Literal["asc", "desc"] = "asc",
     limit: Annotated[int, Query(ge=1, le=service.MAX_PAGE)] = 100,
 ) -> Page[EventOut]:
@@ -136,7 +137,7 @@ def list_events(
 
 
 @router.get("/projects/{project_id}/feedback/export")
-def export_feedback(project_id: int, db: DB, _: Viewer, dataset_id: int | None = None) -> dict[str, Any]:
+def export_feedback(project_id: Id, db: DB, _: Viewer, dataset_id: OptId = None) -> dict[str, Any]:
     """The current feedback as the core's JSON (instance entries by example file id, with their words)."""
     project = projects_service.get_or_raise(db_session=db, project_id=project_id)
     if dataset_id is not None:
@@ -146,7 +147,7 @@ def export_feedback(project_id: int, db: DB, _: Viewer, dataset_id: int | None =
 
 
 @router.post("/projects/{project_id}/feedback/import", response_model=ImportOut)
-def import_feedback(project_id: int, body: ImportIn, db: DB, user: Annotator) -> ImportOut:
+def import_feedback(project_id: Id, body: ImportIn, db: DB, user: Annotator) -> ImportOut:
     """Record an exported feedback file, or feedback simulated from a rationale column or a word list,
     as new events, all or nothing (422 naming the first problem). ``preview`` writes nothing and says
     how many examples and words the import touches."""

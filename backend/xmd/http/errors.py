@@ -1,15 +1,29 @@
-"""One mapping from xmd's user-facing errors to HTTP statuses, so views never build error responses."""
+"""One mapping from xmd's user-facing errors to HTTP statuses, so views never build error responses.
+
+Every response carries an ``X-Request-ID`` (the client's, when it sent a sane one, else a new one).
+A 500 is a bug by definition: it is logged with its traceback and that id, and the body carries the
+same id, so a report from a user finds its log line. Everything a client can cause — a value no
+column can hold, text with a NUL byte, a body nested too deeply — answers 4xx with what is wrong.
+"""
 
 from __future__ import annotations
 
-from fastapi import FastAPI, Request
+import logging
+import re
+import uuid
+from collections.abc import Awaitable, Callable
+
+from fastapi import FastAPI, Request, Response
 from fastapi.responses import JSONResponse
+from sqlalchemy.exc import DataError as SQLDataError
 from sqlalchemy.exc import IntegrityError
 
 from xmd.core.types import DataError, FeedbackError, ModelLoadError, TooLargeError, XMDError
 from xmd.db.errors import ConflictError, NotFoundError, SchemaNotMigratedError
 from xmd.jobs.queue import QueueUnavailableError
 from xmd.storage import StorageError, VersionNotFoundError
+
+log = logging.getLogger("xmd.http")
 
 STATUS: list[tuple[type[Exception], int]] = [
     (NotFoundError, 404),
@@ -24,6 +38,8 @@ STATUS: list[tuple[type[Exception], int]] = [
     (StorageError, 503),  # the version store (a bucket) is unreachable or refused
     (XMDError, 400),
 ]
+HEADER = "X-Request-ID"
+_SANE_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
 
 
 def status_for(exc: Exception) -> int:
@@ -33,6 +49,19 @@ def status_for(exc: Exception) -> int:
     return 500
 
 
+def request_id(request: Request) -> str:
+    """This request's id (set by the middleware of :func:`install`)."""
+    rid = getattr(request.state, "request_id", None)
+    if rid is None:
+        rid = request.state.request_id = uuid.uuid4().hex
+    return rid
+
+
+def _answer(request: Request, body: dict[str, str], status: int) -> JSONResponse:
+    rid = request_id(request)
+    return JSONResponse({**body, "request_id": rid}, status_code=status, headers={HEADER: rid})
+
+
 def install(app: FastAPI) -> None:
     """Answer xmd's errors with ``{"detail": message}`` and the status of their kind.
 
@@ -40,20 +69,46 @@ def install(app: FastAPI) -> None:
     — user input by the time it reaches them — so it maps to 422, as FastAPI's own validation does.
     """
 
+    @app.middleware("http")
+    async def _tag(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
+        given = request.headers.get(HEADER, "")
+        request.state.request_id = given if _SANE_ID.fullmatch(given) else uuid.uuid4().hex
+        response = await call_next(request)
+        response.headers[HEADER] = request.state.request_id
+        return response
+
     @app.exception_handler(XMDError)
-    async def _xmd_error(_request: Request, exc: XMDError) -> JSONResponse:
-        return JSONResponse({"detail": str(exc), "error": type(exc).__name__}, status_code=status_for(exc))
+    async def _xmd_error(request: Request, exc: XMDError) -> JSONResponse:
+        return _answer(request, {"detail": str(exc), "error": type(exc).__name__}, status_for(exc))
 
     @app.exception_handler(ValueError)
-    async def _value_error(_request: Request, exc: ValueError) -> JSONResponse:
-        return JSONResponse({"detail": str(exc), "error": "ValueError"}, status_code=422)
+    async def _value_error(request: Request, exc: ValueError) -> JSONResponse:
+        return _answer(request, {"detail": str(exc), "error": "ValueError"}, 422)
 
     @app.exception_handler(IntegrityError)
-    async def _integrity(_request: Request, exc: IntegrityError) -> JSONResponse:
-        return JSONResponse(
-            {
-                "detail": "the change conflicts with existing data (a duplicate or a missing reference)",
-                "error": "Conflict",
-            },
-            status_code=409,
-        )
+    async def _integrity(request: Request, _exc: IntegrityError) -> JSONResponse:
+        detail = "the change conflicts with existing data (a duplicate or a missing reference)"
+        return _answer(request, {"detail": detail, "error": "Conflict"}, 409)
+
+    @app.exception_handler(SQLDataError)
+    async def _data(request: Request, exc: SQLDataError) -> JSONResponse:
+        """The database refused a value (out of range, too long for its column, malformed): the
+        request's fault; the database's own message is not echoed (it quotes the statement)."""
+        log.info("request %s: the database refused a value: %s", request_id(request), type(exc.orig).__name__)
+        detail = "a value does not fit its field (a number out of range, a text too long or malformed)"
+        return _answer(request, {"detail": detail, "error": "DataError"}, 422)
+
+    @app.exception_handler(OverflowError)
+    async def _overflow(request: Request, _exc: OverflowError) -> JSONResponse:
+        return _answer(request, {"detail": "a number is out of range", "error": "DataError"}, 422)
+
+    @app.exception_handler(RecursionError)
+    async def _recursion(request: Request, _exc: RecursionError) -> JSONResponse:
+        return _answer(request, {"detail": "the input is nested too deeply", "error": "DataError"}, 422)
+
+    @app.exception_handler(Exception)
+    async def _bug(request: Request, exc: Exception) -> JSONResponse:
+        rid = request_id(request)
+        log.error("request %s: %s %s failed", rid, request.method, request.url.path, exc_info=exc)
+        body = {"detail": f"internal error (request id {rid}); it was logged", "error": "InternalError"}
+        return _answer(request, body, 500)

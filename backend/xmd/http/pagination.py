@@ -12,11 +12,15 @@ from typing import Annotated, Any, Generic, TypeVar
 from fastapi import Query
 from pydantic import BaseModel
 
+from xmd.db.guard import MAX_INT
+
 T = TypeVar("T")
+MAX_OFFSET = MAX_INT
+"""The largest ``offset`` a list takes (2³¹ − 1, no table is longer); above it: 422."""
 MAX_LIMIT = 1000
 """No list answers more than this many items at once (the default pages are much smaller)."""
 
-Offset = Annotated[int, Query(ge=0, description="items to skip")]
+Offset = Annotated[int, Query(ge=0, le=MAX_OFFSET, description="items to skip")]
 Limit = Annotated[int, Query(ge=0, le=MAX_LIMIT, description="items to return at most")]
 
 

@@ -17,6 +17,7 @@ from xmd.core.types import DataError, FeedbackError
 from xmd.datasets import service as datasets
 from xmd.datasets.models import DatasetRole
 from xmd.feedback import service as feedback
+from xmd.jobs import secrets as job_secrets
 from xmd.jobs import service
 from xmd.jobs.models import Job, JobKind
 from xmd.jobs.queue import Enqueue, QueueUnavailableError
@@ -39,9 +40,11 @@ def start(
 ) -> Job:
     """Create the job row, commit it, then send it; if the broker refuses, the row says so (failed)."""
     job = service.create(db_session=db, kind=kind, project_id=project.id, params=params)
+    pads = job_secrets.seal(db, job.id, secrets)  # the message carries pads only (xmd.jobs.secrets)
     try:
-        enqueue(job, secrets)
+        enqueue(job, pads)
     except Exception as exc:  # the broker is down or refused: say so on the row and to the caller
+        job_secrets.discard(db, job.id)
         service.fail(db_session=db, job_id=job.id, error=f"could not reach the job queue: {type(exc).__name__}: {exc}")
         raise QueueUnavailableError(
             f"the job queue is unavailable ({type(exc).__name__}); job {job.id} was marked failed"
@@ -90,7 +93,8 @@ def start_evaluate(db: Session, enqueue: Enqueue, project: Project, body: Evalua
 
 
 def start_push(db: Session, enqueue: Enqueue, project: Project, body: PushIn) -> Job:
-    """Push a ready version to the Hub; the token goes in the message only, never in the row."""
+    """Push a ready version to the Hub; the token is split between the message and a row the worker
+    deletes on reading it (:mod:`xmd.jobs.secrets`): neither the job row nor the broker holds it."""
     mv = versions.resolve(db_session=db, project=project, version_id=body.version_id)
     secrets = {"hf_token": body.token.get_secret_value()} if body.token is not None else None
     params = {"version_id": mv.id, "repo_id": body.repo_id, "private": body.private}
@@ -101,4 +105,5 @@ def sweep(db: Session, *, stale_after_s: float) -> dict[str, list]:
     """Fail running jobs whose heartbeat is older than ``stale_after_s`` (their worker died without a
     word) and the model versions they left half-made."""
     stale = service.mark_stale_as_failed(db_session=db, older_than=timedelta(seconds=stale_after_s))
+    job_secrets.expire(db)
     return {"jobs": stale, "versions": versions.fail_orphans(db_session=db)}

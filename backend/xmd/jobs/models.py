@@ -76,3 +76,16 @@ class JobMetric(Base):
     loss: Mapped[float | None] = mapped_column(Double)
     lr: Mapped[float | None] = mapped_column(Double)
     at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class JobSecret(Base):
+    """Half of a secret a job needs (a Hub token): ``sealed`` is the secret XOR a random pad that only
+    the job's broker message carries, so neither the database nor the broker ever holds the secret.
+    The worker reads the row once and deletes it (:mod:`xmd.jobs.secrets`)."""
+
+    __tablename__ = "job_secrets"
+
+    job_id: Mapped[str] = mapped_column(ForeignKey("jobs.id", ondelete="CASCADE"), primary_key=True)
+    name: Mapped[str] = mapped_column(String(100), primary_key=True)
+    sealed: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)

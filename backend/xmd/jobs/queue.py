@@ -2,8 +2,9 @@
 
 A worker reads everything it needs from the job row (the jobs table is the source of truth), so a
 message carries no state that could disagree with the database. Secrets that must not be stored
-(a Hugging Face token given per request) travel in the message only, and are redacted from the
-message's printable form (``kwargsrepr``), which is what Celery logs and monitoring tools show.
+(a Hugging Face token given per request) never travel here: the message carries only a random pad,
+whose other half the worker reads once from the database (:mod:`xmd.jobs.secrets`); the pads are
+also left out of the message's printable form (``kwargsrepr``), which Celery logs.
 
 :func:`celery_config` is shared with the worker app (``workers.app``), so the sender and the workers
 agree on the broker, its transport options and the queues without repeating them.

@@ -33,6 +33,7 @@ from xmd.db.base import utcnow
 from xmd.db.engine import make_engine, make_session_factory
 from xmd.db.migrate import check_migrated
 from xmd.jobs import flows as job_flows
+from xmd.jobs import secrets as job_secrets
 from xmd.jobs import service as jobs
 from xmd.jobs.context import Body, JobCancelled, JobContext, process_alive, worker_id
 from xmd.jobs.models import Job, JobStatus
@@ -130,11 +131,13 @@ def run_job(job_id: str, body: Body, *, secrets: dict[str, str] | None = None) -
             handle_redelivery(db, cfg, job)
             return None
         if not jobs.mark_running(db_session=db, job_id=job_id, worker_host=worker_id()):
+            job_secrets.discard(db, job_id)
             log.info("job %s is %s; not run", job_id, job.status.value)  # e.g. cancelled while queued
             return None
+        opened = job_secrets.unseal(db, job_id, secrets)  # read once: the stored half is gone now
         job = jobs.get_or_raise(db_session=db, job_id=job_id)
         with Heartbeat(factory, job_id, cfg.heartbeat_s) as hb:
-            ctx = JobContext(job=job, db=db, settings=cfg, factory=factory, secrets=dict(secrets or {}), heartbeat=hb)
+            ctx = JobContext(job=job, db=db, settings=cfg, factory=factory, secrets=opened, heartbeat=hb)
             return execute(ctx, body)
 
 

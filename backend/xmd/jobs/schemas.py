@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field, SecretStr, create_model
 
 from xmd.core.options import options
 from xmd.core.training import RETRAIN_SETTINGS
+from xmd.http.params import BodyId
 from xmd.jobs.models import Job, JobKind, JobMetric, JobStatus
 
 REPO_ID = r"^[A-Za-z0-9][A-Za-z0-9_.-]*(/[A-Za-z0-9][A-Za-z0-9_.-]*)?$"
@@ -48,8 +49,8 @@ class MetricOut(BaseModel):
 
 
 class ExplainIn(BaseModel):
-    dataset_id: int | None = Field(default=None, description="default: every training dataset")
-    version_id: int | None = None
+    dataset_id: BodyId | None = Field(default=None, description="default: every training dataset")
+    version_id: BodyId | None = None
     method: str | None = None
     chunk_size: int = Field(default=256, ge=8, le=10_000)
 
@@ -71,9 +72,9 @@ def settings_fields(*classes: type) -> dict[str, Any]:
 class _RetrainTargets(BaseModel):
     """What a retrain starts from and trains on; the settings are added from :data:`RETRAIN_SETTINGS`."""
 
-    version_id: int | None = Field(default=None, description="the version to start from (default: latest ready)")
-    train_dataset_ids: list[int] | None = Field(default=None, description="default: every training dataset")
-    eval_dataset_ids: list[int] | None = Field(default=None, description="default: every eval dataset")
+    version_id: BodyId | None = Field(default=None, description="the version to start from (default: latest ready)")
+    train_dataset_ids: list[BodyId] | None = Field(default=None, description="default: every training dataset")
+    eval_dataset_ids: list[BodyId] | None = Field(default=None, description="default: every eval dataset")
 
 
 RetrainIn = create_model(
@@ -85,12 +86,12 @@ RetrainIn = create_model(
 
 
 class EvaluateIn(BaseModel):
-    version_id: int
-    dataset_ids: list[int] | None = Field(default=None, description="default: every eval dataset")
+    version_id: BodyId
+    dataset_ids: list[BodyId] | None = Field(default=None, description="default: every eval dataset")
 
 
 class PushIn(BaseModel):
-    version_id: int
+    version_id: BodyId
     repo_id: str = Field(min_length=1, max_length=96, pattern=REPO_ID)
     private: bool = True
     token: SecretStr | None = Field(

@@ -19,6 +19,7 @@ from fastapi.responses import StreamingResponse
 from xmd.db.errors import NotFoundError
 from xmd.http.deps import DB, Admin, Annotator, Viewer, user_from_token
 from xmd.http.pagination import Offset, Page, page, page_of
+from xmd.http.params import Cursor, Id, JobId
 from xmd.jobs import flows, service
 from xmd.jobs.models import Job, JobKind, JobMetric, JobStatus
 from xmd.jobs.queue import Enqueue
@@ -36,36 +37,36 @@ def enqueue_of(request: Request) -> Enqueue:
 
 
 @router.post("/projects/{project_id}/jobs/explain", status_code=202, response_model=JobOut)
-def start_explain(project_id: int, body: ExplainIn, request: Request, db: DB, _: Annotator) -> JobOut:
+def start_explain(project_id: Id, body: ExplainIn, request: Request, db: DB, _: Annotator) -> JobOut:
     """Explain every example of a training dataset (default: the first) with a version and method."""
     project = projects_service.get_or_raise(db_session=db, project_id=project_id)
     return job_out(flows.start_explain(db, enqueue_of(request), project, body))
 
 
 @router.post("/projects/{project_id}/jobs/retrain", status_code=202, response_model=JobOut)
-def start_retrain(project_id: int, body: RetrainIn, request: Request, db: DB, _: Annotator) -> JobOut:
+def start_retrain(project_id: Id, body: RetrainIn, request: Request, db: DB, _: Annotator) -> JobOut:
     """Retrain a version with the project's feedback (L = L_task + λ·L_ER) into a new version."""
     project = projects_service.get_or_raise(db_session=db, project_id=project_id)
     return job_out(flows.start_retrain(db, enqueue_of(request), project, body))
 
 
 @router.post("/projects/{project_id}/jobs/evaluate", status_code=202, response_model=JobOut)
-def start_evaluate(project_id: int, body: EvaluateIn, request: Request, db: DB, _: Annotator) -> JobOut:
+def start_evaluate(project_id: Id, body: EvaluateIn, request: Request, db: DB, _: Annotator) -> JobOut:
     """Measure a version on eval sets (default: all of them); results land in the version's metrics."""
     project = projects_service.get_or_raise(db_session=db, project_id=project_id)
     return job_out(flows.start_evaluate(db, enqueue_of(request), project, body))
 
 
 @router.post("/projects/{project_id}/jobs/push", status_code=202, response_model=JobOut)
-def start_push(project_id: int, body: PushIn, request: Request, db: DB, _: Admin) -> JobOut:
-    """Push a version to the Hugging Face Hub; the token travels in the job message only, never the DB."""
+def start_push(project_id: Id, body: PushIn, request: Request, db: DB, _: Admin) -> JobOut:
+    """Push a version to the Hugging Face Hub; the token is stored nowhere whole (xmd.jobs.secrets)."""
     project = projects_service.get_or_raise(db_session=db, project_id=project_id)
     return job_out(flows.start_push(db, enqueue_of(request), project, body))
 
 
 @router.get("/projects/{project_id}/jobs", response_model=Page[JobOut])
 def list_jobs(
-    project_id: int,
+    project_id: Id,
     db: DB,
     _: Viewer,
     status: JobStatus | None = None,
@@ -82,14 +83,14 @@ def list_jobs(
 
 
 @router.get("/jobs/{job_id}", response_model=JobOut)
-def get_job(job_id: str, db: DB, _: Viewer) -> JobOut:
+def get_job(job_id: JobId, db: DB, _: Viewer) -> JobOut:
     """Status, progress (0–100, step, epoch), timings, worker, error and result of a job."""
     return job_out(service.get_or_raise(db_session=db, job_id=job_id))
 
 
 @router.get("/jobs/{job_id}/metrics", response_model=Page[MetricOut])
 def get_metrics(
-    job_id: str, db: DB, _: Viewer, after: int | None = None, limit: Annotated[int, Query(ge=1, le=10000)] = 10000
+    job_id: JobId, db: DB, _: Viewer, after: Cursor = None, limit: Annotated[int, Query(ge=1, le=10000)] = 10000
 ) -> Page[MetricOut]:
     """Loss-curve points (task loss, ER loss) in order; ``after`` = the last id seen, for increments
     (``total`` counts the points after it)."""
@@ -99,7 +100,7 @@ def get_metrics(
 
 
 @router.post("/jobs/{job_id}/cancel", response_model=JobOut)
-def cancel_job(job_id: str, db: DB, _: Annotator) -> JobOut:
+def cancel_job(job_id: JobId, db: DB, _: Annotator) -> JobOut:
     """Stop a job: a queued one at once, a running one at its next step (409 if it already ended)."""
     return job_out(service.request_cancel(db_session=db, job_id=job_id))
 
@@ -110,7 +111,7 @@ def _sse(event: str, data: Any) -> str:
 
 @router.get("/jobs/{job_id}/events", response_class=StreamingResponse)
 async def job_events(
-    job_id: str,
+    job_id: JobId,
     request: Request,
     user: Annotated[User, Depends(user_from_token)],
 ) -> StreamingResponse:
@@ -129,7 +130,7 @@ async def job_events(
 
     async def stream() -> AsyncIterator[str]:
         last_state: tuple[Any, ...] | None = None
-        after: int | None = None
+        after: Cursor = None
         while True:
             job, points = await run_in_threadpool(read, after)
             if job is None:

@@ -12,6 +12,7 @@ from fastapi.concurrency import run_in_threadpool
 from xmd.core.types import DataError
 from xmd.http.deps import DB, Admin, Viewer, settings_of
 from xmd.http.pagination import Limit, Offset, Page, page_of
+from xmd.http.params import Id
 from xmd.http.uploads import remove, save_upload, temp_dir
 from xmd.projects import flows, paths, service
 from xmd.projects.schemas import ProjectCreate, ProjectOut, ProjectUpdate, project_out
@@ -66,6 +67,9 @@ def _parse_labels(raw: str | None) -> list[str] | None:
     return labels
 
 
+MAX_ARCHIVE_NAME = 900
+
+
 @router.post("/projects/upload", status_code=201, response_model=ProjectOut)
 async def create_project_from_archive(
     request: Request,
@@ -79,6 +83,8 @@ async def create_project_from_archive(
     """Create a project from an uploaded model archive (size-limited by ``XMD_MAX_UPLOAD_MB``)."""
     settings = settings_of(request)
     label_list = _parse_labels(labels)
+    if len(archive.filename or "") > MAX_ARCHIVE_NAME:  # recorded as "upload:<name>" in a 1,000-character column
+        raise DataError(f"the archive's file name has at most {MAX_ARCHIVE_NAME} characters")
     work = temp_dir(settings)
     try:
         suffix = "".join(Path(archive.filename or "model.zip").suffixes[-2:]) or ".zip"
@@ -101,7 +107,7 @@ async def create_project_from_archive(
 
 
 @router.get("/projects/{project_id}", response_model=ProjectOut)
-def get_project(project_id: int, db: DB, _: Viewer) -> ProjectOut:
+def get_project(project_id: Id, db: DB, _: Viewer) -> ProjectOut:
     """One project with its counts and its base and latest model versions."""
     return project_out(db, service.get_or_raise(db_session=db, project_id=project_id))
 
@@ -115,7 +121,7 @@ def update_project(project_id: int, body: ProjectUpdate, db: DB, _: Admin) -> Pr
 
 
 @router.delete("/projects/{project_id}", status_code=204)
-def delete_project(project_id: int, request: Request, db: DB, _: Admin) -> None:
+def delete_project(project_id: Id, request: Request, db: DB, _: Admin) -> None:
     """Delete a project, everything it owns in the database, and its stored model versions."""
     project = service.get_or_raise(db_session=db, project_id=project_id)
     service.delete(db_session=db, project=project)

@@ -8,6 +8,7 @@ from fastapi import APIRouter
 
 from xmd.http.deps import DB, Admin
 from xmd.http.pagination import Limit, Offset, Page, page_of
+from xmd.http.params import Id
 from xmd.users import service
 from xmd.users.models import User
 from xmd.users.schemas import RoleChange, TokenCreate, TokenInfo, TokenOut, UserCreate, UserOut
@@ -38,7 +39,7 @@ def create_user(body: UserCreate, db: DB, _: Admin) -> TokenOut:
 
 
 @router.post("/users/{user_id}/tokens", status_code=201, response_model=TokenOut)
-def create_token(user_id: int, body: TokenCreate, db: DB, _: Admin) -> TokenOut:
+def create_token(user_id: Id, body: TokenCreate, db: DB, _: Admin) -> TokenOut:
     """Another token for a user (e.g. one per script), optionally expiring after ``expires_in_days``."""
     user = service.get_or_raise(db_session=db, user_id=user_id)
     _, secret = service.create_token(db_session=db, user=user, name=body.name, expires_in=_lifetime(body))
@@ -46,7 +47,7 @@ def create_token(user_id: int, body: TokenCreate, db: DB, _: Admin) -> TokenOut:
 
 
 @router.get("/users/{user_id}/tokens", response_model=Page[TokenInfo])
-def list_tokens(user_id: int, db: DB, _: Admin, offset: Offset = 0, limit: Limit = 100) -> Page[TokenInfo]:
+def list_tokens(user_id: Id, db: DB, _: Admin, offset: Offset = 0, limit: Limit = 100) -> Page[TokenInfo]:
     """A user's tokens, newest first, revoked and expired ones included (never their secrets)."""
     user = service.get_or_raise(db_session=db, user_id=user_id)
     items = [
@@ -66,21 +67,21 @@ def list_tokens(user_id: int, db: DB, _: Admin, offset: Offset = 0, limit: Limit
 
 
 @router.delete("/users/{user_id}/tokens/{token_id}", status_code=204)
-def revoke_token(user_id: int, token_id: int, db: DB, _: Admin) -> None:
+def revoke_token(user_id: Id, token_id: Id, db: DB, _: Admin) -> None:
     """Revoke a token: it answers 401 from now on; the row stays for the record."""
     service.get_or_raise(db_session=db, user_id=user_id)
     service.revoke(db_session=db, token_id=token_id, user_id=user_id)
 
 
 @router.patch("/users/{user_id}", response_model=UserOut)
-def change_role(user_id: int, body: RoleChange, db: DB, _: Admin) -> UserOut:
+def change_role(user_id: Id, body: RoleChange, db: DB, _: Admin) -> UserOut:
     """Change a user's role (409 if that would leave no admin)."""
     user = service.get_or_raise(db_session=db, user_id=user_id)
     return _user(service.set_role(db_session=db, user=user, role=body.role))
 
 
 @router.delete("/users/{user_id}", status_code=204)
-def delete_user(user_id: int, db: DB, _: Admin) -> None:
+def delete_user(user_id: Id, db: DB, _: Admin) -> None:
     """Delete a user and their tokens; the feedback they gave stays, without its author (409 for the last admin)."""
     user = service.get_or_raise(db_session=db, user_id=user_id)
     service.delete_user(db_session=db, user=user)

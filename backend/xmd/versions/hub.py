@@ -5,7 +5,8 @@ rendered again at push time: the model card then carries what the store knows by
 later evaluations, the feedback snapshot with its words) and the repo id in its loading snippet.
 All files go in a single ``create_commit``: the repo never shows a half-uploaded model.
 
-The token comes from the message (``secrets["hf_token"]``, never stored) or the worker's ``HF_TOKEN``;
+The token comes with the job (``ctx.secrets["hf_token"]``, unsealed once from the message's pad and the
+database's half, :mod:`xmd.jobs.secrets`, so stored nowhere whole) or the worker's ``HF_TOKEN``;
 it is passed to ``HfApi`` explicitly and scrubbed from any error text.
 """
 

@@ -25,6 +25,7 @@ from xmd.explanations.schemas import explanation_out
 from xmd.http import links
 from xmd.http.deps import DB, Viewer, bearer, link_or_token_user, models_of, settings_of
 from xmd.http.pagination import Limit, Offset, Page, page_of
+from xmd.http.params import Id, OptId, QueryId
 from xmd.projects import service as projects_service
 from xmd.users import service as users_service
 from xmd.users.models import User
@@ -40,7 +41,7 @@ def _version(db: Session, version_id: int) -> ModelVersion:
 
 
 @router.get("/projects/{project_id}/versions", response_model=Page[VersionOut])
-def list_versions(project_id: int, db: DB, _: Viewer, offset: Offset = 0, limit: Limit = 100) -> Page[VersionOut]:
+def list_versions(project_id: Id, db: DB, _: Viewer, offset: Offset = 0, limit: Limit = 100) -> Page[VersionOut]:
     """Every version of the project by number, with lineage (parent), metrics and feedback snapshot."""
     projects_service.get_or_raise(db_session=db, project_id=project_id)
     rows = page_of(service.list_versions(db_session=db, project_id=project_id), offset, limit)
@@ -49,20 +50,20 @@ def list_versions(project_id: int, db: DB, _: Viewer, offset: Offset = 0, limit:
 
 
 @router.get("/versions/{version_id}", response_model=VersionOut)
-def get_version(version_id: int, db: DB, _: Viewer) -> VersionOut:
+def get_version(version_id: Id, db: DB, _: Viewer) -> VersionOut:
     """One model version."""
     return version_out(db, _version(db, version_id))
 
 
 @router.get("/projects/{project_id}/compare", response_model=CompareOut)
 def compare(
-    project_id: int,
-    a: int,
-    b: int,
+    project_id: Id,
+    a: QueryId,
+    b: QueryId,
     request: Request,
     db: DB,
     _: Viewer,
-    example_id: int | None = None,
+    example_id: OptId = None,
     method: str | None = None,
 ) -> CompareOut:
     """Metrics per eval set of two versions side by side (with deltas), the corrected words' share
@@ -109,7 +110,7 @@ def _archive(settings: Settings, mv: ModelVersion, name: str) -> Path:
 
 @router.post("/versions/{version_id}/download-link", response_model=DownloadLinkOut)
 def download_link(
-    version_id: int,
+    version_id: Id,
     request: Request,
     db: DB,
     _: Viewer,
@@ -130,7 +131,7 @@ def download_link(
 
 @router.get("/versions/{version_id}/download", response_class=FileResponse)
 async def download(
-    version_id: int,
+    version_id: Id,
     request: Request,
     db: DB,
     _: Annotated[User, Depends(link_or_token_user)],

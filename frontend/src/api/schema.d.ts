@@ -524,7 +524,7 @@ export interface paths {
         put?: never;
         /**
          * Start Push
-         * @description Push a version to the Hugging Face Hub; the token travels in the job message only, never the DB.
+         * @description Push a version to the Hugging Face Hub; the token is stored nowhere whole (xmd.jobs.secrets).
          */
         post: operations["start_push_api_projects__project_id__jobs_push_post"];
         delete?: never;
@@ -2176,6 +2176,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 dataset_id: number;
             };
             cookie?: never;
@@ -2240,18 +2241,22 @@ export interface operations {
             query?: {
                 correctness?: "correct" | "incorrect" | "all";
                 has_feedback?: boolean | null;
+                /** @description a class index */
                 label?: number | null;
                 limit?: number;
                 method?: string | null;
+                /** @description items to skip */
                 offset?: number;
                 /** @description case-insensitive regular expression */
                 regex?: string | null;
                 /** @description case-insensitive substring */
                 search?: string | null;
+                /** @description a row id */
                 version_id?: number | null;
             };
             header?: never;
             path: {
+                /** @description a row id */
                 dataset_id: number;
             };
             cookie?: never;
@@ -2282,10 +2287,12 @@ export interface operations {
         parameters: {
             query?: {
                 method?: string | null;
+                /** @description a row id */
                 version_id?: number | null;
             };
             header?: never;
             path: {
+                /** @description a row id */
                 example_id: number;
             };
             cookie?: never;
@@ -2316,10 +2323,12 @@ export interface operations {
         parameters: {
             query?: {
                 method?: string | null;
+                /** @description a row id */
                 version_id?: number | null;
             };
             header?: never;
             path: {
+                /** @description a row id */
                 example_id: number;
             };
             cookie?: never;
@@ -2351,6 +2360,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 example_id: number;
             };
             cookie?: never;
@@ -2430,6 +2440,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a job id (a UUID) */
                 job_id: string;
             };
             cookie?: never;
@@ -2461,6 +2472,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a job id (a UUID) */
                 job_id: string;
             };
             cookie?: never;
@@ -2495,6 +2507,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description a job id (a UUID) */
                 job_id: string;
             };
             cookie?: never;
@@ -2522,11 +2535,13 @@ export interface operations {
     get_metrics_api_jobs__job_id__metrics_get: {
         parameters: {
             query?: {
+                /** @description the last id seen (0: from the start) */
                 after?: number | null;
                 limit?: number;
             };
             header?: never;
             path: {
+                /** @description a job id (a UUID) */
                 job_id: string;
             };
             cookie?: never;
@@ -2647,6 +2662,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -2678,6 +2694,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -2740,13 +2757,17 @@ export interface operations {
     compare_api_projects__project_id__compare_get: {
         parameters: {
             query: {
+                /** @description a row id */
                 a: number;
+                /** @description a row id */
                 b: number;
+                /** @description a row id */
                 example_id?: number | null;
                 method?: string | null;
             };
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -2783,6 +2804,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -2814,6 +2836,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -2849,6 +2872,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -2882,14 +2906,17 @@ export interface operations {
     list_feedback_api_projects__project_id__feedback_get: {
         parameters: {
             query?: {
+                /** @description a row id */
                 example_id?: number | null;
                 level?: components["schemas"]["FeedbackLevel"] | null;
                 limit?: number;
+                /** @description items to skip */
                 offset?: number;
                 word?: string | null;
             };
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -2919,7 +2946,9 @@ export interface operations {
     list_events_api_projects__project_id__feedback_events_get: {
         parameters: {
             query?: {
+                /** @description the last id seen (0: from the start) */
                 after_id?: number | null;
+                /** @description the last id seen (0: from the start) */
                 before_id?: number | null;
                 /** @description one key's history */
                 key?: string | null;
@@ -2928,6 +2957,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -2957,10 +2987,12 @@ export interface operations {
     export_feedback_api_projects__project_id__feedback_export_get: {
         parameters: {
             query?: {
+                /** @description a row id */
                 dataset_id?: number | null;
             };
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -2994,6 +3026,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -3035,6 +3068,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -3066,6 +3100,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -3101,6 +3136,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -3136,6 +3172,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -3171,6 +3208,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -3206,6 +3244,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -3246,6 +3285,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -3277,6 +3317,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -3313,6 +3354,7 @@ export interface operations {
             header?: never;
             path: {
                 name: string;
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -3342,6 +3384,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -3382,6 +3425,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -3411,17 +3455,21 @@ export interface operations {
     list_words_api_projects__project_id__words_get: {
         parameters: {
             query?: {
+                /** @description a class index */
                 label?: number | null;
                 limit?: number;
                 method?: string | null;
                 min_count?: number;
+                /** @description items to skip */
                 offset?: number;
                 search?: string | null;
                 sort?: "importance" | "count" | "suspicion";
+                /** @description a row id */
                 version_id?: number | null;
             };
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
@@ -3452,14 +3500,18 @@ export interface operations {
         parameters: {
             query?: {
                 correctness?: "correct" | "incorrect" | "all";
+                /** @description a class index */
                 label?: number | null;
                 limit?: number;
                 method?: string | null;
+                /** @description items to skip */
                 offset?: number;
+                /** @description a row id */
                 version_id?: number | null;
             };
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
                 word: string;
             };
@@ -3592,6 +3644,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 user_id: number;
             };
             cookie?: never;
@@ -3621,6 +3674,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 user_id: number;
             };
             cookie?: never;
@@ -3661,6 +3715,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description a row id */
                 user_id: number;
             };
             cookie?: never;
@@ -3692,6 +3747,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 user_id: number;
             };
             cookie?: never;
@@ -3727,7 +3783,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 token_id: number;
+                /** @description a row id */
                 user_id: number;
             };
             cookie?: never;
@@ -3757,6 +3815,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 version_id: number;
             };
             cookie?: never;
@@ -3822,6 +3881,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 version_id: number;
             };
             cookie?: never;
