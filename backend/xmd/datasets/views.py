@@ -157,7 +157,7 @@ def list_datasets(project_id: Id, db: DB, _: Viewer, offset: Offset = 0, limit: 
 
 
 @router.patch("/datasets/{dataset_id}", response_model=DatasetOut)
-def rename_dataset(dataset_id: int, body: DatasetRename, db: DB, _: Admin) -> DatasetOut:
+def rename_dataset(dataset_id: Id, body: DatasetRename, db: DB, _: Admin) -> DatasetOut:
     """Rename a dataset (409 if the project has another dataset of that name)."""
     ds, project = _dataset(db, dataset_id)
     return dataset_out(db, service.rename_dataset(db_session=db, dataset=ds, name=body.name), project)

@@ -113,7 +113,7 @@ def get_project(project_id: Id, db: DB, _: Viewer) -> ProjectOut:
 
 
 @router.patch("/projects/{project_id}", response_model=ProjectOut)
-def update_project(project_id: int, body: ProjectUpdate, db: DB, _: Admin) -> ProjectOut:
+def update_project(project_id: Id, body: ProjectUpdate, db: DB, _: Admin) -> ProjectOut:
     """Rename a project or change its description (409 if another project has the name)."""
     project = service.get_or_raise(db_session=db, project_id=project_id)
     service.update(db_session=db, project=project, name=body.name, description=body.description)
