@@ -2206,6 +2206,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 dataset_id: number;
             };
             cookie?: never;
@@ -2724,6 +2725,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a row id */
                 project_id: number;
             };
             cookie?: never;
