@@ -81,6 +81,9 @@ class Api:
     def delete(self, url: str, role: str = "admin", **kw: Any) -> Any:
         return self.client.delete(url, headers=self.h(role), **kw)
 
+    def patch(self, url: str, role: str = "admin", **kw: Any) -> Any:
+        return self.client.patch(url, headers=self.h(role), **kw)
+
 
 def make_settings(tmp_path: Path, **kw: Any) -> Settings:
     """Settings in ``tmp_path``; local model paths allowed (the tests' models are folders; the rule

@@ -31,8 +31,8 @@ from xmd.db.migrate import check_migrated
 from xmd.explanations.views import router as explanations_router
 from xmd.feedback.views import router as feedback_router
 from xmd.files import secure_data_dir
-from xmd.http import errors, limits
-from xmd.http.deps import current_user
+from xmd.http import docs, errors, hubcheck, limits
+from xmd.http.deps import Viewer, current_user
 from xmd.http.inputs import InputGuard
 from xmd.http.redact import redact_url_secrets
 from xmd.http.tempfiles import clean_stale_uploads
@@ -122,9 +122,12 @@ def create_app(
         version=__version__,
         description="Explanation-based debugging of NLP classifiers with people in the loop.",
         lifespan=lifespan,
+        docs_url=None,  # served from local files below: the default page loads Swagger UI from a CDN
+        redoc_url=None,
     )
     app.add_middleware(InputGuard, max_bytes=lambda: max_bytes(settings) + (1 << 20))
     errors.install(app)  # added after the guard: its X-Request-ID reaches the guard's answers too
+    docs.install(app)
     limits.install(app)
 
     @app.middleware("http")
@@ -143,6 +146,12 @@ def create_app(
     def health() -> dict[str, str]:
         """Liveness: answers without authentication."""
         return {"status": "ok", "version": __version__}
+
+    @app.get("/api/health/hub", tags=["meta"])
+    def hub_health(_: Viewer) -> dict[str, str]:
+        """Whether the Hugging Face Hub can be reached (``reachable``, ``unreachable``, or ``offline``
+        when HF_HUB_OFFLINE is set): projects from a Hub id and pushes need it. Cached for a minute."""
+        return {"hub": hubcheck.hub_state(settings.hf_endpoint)}
 
     @app.get("/api/me", tags=["users"])
     def me(user: Annotated[User, Depends(current_user)]) -> dict[str, str | int]:

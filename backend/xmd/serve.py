@@ -77,18 +77,31 @@ def serve(
     engine.dispose()
 
     procs = []
+    worker_log = settings.data_dir / "logs" / "worker.log"
     if worker:
         from workers.launch import start_worker
 
-        for queue in dict.fromkeys([settings.default_queue, settings.retrain_queue]):
-            procs.append(start_worker(settings, queues=[queue], concurrency=1))
+        # The workers' banners, root warnings and per-task lines go to a file: the terminal keeps the URL,
+        # progress and errors (job failures are shown in the UI, with the job's error). One worker per queue,
+        # so short jobs never wait behind a retrain.
+        worker_log.parent.mkdir(parents=True, exist_ok=True)
+        with open(worker_log, "ab") as log:
+            for queue in dict.fromkeys([settings.default_queue, settings.retrain_queue]):
+                procs.append(start_worker(settings, queues=[queue], concurrency=1, stdout=log))
     url = f"http://{host}:{port}/"
     fragment = f"#token={token}" + (f"&project={project_id}" if project_id else "")
     print(
-        f"\nxmd is running: open {url}{fragment}\nadmin token (shown once): {token}\nAPI docs: {url}docs\n", flush=True
+        f"\nxmd is running: open {url}{fragment}\nadmin token (shown once): {token}\nAPI docs: {url}docs\n"
+        + (f"worker log: {worker_log}\n" if worker else ""),
+        flush=True,
     )
+    # No access log line per request (the UI polls every few seconds) unless asked: XMD_ACCESS_LOG=1.
     config = uvicorn.Config(
-        create_app(settings), host=host, port=port, log_level=os.environ.get("XMD_LOG_LEVEL", "info")
+        create_app(settings),
+        host=host,
+        port=port,
+        log_level=os.environ.get("XMD_LOG_LEVEL", "warning"),
+        access_log=os.environ.get("XMD_ACCESS_LOG") == "1",
     )
     server = _server_class(uvicorn)(config)
     # uvicorn re-raises SIGTERM/SIGINT once it has stopped, which killed this process before the

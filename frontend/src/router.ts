@@ -3,6 +3,7 @@ import { createRouter, createWebHashHistory, type RouteRecordRaw } from 'vue-rou
 // Hash history: the API serves one index.html at "/" and needs no fallback route for the SPA.
 export const routes: RouteRecordRaw[] = [
   { path: '/', name: 'projects', component: () => import('./views/ProjectsView.vue') },
+  { path: '/admin', name: 'admin', component: () => import('./views/AdminView.vue') },
   {
     path: '/p/:pid',
     component: () => import('./views/ProjectShell.vue'),

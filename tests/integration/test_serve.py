@@ -63,6 +63,10 @@ def test_serve_prints_a_working_token_and_serves_the_api(tmp_path: Path):
             assert ui.status_code == 200 and "<div id=" in ui.text
         else:
             assert ui.status_code == 404
+        log_file = tmp_path / "data" / "logs" / "worker.log"
+        started = lambda: log_file.exists() and "ready" in log_file.read_text(errors="replace")  # noqa: E731
+        while time.time() < deadline + 60 and not started():
+            time.sleep(0.5)  # the worker has started (and had its chance to print its banner) before we look
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         try:
@@ -70,6 +74,13 @@ def test_serve_prints_a_working_token_and_serves_the_api(tmp_path: Path):
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(10)
+    # the terminal keeps what a person needs: no Celery banner or root warning, no access-log line per request
+    terminal = "".join(lines) + proc.stdout.read()
+    assert "xmd is running: open" in terminal
+    assert "[tasks]" not in terminal and "celery@" not in terminal and "superuser" not in terminal
+    assert "GET /api/health" not in terminal and '"GET /' not in terminal
+    worker_log = (tmp_path / "data" / "logs" / "worker.log").read_text(errors="replace")
+    assert "worker log:" in terminal and "ready" in worker_log  # the worker's output went to its log
     # no worker process is left behind
     out = subprocess.run(["pgrep", "-f", f"XMD_DATA_DIR={tmp_path}"], capture_output=True, text=True)
     assert out.stdout.strip() == ""

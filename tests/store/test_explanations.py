@@ -86,6 +86,9 @@ def _assert_same(db, mv, agg: TaskAggregate, rows_by_ext) -> None:
         assert s.mean_signed == pytest.approx(ref.mean_signed, abs=1e-9)
         assert s.skew == pytest.approx(ref.skew, abs=1e-9)
         assert s.suspicion == pytest.approx(ref.suspicion, abs=1e-9)
+        # the flag's inputs need the whole vocabulary: the service builds them from its rows as the core does
+        assert (s.p_value, s.q_value, s.lean) == pytest.approx((ref.p_value, ref.q_value, ref.lean), rel=1e-9)
+        assert s.suspicious == ref.suspicious
 
     # Same pages, same order and tie-breaks as the core, for every sort and filter.
     for sort in ("importance", "count", "suspicion"):
@@ -313,6 +316,8 @@ def test_suspicion_pages_on_a_large_vocabulary(db):
         want = agg.ranking(sort="suspicion", offset=offset, limit=limit, **kw)
         assert [w.word for w in got] == [w.word for w in want], (offset, limit, kw)
         assert [w.suspicion for w in got] == pytest.approx([w.suspicion for w in want], abs=1e-12)
+        assert [w.q_value for w in got] == pytest.approx([w.q_value for w in want], rel=1e-9)
+        assert [w.suspicious for w in got] == [w.suspicious for w in want]
 
 
 def test_rank_keys_follow_a_drifting_prior(db):

@@ -16,6 +16,13 @@ ranked high just for being frequent.
 smoothed P(l | word) = (n_l + alpha * prior_l) / (n + alpha), alpha = 1, over the labelled examples
 containing the word, and l the label where it is highest, skew = (P(l | word) - prior_l) /
 (1 - prior_l), clipped to [0, 1]. *Suspicion* = mean importance x skew ranks likely shortcuts.
+
+*Suspicious* (the flag) needs more than a large product: the skew must be unlikely by chance — a
+binomial test of the word's label counts against the prior, with Benjamini–Hochberg control of the
+false-discovery rate over the whole vocabulary (:mod:`xmd.core.skewtest`; ``q_value``) — and the
+model must lean on the word: its mean importance at least :data:`SUSPICIOUS_LEAN` times the share an
+average word gets (``lean``). Both need the whole vocabulary, so they are computed at ranking time
+(:class:`Vocabulary`), by the core here and by the service from its stored rows alike.
 """
 
 from __future__ import annotations
@@ -25,7 +32,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
+import numpy as np
+
 from xmd.core.normalize import EPS
+from xmd.core.skewtest import QLookup, skew_p_values
 from xmd.core.types import DataError, Example, Explanation
 from xmd.core.words import is_punctuation, word_key
 
@@ -51,6 +61,9 @@ class WordStats:
     skew_label: int | None
     suspicion: float
     skew_label_name: str | None = None
+    p_value: float = 1.0
+    q_value: float = 1.0
+    lean: float = 0.0
 
     @property
     def suspicious(self) -> bool:
@@ -61,20 +74,42 @@ class WordStats:
         return {**asdict(self), "suspicious": self.suspicious}
 
 
+SUSPICIOUS_Q = 0.05
+"""False-discovery rate the flag controls over the vocabulary (Benjamini–Hochberg)."""
+SUSPICIOUS_LEAN = 2.0
+"""The model leans on a word when its mean importance is at least this many times an average word's."""
 SUSPICIOUS_SKEW = 0.5
-SUSPICIOUS_MIN_COUNT = 3
-SUSPICIOUS_MIN_IMPORTANCE = 0.05
+"""And the skew is large, not just significant: with 100k examples a 2-point lean is 'significant'."""
 
 
 def is_suspicious(ws: WordStats) -> bool:
-    """A word is *suggested suspicious* when it carries >= 5% of the attribution on average, appears at
-    least 3 times and leans to one label at least half-way beyond the label prior (skew >= 0.5): the one
-    definition, which the API sends as ``suspicious`` and the UI shows as it is."""
-    return (
-        ws.skew >= SUSPICIOUS_SKEW
-        and ws.count >= SUSPICIOUS_MIN_COUNT
-        and ws.mean_importance >= SUSPICIOUS_MIN_IMPORTANCE
-    )
+    """A word is *suggested suspicious* when its label skew is unlikely by chance (q <= 0.05 over the
+    vocabulary), at least half-way beyond the label prior, and the model leans on it (mean importance
+    >= 2x an average word's): the one definition, which the API sends as ``suspicious`` and the UI
+    shows as it is."""
+    return ws.q_value <= SUSPICIOUS_Q and ws.skew >= SUSPICIOUS_SKEW and ws.lean >= SUSPICIOUS_LEAN
+
+
+class Vocabulary:
+    """What a word's flag needs from the whole vocabulary: the q-values of every word's skew test and
+    the share an average word gets (sum of shares / occurrences over all words)."""
+
+    def __init__(self, label_counts: np.ndarray, prior: Sequence[float], total_share: float, total_count: int) -> None:
+        self.prior = list(prior)
+        self.p_values = skew_p_values(label_counts, self.prior)
+        self.q = QLookup(self.p_values)
+        self.mean_share = total_share / total_count if total_count > 0 else 0.0
+
+    def p_value(self, label_counts: Sequence[int]) -> float:
+        """The word's own p-value, computed as for the whole vocabulary."""
+        return float(skew_p_values(np.asarray([label_counts]), self.prior)[0])
+
+    def fill(self, ws: WordStats, p: float | None = None) -> WordStats:
+        """Set ``p_value``, ``q_value`` and ``lean`` of one word's statistics (in place; returned)."""
+        ws.p_value = self.p_value(ws.label_counts) if p is None else p
+        ws.q_value = self.q(ws.p_value)
+        ws.lean = ws.mean_importance / self.mean_share if self.mean_share > 0 else 0.0
+        return ws
 
 
 class _Acc:
@@ -155,6 +190,7 @@ class TaskAggregate:
         self._words: dict[str, _Acc] = {}
         self._label_totals = [0] * num_labels
         self._order: dict[str, list[str]] = {}
+        self._vocab: tuple[Vocabulary, dict[str, float]] | None = None
 
     # ------------------------------------------------------------------ updates
 
@@ -186,7 +222,7 @@ class TaskAggregate:
         contrib = tuple((k, v[0], v[1]) for k, v in per_key.items())
         self._apply(example_id, label, contrib)
         self._examples[example_id] = (label, contrib)
-        self._order.clear()
+        self._changed()
 
     def remove(self, example_id: str) -> None:
         """Undo one example's contribution; KeyError if it was never added."""
@@ -205,7 +241,11 @@ class TaskAggregate:
             if label is not None:
                 acc.label_counts[label] -= 1
             acc.ids.discard(example_id)
+        self._changed()
+
+    def _changed(self) -> None:
         self._order.clear()
+        self._vocab = None
 
     def _apply(self, example_id: str, label: int | None, contrib: _Entries) -> None:
         if label is not None:
@@ -246,10 +286,22 @@ class TaskAggregate:
         n = sum(self._label_totals)
         return [t / n if n else 0.0 for t in self._label_totals]
 
+    def vocabulary(self) -> tuple[Vocabulary, dict[str, float]]:
+        """The vocabulary's tests (cached until the next update) and each word's p-value."""
+        if self._vocab is None:
+            keys = list(self._words)
+            counts = np.asarray([self._words[k].label_counts for k in keys], dtype=float).reshape(-1, self.num_labels)
+            total_share = sum(max(0.0, a.sum_share) for a in self._words.values())
+            total_count = sum(a.count for a in self._words.values())
+            vocab = Vocabulary(counts, self.prior, total_share, total_count)
+            self._vocab = vocab, dict(zip(keys, vocab.p_values.tolist(), strict=True))
+        return self._vocab
+
     def _make(self, key: str, acc: _Acc, prior: list[float]) -> WordStats:
         mean_importance = max(0.0, acc.sum_share / acc.count)
         skew, skew_label = label_skew(acc.label_counts, prior)
-        return WordStats(
+        vocab, p_values = self.vocabulary()
+        ws = WordStats(
             word=key,
             count=acc.count,
             mean_importance=mean_importance,
@@ -266,6 +318,7 @@ class TaskAggregate:
                 self.label_names[skew_label] if self.label_names is not None and skew_label is not None else None
             ),
         )
+        return vocab.fill(ws, p_values[key])
 
     def stats(self, key: str) -> WordStats | None:
         """Statistics of one word (``key`` is passed through :func:`word_key`), or None if unseen."""
@@ -389,6 +442,7 @@ class TaskAggregate:
             c = tuple((str(k), float(s), float(g)) for k, s, g in contrib)
             agg._apply(eid, label, c)
             agg._examples[eid] = (label, c)
+        agg._changed()
         return agg
 
 

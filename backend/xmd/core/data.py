@@ -122,13 +122,40 @@ def load_examples(
             raise
 
 
+COLUMN_GUESSES: dict[str, tuple[str, ...]] = {
+    "text": ("text", "sentence", "review", "content", "body", "document", "comment", "tweet", "post", "utterance"),
+    "label": ("label", "labels", "class", "category", "sentiment", "target", "y", "gold", "gold_label", "annotation"),
+    "id": ("id", "idx", "guid", "uid", "example_id", "post_id"),
+}
+"""Column names the upload form pre-selects, per role, first match wins (compared case-insensitively).
+The one list: the API sends the guess with every preview, the UI shows it."""
+
+
+def guess_columns(columns: Sequence[str]) -> dict[str, str | None]:
+    """Per role (text, label, id), the first column whose name is a common one for it, else None; the
+    text falls back to the first column no other role took."""
+    lower = {c.lower().strip(): c for c in reversed(list(columns))}
+    out: dict[str, str | None] = {
+        role: next((lower[n] for n in names if n in lower), None) for role, names in COLUMN_GUESSES.items()
+    }
+    if out["text"] is None:
+        out["text"] = next((c for c in columns if c not in (out["label"], out["id"])), None)
+    return out
+
+
 def preview_file(path: str | os.PathLike, *, n_rows: int = 10) -> dict[str, Any]:
     """Columns and the first ``n_rows`` rows of a file, unvalidated: what an upload form shows so a
     person can pick the text and label columns before the whole file is checked."""
     p = Path(path)
     cols = _read_path(p, split="train", verbatim=tuple(_peek_columns(p)))
     rows = [{name: _jsonable(cols.data[name][i]) for name in cols.names} for i in range(min(n_rows, cols.n_rows))]
-    return {"format": p.suffix.lower().lstrip("."), "columns": cols.names, "n_rows": cols.n_rows, "rows": rows}
+    return {
+        "format": p.suffix.lower().lstrip("."),
+        "columns": cols.names,
+        "n_rows": cols.n_rows,
+        "rows": rows,
+        "guess": guess_columns(cols.names),
+    }
 
 
 def _peek_columns(path: Path) -> list[str]:
@@ -588,8 +615,8 @@ def _build_examples(
         missing.append(("label", label_column))
     if missing:
         what = "; ".join(f"{kind} column {name!r} not found" for kind, name in missing)
-        hint = ", ".join(f"{kind}_column=..." for kind, _ in missing)
-        raise DataError(f"{what}. Available columns: {available}. Pass {hint} to use another column")
+        hint = ", ".join(f"the {kind} column ({kind}_column)" for kind, _ in missing)
+        raise DataError(f"{what}. The file's columns: {', '.join(map(repr, available))}. Choose {hint} among them")
 
     n = cols.n_rows
     texts = cols.data[text_column]

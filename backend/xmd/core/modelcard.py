@@ -6,10 +6,20 @@ loads and displays anywhere without xmd.
 
 from __future__ import annotations
 
+from pathlib import PurePath
 from typing import Any
 
 CARD_PLACEHOLDER = "<this repo or directory>"
 """Where the loading snippet names the model; a push replaces it with the repo id."""
+
+
+def shown_source(base: Any) -> str:
+    """A model's origin as a card may show it: a Hub id as it is, a filesystem path (the server's own
+    folders) only by its last component — a card travels with the model and must not map the server."""
+    s = str(base or "unknown")
+    if s.startswith(("/", "~", ".", "\\")) or (len(s) > 2 and s[1] == ":" and s[2] in "/\\"):
+        return f"a local model ({PurePath(s.replace(chr(92), '/')).name or 'folder'})"
+    return s
 
 
 def _fmt(x: Any) -> str:
@@ -76,7 +86,7 @@ def _comparison_lines(cmp: dict[str, Any] | None) -> list[str]:
 
 def render_model_card(meta: dict[str, Any]) -> str:
     """Render README.md from the run metadata written next to the model (``xmd.json``)."""
-    base = meta.get("base_model") or "unknown"
+    base = shown_source(meta.get("base_model"))
     kind = meta.get("kind", "debug")
     er = meta.get("er") or {}
     fb = meta.get("feedback_counts") or {}
@@ -181,7 +191,7 @@ def render_base_card(meta: dict[str, Any], metrics: dict[str, Any]) -> str:
     lines = [
         "---", "library_name: transformers", "pipeline_tag: text-classification", "tags:", "- xmd", "---", "",
         f"# {meta['name']}", "",
-        f"The model imported into xmd from `{meta.get('base_model')}`; it was not retrained.", "",
+        f"The model imported into xmd from `{shown_source(meta.get('base_model'))}`; it was not retrained.", "",
         f"- Classes: {', '.join(f'`{x}`' for x in meta.get('labels') or [])}", "",
         "## Evaluation", "", *table, "",
         "## How to load", "", "```python",

@@ -32,6 +32,10 @@ class DatasetOut(BaseModel):
     created_at: datetime
 
 
+class DatasetRename(BaseModel):
+    name: str = Field(min_length=1, max_length=200)
+
+
 class Prediction(BaseModel):
     label: int
     label_name: str
@@ -55,11 +59,28 @@ class ExamplePage(Page[ExampleOut]):
     pass
 
 
+LABELS_REQUIRED_FOR = (DatasetRole.EVAL,)
+"""Uses whose datasets must be labelled (an eval set is measured against its labels); a train set may
+come without labels (explained and given feedback on; retraining needs them)."""
+
+
+class ColumnGuess(BaseModel):
+    """The columns the form pre-selects (xmd.core.data.COLUMN_GUESSES, the one list)."""
+
+    text: str | None
+    label: str | None
+    id: str | None
+
+
 class Preview(BaseModel):
     format: str
     columns: list[str]
     n_rows: int
     rows: list[dict[str, Any]]
+    guess: ColumnGuess
+    label_required_for: list[DatasetRole] = Field(
+        default=list(LABELS_REQUIRED_FOR), description="uses whose datasets need a label column"
+    )
 
 
 class Slice(BaseModel):

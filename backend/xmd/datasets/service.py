@@ -199,6 +199,16 @@ def _insert_examples(db_session: Session, dataset: Dataset, project: Project, ex
         db_session.execute(_EXAMPLES.insert(), list(chunk))  # Core executemany, no ORM bookkeeping
 
 
+def rename_dataset(*, db_session: Session, dataset: Dataset, name: str) -> Dataset:
+    """Rename a dataset; ConflictError when the project has another dataset of that name."""
+    if name != dataset.name:
+        if get_by_name(db_session=db_session, project_id=dataset.project_id, name=name) is not None:
+            raise ConflictError(f"this project already has a dataset named {name!r}")
+        dataset.name = name
+    db_session.commit()
+    return dataset
+
+
 def delete_dataset(*, db_session: Session, dataset: Dataset) -> None:
     """Delete a dataset and its examples, first taking their explanations out of the word aggregates
     (a plain cascade would delete the explanations but leave their counts in the rankings)."""

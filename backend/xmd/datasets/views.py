@@ -18,9 +18,11 @@ from xmd.core.types import DataError
 from xmd.datasets import service
 from xmd.datasets.models import Dataset, DatasetRole
 from xmd.datasets.schemas import (
+    LABELS_REQUIRED_FOR,
     SLICE_FILTERS,
     Correctness,
     DatasetOut,
+    DatasetRename,
     ExampleOut,
     ExamplePage,
     Preview,
@@ -56,6 +58,12 @@ def _upload_suffix(upload: UploadFile) -> str:
     return suffix
 
 
+def _named(exc: DataError, path: Path, shown: str) -> DataError:
+    """The error about the server's temporary copy, told about the person's file (by its name)."""
+    msg = str(exc).replace(str(path), shown).replace(path.name, shown)
+    return DataError(f"{shown}: {msg.removeprefix(f'{shown}: ')}")
+
+
 @router.post("/projects/{project_id}/datasets/preview", response_model=Preview)
 async def preview_dataset(
     project_id: Id,
@@ -70,9 +78,12 @@ async def preview_dataset(
     settings = settings_of(request)
     suffix = _upload_suffix(file)
     work = temp_dir(settings)
+    path = work / f"data{suffix}"
     try:
-        path = await save_upload(file, work / f"data{suffix}", settings)
+        await save_upload(file, path, settings)
         return Preview(**await run_in_threadpool(preview_file, path, n_rows=n_rows))
+    except DataError as exc:
+        raise _named(exc, path, file.filename or path.name) from None
     finally:
         remove(work)
 
@@ -89,6 +100,9 @@ async def upload_dataset(
     text_column: Annotated[str, Form(min_length=1, max_length=200)] = "text",
     label_column: Annotated[str | None, Form(max_length=200)] = "label",
     id_column: Annotated[str | None, Form(max_length=200)] = None,
+    unlabelled: Annotated[
+        bool, Form(description="the file has no labels (label_column is ignored); train sets only")
+    ] = False,
 ) -> DatasetOut:
     """Upload a labelled dataset (train: explained and retrained on; eval: measured before/after).
     Labels may be class names or indices; every problem in the file is reported at once (422)."""
@@ -96,9 +110,15 @@ async def upload_dataset(
     settings = settings_of(request)
     suffix = _upload_suffix(file)
     ds_name = (name or Path(file.filename or "data").stem).strip()
+    shown = file.filename or f"data{suffix}"
+    if unlabelled:
+        label_column = None  # an empty form field reads as "not sent", so "no labels" is said explicitly
+    if not label_column and role in LABELS_REQUIRED_FOR:
+        raise DataError(f"{shown}: an {role.value} set needs labels: choose its label column (form field label_column)")
     work = temp_dir(settings)
+    path = work / f"data{suffix}"
     try:
-        path = await save_upload(file, work / f"data{suffix}", settings)
+        await save_upload(file, path, settings)
         examples = await run_in_threadpool(
             load_examples,
             path,
@@ -110,7 +130,7 @@ async def upload_dataset(
             max_chars=settings.max_text_chars,
         )
     except DataError as exc:
-        raise DataError(f"{file.filename}: {exc}") from None
+        raise _named(exc, path, shown) from None
     finally:
         remove(work)
     ds = await run_in_threadpool(
@@ -134,6 +154,13 @@ def list_datasets(project_id: Id, db: DB, _: Viewer, offset: Offset = 0, limit: 
     rows = page_of(service.list_datasets(db_session=db, project_id=project_id), offset, limit)
     rows["items"] = [dataset_out(db, ds, project) for ds in rows["items"]]
     return Page[DatasetOut](**rows)
+
+
+@router.patch("/datasets/{dataset_id}", response_model=DatasetOut)
+def rename_dataset(dataset_id: Id, body: DatasetRename, db: DB, _: Admin) -> DatasetOut:
+    """Rename a dataset (409 if the project has another dataset of that name)."""
+    ds, project = _dataset(db, dataset_id)
+    return dataset_out(db, service.rename_dataset(db_session=db, dataset=ds, name=body.name), project)
 
 
 @router.delete("/datasets/{dataset_id}", status_code=204)

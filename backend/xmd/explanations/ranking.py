@@ -19,6 +19,11 @@ one-label words that dominate the top and, with the floor, for frequent words to
 reads a few hundred to a few thousand rows. The result is exact: same numbers, order
 and tie-breaks as :meth:`TaskAggregate.ranking`. When no word can be skewed (one label, or nothing
 labelled) every suspicion is 0 and the order is a plain SQL sort.
+
+**The flag.** ``suspicious`` needs the whole vocabulary (false-discovery control over every word's skew
+test, and the share an average word gets: :class:`xmd.core.aggregate.Vocabulary`). It is built from
+all of the (version, method)'s rows once per state of the aggregate (its state row's ``updated_at``)
+and cached, so a page costs its own rows only.
 """
 
 from __future__ import annotations
@@ -29,10 +34,11 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from xmd.core.aggregate import SORTS, WordStats, label_skew
+from xmd.core.aggregate import SORTS, Vocabulary, WordStats, label_skew
 from xmd.core.words import word_key
 from xmd.datasets.models import Example
 from xmd.explanations.aggregates import BOUND_MARGIN, SORT_DIGITS, WORD_COLS
@@ -49,12 +55,55 @@ def _prior(state: AggregateState | None, num_labels: int) -> list[float]:
     return [t / n if n else 0.0 for t in totals]
 
 
-def _stats(row: Any, prior: Sequence[float], labels: Sequence[str], num_labels: int) -> WordStats:
+class _Vocabularies:
+    """Per state of a (version, method) aggregate, its :class:`Vocabulary` and each word's p-value."""
+
+    def __init__(self, size: int = 8) -> None:
+        self.size = size
+        self._data: dict[tuple[Any, ...], tuple[Vocabulary, dict[str, float]]] = {}
+        self._lock = threading.Lock()
+
+    def get(
+        self, db: Session, model_version_id: int, method: str, prior: list[float], state: AggregateState | None
+    ) -> tuple[Vocabulary, dict[str, float]]:
+        key = None
+        if state is not None:
+            key = (db.get_bind().url.render_as_string(), model_version_id, method, state.updated_at, state.n_examples)
+            with self._lock:
+                hit = self._data.get(key)
+            if hit is not None:
+                return hit
+        rows = db.execute(
+            select(WordAggregate.word, WordAggregate.label_counts, WordAggregate.sum_share, WordAggregate.count).where(
+                WordAggregate.model_version_id == model_version_id, WordAggregate.method == method
+            )
+        ).all()
+        n = len(prior)
+        counts = np.zeros((len(rows), n))
+        for i, r in enumerate(rows):
+            lc = list(r[1])[:n]
+            counts[i, : len(lc)] = lc
+        vocab = Vocabulary(counts, prior, sum(max(0.0, r[2]) for r in rows), sum(r[3] for r in rows))
+        out = vocab, dict(zip((r[0] for r in rows), vocab.p_values.tolist(), strict=True))
+        if key is not None:
+            with self._lock:
+                if len(self._data) >= self.size:
+                    self._data.clear()
+                self._data[key] = out
+        return out
+
+
+_vocabularies = _Vocabularies()
+
+
+def _stats(
+    row: Any, prior: Sequence[float], labels: Sequence[str], num_labels: int, vocab: tuple[Vocabulary, dict[str, float]]
+) -> WordStats:
     word, count, sum_share, sum_signed, _, label_counts = row[:6]
     lc = list(label_counts) + [0] * (num_labels - len(label_counts))
     mean_importance = max(0.0, sum_share / count)
     skew, skew_label = label_skew(lc, prior)
-    return WordStats(
+    ws = WordStats(
         word=word,
         count=count,
         mean_importance=mean_importance,
@@ -65,6 +114,7 @@ def _stats(row: Any, prior: Sequence[float], labels: Sequence[str], num_labels: 
         suspicion=mean_importance * skew,
         skew_label_name=labels[skew_label] if skew_label is not None and skew_label < len(labels) else None,
     )
+    return vocab[0].fill(ws, vocab[1].get(word))
 
 
 def _where(model_version_id: int, method: str, label: int | None, min_count: int, search: str | None) -> list[Any]:
@@ -111,10 +161,11 @@ def ranking(
     stmt = select(*WORD_COLS).where(*where)
     if limit == 0:
         return []
+    vocab = _vocabularies.get(db_session, model_version_id, method, prior, state)
 
     def page(order: Sequence[Any]) -> list[WordStats]:
         rows = db_session.execute(stmt.order_by(*order).offset(offset).limit(limit)).all()
-        return [_stats(r, prior, project.labels, num_labels) for r in rows]
+        return [_stats(r, prior, project.labels, num_labels, vocab) for r in rows]
 
     importance_order = (WordAggregate.importance.desc(), WordAggregate.count.desc(), WordAggregate.word)
     if sort == "importance":
@@ -146,7 +197,7 @@ def ranking(
     finally:
         result.close()
     best = sorted(heap, reverse=True)[offset:]
-    return [_stats(e[3], prior, project.labels, num_labels) for e in best]
+    return [_stats(e[3], prior, project.labels, num_labels, vocab) for e in best]
 
 
 @functools.total_ordering
@@ -196,8 +247,11 @@ def word_stats(*, db_session: Session, model_version_id: int, method: str, word:
     ).first()
     if row is None:
         return None
-    prior = _prior(get_state(db_session=db_session, model_version_id=model_version_id, method=method), num_labels)
-    return _stats(row, prior, project.labels, num_labels)
+    state = get_state(db_session=db_session, model_version_id=model_version_id, method=method)
+    prior = _prior(state, num_labels)
+    return _stats(
+        row, prior, project.labels, num_labels, _vocabularies.get(db_session, model_version_id, method, prior, state)
+    )
 
 
 def _word_examples_stmt(

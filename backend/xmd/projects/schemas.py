@@ -31,6 +31,13 @@ class ProjectCreate(BaseModel):
         return self
 
 
+class ProjectUpdate(BaseModel):
+    """A rename and/or a new description; fields left out stay as they are."""
+
+    name: str | None = Field(default=None, min_length=1, max_length=200)
+    description: str | None = Field(default=None, max_length=5000)
+
+
 class ProjectOut(BaseModel):
     id: int
     name: str

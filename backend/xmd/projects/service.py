@@ -76,6 +76,20 @@ def update_settings(*, db_session: Session, project: Project, settings: dict[str
     return project
 
 
+def update(
+    *, db_session: Session, project: Project, name: str | None = None, description: str | None = None
+) -> Project:
+    """Rename a project and/or change its description; ConflictError for a name another project has."""
+    if name is not None and name != project.name:
+        if get_by_name(db_session=db_session, name=name) is not None:
+            raise ConflictError(f"project {name!r} already exists")
+        project.name = name
+    if description is not None:
+        project.description = description
+    db_session.commit()
+    return project
+
+
 def delete(*, db_session: Session, project: Project) -> None:
     """Delete a project and, through ON DELETE CASCADE, its datasets, versions, feedback and jobs."""
     db_session.delete(project)

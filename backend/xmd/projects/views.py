@@ -17,7 +17,7 @@ from xmd.http.params import Id
 from xmd.http.uploads import remove, save_upload, temp_dir
 from xmd.jobs import service as jobs_service
 from xmd.projects import flows, paths, service
-from xmd.projects.schemas import ProjectCreate, ProjectOut, project_out
+from xmd.projects.schemas import ProjectCreate, ProjectOut, ProjectUpdate, project_out
 from xmd.versions import service as versions_service
 
 router = APIRouter(prefix="/api", tags=["projects"])
@@ -112,6 +112,14 @@ async def create_project_from_archive(
 def get_project(project_id: Id, db: DB, _: Viewer) -> ProjectOut:
     """One project with its counts and its base and latest model versions."""
     return project_out(db, service.get_or_raise(db_session=db, project_id=project_id))
+
+
+@router.patch("/projects/{project_id}", response_model=ProjectOut)
+def update_project(project_id: Id, body: ProjectUpdate, db: DB, _: Admin) -> ProjectOut:
+    """Rename a project or change its description (409 if another project has the name)."""
+    project = service.get_or_raise(db_session=db, project_id=project_id)
+    service.update(db_session=db, project=project, name=body.name, description=body.description)
+    return project_out(db, project)
 
 
 @router.delete("/projects/{project_id}", status_code=204)

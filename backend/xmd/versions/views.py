@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import tempfile
 from datetime import UTC, datetime
 from functools import partial
@@ -145,7 +146,8 @@ async def download(
         partial(service.downloadable_or_raise, db_session=db, settings=settings, model_version_id=version_id)
     )
     project = projects_service.get_or_raise(db_session=db, project_id=mv.project_id)
-    name = f"{project.name}-v{mv.version}".replace("/", "_").replace("\\", "_").replace(" ", "_")
+    # a folder name every system accepts (no ':', '/', '\\', spaces ...): it is the archive's top folder
+    name = re.sub(r"[^A-Za-z0-9._-]+", "_", f"{project.name}-v{mv.version}").strip("._") or f"model-v{mv.version}"
     path = await run_in_threadpool(_archive, settings, mv, name)
     background.add_task(path.unlink, missing_ok=True)
     return FileResponse(path, media_type="application/gzip", filename=f"{name}.tar.gz")

@@ -127,6 +127,7 @@ export const http = {
   get: <T>(path: string, query?: Query, o: Options = {}) => request<T>('GET', path, { ...o, query }),
   post: <T>(path: string, json?: unknown, o: Options = {}) => request<T>('POST', path, { ...o, json }),
   put: <T>(path: string, json?: unknown, o: Options = {}) => request<T>('PUT', path, { ...o, json }),
+  patch: <T>(path: string, json?: unknown, o: Options = {}) => request<T>('PATCH', path, { ...o, json }),
   del: <T>(path: string, o: Options = {}) => request<T>('DELETE', path, o),
   form: <T>(path: string, form: FormData, o: Options = {}) => request<T>('POST', path, { ...o, form }),
 }

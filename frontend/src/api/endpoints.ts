@@ -16,14 +16,18 @@ import type {
   Job,
   Me,
   MetricPoint,
+  NewToken,
   ModelVersion,
   Page,
   Project,
   ProjectCreate,
   RetrainEstimate,
   RetrainParams,
+  Role,
   Scope,
   Slice,
+  TokenInfo,
+  User,
   WordStats,
 } from './types'
 
@@ -31,13 +35,29 @@ const P = (pid: number) => `/api/projects/${pid}`
 
 export const api = {
   me: () => http.get<Me>('/api/me', undefined, { quiet: true }),
+  hub: () => http.get<{ hub: string }>('/api/health/hub', undefined, { quiet: true }),
 
   // projects
   projects: async () => asPage<Project>(await http.get('/api/projects')).items,
   project: (pid: number) => http.get<Project>(P(pid)),
   createProject: (body: ProjectCreate) => http.post<Project>('/api/projects', body, { quiet: true }),
   uploadProject: (form: FormData) => http.form<Project>('/api/projects/upload', form, { quiet: true }),
-  deleteProject: (pid: number) => http.del<void>(P(pid)),
+  deleteProject: (pid: number) => http.del<void>(P(pid), { quiet: true }),
+  updateProject: (pid: number, body: { name?: string; description?: string }) =>
+    http.patch<Project>(P(pid), body, { quiet: true }),
+  renameDataset: (did: number, name: string) => http.patch<Dataset>(`/api/datasets/${did}`, { name }, { quiet: true }),
+  deleteDataset: (did: number) => http.del<void>(`/api/datasets/${did}`, { quiet: true }),
+
+  // users and tokens (admins)
+  users: async () => asPage<User>(await http.get('/api/users')).items,
+  createUser: (body: { name: string; role: Role; expires_in_days?: number | null }) =>
+    http.post<NewToken>('/api/users', body, { quiet: true }),
+  setRole: (uid: number, role: Role) => http.patch<User>(`/api/users/${uid}`, { role }, { quiet: true }),
+  deleteUser: (uid: number) => http.del<void>(`/api/users/${uid}`, { quiet: true }),
+  tokens: async (uid: number) => asPage<TokenInfo>(await http.get(`/api/users/${uid}/tokens`)).items,
+  createToken: (uid: number, body: { name: string; expires_in_days?: number | null }) =>
+    http.post<NewToken>(`/api/users/${uid}/tokens`, body, { quiet: true }),
+  revokeToken: (uid: number, tid: number) => http.del<void>(`/api/users/${uid}/tokens/${tid}`, { quiet: true }),
 
   // datasets
   datasets: async (pid: number) => asPage<Dataset>(await http.get(`${P(pid)}/datasets`)).items,

@@ -19,7 +19,11 @@ export interface paths {
         delete: operations["delete_dataset_api_datasets__dataset_id__delete"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Rename Dataset
+         * @description Rename a dataset (409 if the project has another dataset of that name).
+         */
+        patch: operations["rename_dataset_api_datasets__dataset_id__patch"];
         trace?: never;
     };
     "/api/datasets/{dataset_id}/examples": {
@@ -116,6 +120,27 @@ export interface paths {
          * @description Liveness: answers without authentication.
          */
         get: operations["health_api_health_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/health/hub": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Hub Health
+         * @description Whether the Hugging Face Hub can be reached (``reachable``, ``unreachable``, or ``offline``
+         *     when HF_HUB_OFFLINE is set): projects from a Hub id and pushes need it. Cached for a minute.
+         */
+        get: operations["hub_health_api_health_hub_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -278,7 +303,11 @@ export interface paths {
         delete: operations["delete_project_api_projects__project_id__delete"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update Project
+         * @description Rename a project or change its description (409 if another project has the name).
+         */
+        patch: operations["update_project_api_projects__project_id__patch"];
         trace?: never;
     };
     "/api/projects/{project_id}/compare": {
@@ -937,6 +966,24 @@ export interface components {
              * @default text
              */
             text_column?: string;
+            /**
+             * Unlabelled
+             * @description the file has no labels (label_column is ignored); train sets only
+             * @default false
+             */
+            unlabelled?: boolean;
+        };
+        /**
+         * ColumnGuess
+         * @description The columns the form pre-selects (xmd.core.data.COLUMN_GUESSES, the one list).
+         */
+        ColumnGuess: {
+            /** Id */
+            id: string | null;
+            /** Label */
+            label: string | null;
+            /** Text */
+            text: string | null;
         };
         /** CompareOut */
         CompareOut: {
@@ -981,6 +1028,11 @@ export interface components {
             source_name: string | null;
             /** Text Column */
             text_column: string;
+        };
+        /** DatasetRename */
+        DatasetRename: {
+            /** Name */
+            name: string;
         };
         /**
          * DatasetRole
@@ -1500,6 +1552,15 @@ export interface components {
             columns: string[];
             /** Format */
             format: string;
+            guess: components["schemas"]["ColumnGuess"];
+            /**
+             * Label Required For
+             * @description uses whose datasets need a label column
+             * @default [
+             *       "eval"
+             *     ]
+             */
+            label_required_for?: components["schemas"]["DatasetRole"][];
             /** N Rows */
             n_rows: number;
             /** Rows */
@@ -1559,6 +1620,16 @@ export interface components {
             n_feedback: number;
             /** Name */
             name: string;
+        };
+        /**
+         * ProjectUpdate
+         * @description A rename and/or a new description; fields left out stay as they are.
+         */
+        ProjectUpdate: {
+            /** Description */
+            description?: string | null;
+            /** Name */
+            name?: string | null;
         };
         /** PushIn */
         PushIn: {
@@ -2110,10 +2181,16 @@ export interface components {
             feedback: components["schemas"]["WordFeedback"][];
             /** Label Counts */
             label_counts: number[];
+            /** Lean */
+            lean: number;
             /** Mean Importance */
             mean_importance: number;
             /** Mean Signed */
             mean_signed: number;
+            /** P Value */
+            p_value: number;
+            /** Q Value */
+            q_value: number;
             /** Skew */
             skew: number;
             /** Skew Label */
@@ -2217,6 +2294,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    rename_dataset_api_datasets__dataset_id__patch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a row id */
+                dataset_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DatasetRename"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DatasetOut"];
+                };
             };
             /** @description Validation Error */
             422: {
@@ -2385,6 +2498,28 @@ export interface operations {
         };
     };
     health_api_health_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: string;
+                    };
+                };
+            };
+        };
+    };
+    hub_health_api_health_hub_get: {
         parameters: {
             query?: never;
             header?: never;
@@ -2678,6 +2813,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    update_project_api_projects__project_id__patch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a row id */
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProjectUpdate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectOut"];
+                };
             };
             /** @description Validation Error */
             422: {

@@ -16,6 +16,10 @@ export type JobStatus = S['JobStatus']
 export type JobKind = S['JobKind']
 
 export type Me = S['UserOut']
+export type User = S['UserOut']
+/** A user with a new token: the secret appears here once and never again. */
+export type NewToken = S['TokenOut']
+export type TokenInfo = S['TokenInfo']
 
 /** The list routes' envelope; `total` is null where the UI reads a bare list. */
 export interface Page<T> {

@@ -26,10 +26,13 @@ const spielberg: WordStats = {
   skew_label: 1,
   skew_label_name: 'positive',
   suspicion: 0.3,
+  p_value: 2e-12,
+  q_value: 4e-10,
+  lean: 3.14,
   suspicious: true,
   feedback: [{ action: 'remove', label: null, scope: 'all' }],
 }
-const plain: WordStats = { ...spielberg, word: 'film', mean_importance: 0.1, suspicious: false, feedback: [], label_counts: [5, 5], skew: 0 }
+const plain: WordStats = { ...spielberg, word: 'film', mean_importance: 0.1, suspicious: false, feedback: [], label_counts: [5, 5], skew: 0, p_value: 1, q_value: 1, lean: 1.05 }
 
 const LABELS = ['negative', 'positive']
 const wordPage = { items: [spielberg, plain], total: 2, offset: 0, limit: 50 }
@@ -107,6 +110,8 @@ describe('TaskView', () => {
     expect(rows[0].text()).toContain('suspicious')
     expect(rows[0].text()).toContain('100% positive')
     expect(rows[0].text()).toContain('n 30')
+    expect(rows[0].find('.sus-score').text()).toBe('q 4e-10 · 3.1× avg') // the server's evidence behind the flag
+    expect(rows[1].find('.sus-score').text()).toBe('q 1 · 1.1× avg')
     expect(rows[1].classes()).toContain('fb-none')
     expect(rows[1].text()).not.toContain('suspicious')
     await rows[1].trigger('click')

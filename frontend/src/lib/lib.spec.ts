@@ -4,7 +4,7 @@ import { divergingColor, intensities, textColor } from './colors'
 import { duration, since } from './duration'
 import { metricRows, sampleOf, shareRows } from './metrics'
 import { ticks } from './scale'
-import { isSuspicious, skewText, splitWords, taskMarks } from './words'
+import { isSuspicious, skewText, splitWords, suspicionText, taskMarks } from './words'
 
 describe('colour scale', () => {
   it('is white at zero, orange for support and blue against', () => {
@@ -66,6 +66,11 @@ describe('words', () => {
     expect(isSuspicious({ ...w, suspicious: false })).toBe(false)
     const strong = { ...w, skew: 1, count: 100, suspicion: 0.9, suspicious: false }
     expect(isSuspicious(strong)).toBe(false)
+  })
+  it('shows the q-value and the lean behind the flag', () => {
+    expect(suspicionText({ q_value: 3.2e-12, lean: 2.46 })).toBe('q 3e-12 · 2.5× avg')
+    expect(suspicionText({ q_value: 0.0412, lean: 1 })).toBe('q 0.041 · 1.0× avg')
+    expect(suspicionText({ q_value: 0, lean: 9 })).toBe('q <1e-300 · 9.0× avg')
   })
   it('keeps the latest task feedback per word', () => {
     const m = taskMarks([

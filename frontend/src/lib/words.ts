@@ -5,6 +5,14 @@ export function isSuspicious(w: Pick<WordStats, 'suspicious'>): boolean {
   return w.suspicious === true
 }
 
+/** The server's evidence behind the flag: "q 2e-12 · 3.1× avg" (the false-discovery-controlled q-value
+ * of the label skew, and the mean importance relative to an average word's). */
+export function suspicionText(w: Pick<WordStats, 'q_value' | 'lean'>): string {
+  const q = w.q_value
+  const qs = q == null ? '–' : q >= 0.001 ? String(Number(q.toFixed(3))) : q === 0 ? '<1e-300' : q.toExponential(0)
+  return `q ${qs} · ${(w.lean ?? 0).toFixed(1)}× avg`
+}
+
 /** "83% positive": how much of the word's occurrences carry its most frequent gold label. */
 export function skewText(w: Pick<WordStats, 'label_counts' | 'skew_label' | 'skew_label_name'>, labels: string[]): string {
   const counts = w.label_counts ?? []

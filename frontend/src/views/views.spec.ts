@@ -237,6 +237,8 @@ describe('DatasetUpload', () => {
     A.previewDataset.mockResolvedValue({
       format: 'csv',
       columns: ['id', 'sentence', 'label'],
+      guess: { text: 'sentence', label: 'label', id: 'id' },
+      label_required_for: ['eval'],
       n_rows: 2,
       rows: [
         { id: 'a', sentence: 'great film', label: 'positive' },
@@ -262,6 +264,50 @@ describe('DatasetUpload', () => {
     expect(form.get('text_column')).toBe('sentence')
     expect(form.get('role')).toBe('train')
     expect(w.find('[data-testid=dataset-error]').text()).toContain('label "neutral" is not one of the project labels')
+  })
+
+  it("takes the server's guess and offers no labels only where the server accepts it", async () => {
+    A.previewDataset.mockResolvedValue({
+      format: 'csv',
+      columns: ['review', 'sentiment'],
+      guess: { text: 'review', label: 'sentiment', id: null },
+      label_required_for: ['eval'],
+      n_rows: 1,
+      rows: [{ review: 'great film', sentiment: 'positive' }],
+    })
+    A.uploadDataset.mockResolvedValue({
+      id: 9,
+      project_id: 3,
+      name: 'mine',
+      role: 'train',
+      source_name: 'mine.csv',
+      text_column: 'review',
+      label_column: null,
+      n_examples: 1,
+      label_counts: { '(none)': 1 },
+      created_at: '2026-01-01T00:00:00Z',
+    })
+    const w = mount(DatasetUpload, { props: { preview: (f: FormData) => A.previewDataset(3, f), upload: (f: FormData) => A.uploadDataset(3, f) } })
+    const input = w.find('#ds-file')
+    Object.defineProperty(input.element, 'files', { value: [new File(['review,sentiment\n'], 'mine.csv')] })
+    await input.trigger('change')
+    await flushPromises()
+    expect((w.find('#ds-text').element as HTMLSelectElement).value).toBe('review')
+    expect((w.find('#ds-label').element as HTMLSelectElement).value).toBe('sentiment')
+    const none = () => w.findAll('#ds-label option').filter((o) => o.text().startsWith('(none'))
+    expect(none()).toHaveLength(1) // train: unlabelled is accepted
+    await w.find('#ds-label').setValue('')
+    await w.find('#ds-role').setValue('eval')
+    await flushPromises()
+    expect(none()).toHaveLength(0) // eval: the server needs labels, so the form does not offer "none"
+    expect((w.find('#ds-label').element as HTMLSelectElement).value).toBe('sentiment')
+    await w.find('#ds-role').setValue('train')
+    await w.find('#ds-label').setValue('')
+    await w.find('form').trigger('submit')
+    await flushPromises()
+    const form = A.uploadDataset.mock.calls[0][1] as FormData
+    expect(form.get('unlabelled')).toBe('true')
+    expect(form.get('label_column')).toBeNull()
   })
 })
 
