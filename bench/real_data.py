@@ -96,6 +96,7 @@ def build_context(args: argparse.Namespace, mode: dict) -> dict:
         "test": [p.example("test") for p in test_posts],
         "train_posts": train_posts,
         "test_posts": test_posts,
+        "dev_posts": dev_posts,
         "words": words,
         "keys": keys,
         "derivation": derivation,
@@ -134,7 +135,7 @@ def rationale_feedback(ctx: dict, predictions: dict[str, int]) -> FeedbackSet:
     return fb
 
 
-def prepare(ctx: dict, mode: dict, loaded) -> None:
+def prepare(ctx: dict, mode: dict, loaded, *, test: bool = True) -> None:
     """Keep the base weights, fix the measured sets, expand both kinds of feedback, measure the base."""
     ctx["loaded"] = loaded
     ctx["base_state"] = {k: v.detach().clone() for k, v in loaded.model.state_dict().items()}
@@ -144,7 +145,7 @@ def prepare(ctx: dict, mode: dict, loaded) -> None:
     ctx["train_pred"] = preds
     ctx["remove_targets"] = task_feedback(ctx["words"]).expand(ctx["train"], num_labels=2)
     ctx["add_targets"] = rationale_feedback(ctx, preds).expand(ctx["train"], num_labels=2)
-    ctx["base"] = rs.measure(loaded, ctx, mode, shares=True, plaus=True)
+    ctx["base"] = rs.measure(loaded, ctx, mode, shares=test, plaus=test, splits=("test", "dev") if test else ("dev",))
     ctx["base"]["loadavg_end"] = load_average()
 
 

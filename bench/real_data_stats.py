@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 import statistics
 from collections.abc import Sequence
+from dataclasses import replace
 
 import hatexplain as hx
 import numpy as np
@@ -67,11 +68,13 @@ def split_metrics(pred: np.ndarray, gold: np.ndarray, has_id: np.ndarray) -> dic
     }
 
 
-def measure(loaded: LoadedModel, ctx: dict, mode: dict, *, shares: bool, plaus: bool) -> dict:
+def measure(
+    loaded: LoadedModel, ctx: dict, mode: dict, *, shares: bool, plaus: bool, splits: Sequence[str] = ("test", "dev")
+) -> dict:
     """Everything measured on one model: test and dev metrics, identity-word shares, plausibility."""
     ml = mode["max_length"]
     out: dict = {}
-    for split in ("test", "dev"):
+    for split in splits:
         pred = predict(loaded, [ex.text for ex in ctx[split]], ml)
         out[split] = split_metrics(pred, ctx[f"{split}_gold"], ctx[f"{split}_has_id"])
         if split == "test":
@@ -92,6 +95,10 @@ def measure(loaded: LoadedModel, ctx: dict, mode: dict, *, shares: bool, plaus: 
         exs = ctx["plaus_examples"]
         exps = explain(loaded, [ex.text for ex in exs], target=[ex.label for ex in exs], max_length=ml)
         out["plausibility"] = plausibility(exps, ctx["plaus_rationales"])
+        # The ER loss works on shares of |score|; a word pushed *against* the gold class has a large share but
+        # no positive score. Plausibility of |score| tells the two apart.
+        absolute = [replace(e, scores=[abs(x) for x in e.scores]) for e in exps]
+        out["plausibility_abs"] = plausibility(absolute, ctx["plaus_rationales"])
         out["auprc_per_example"] = [
             round(auprc(r, e.scores), 5) for e, r in zip(exps, ctx["plaus_rationales"], strict=True)
         ]
@@ -174,6 +181,7 @@ METRICS = {
     "share_occlusion": lambda r: (r.get("shares") or {}).get("occlusion"),
     "auprc": lambda r: (r.get("plausibility") or {}).get("auprc"),
     "token_f1": lambda r: (r.get("plausibility") or {}).get("token_f1"),
+    "auprc_abs": lambda r: (r.get("plausibility_abs") or {}).get("auprc"),
 }
 
 
