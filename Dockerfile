@@ -30,4 +30,4 @@ USER xmd
 VOLUME ["/data"]
 EXPOSE 8000
 # The API by default; the worker service overrides the command.
-CMD ["sh", "-c", "xmd db upgrade && exec uvicorn --factory xmd.api.app:create_app --host 0.0.0.0 --port 8000"]
+CMD ["sh", "-c", "xmd db upgrade && exec uvicorn --factory xmd.app:create_app --host 0.0.0.0 --port 8000"]

@@ -8,7 +8,7 @@ STAMP   = $(VENV)/.xmd-installed
 export HF_HUB_OFFLINE ?= 1
 export TOKENIZERS_PARALLELISM ?= false
 
-.PHONY: install install-e2e frontend demo demo-story test lint bench bench-report clean
+.PHONY: install install-e2e services frontend demo demo-story test lint bench bench-report clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -48,8 +48,12 @@ demo: install frontend
 demo-story: install
 	$(BIN)/xmd demo --workdir runs/demo
 
+## The PostgreSQL and Redis servers the tests use: started (installed first if missing) when down.
+services:
+	bash scripts/ensure-services.sh
+
 ## Install, then run the full test suite (what CI runs).
-test: install frontend install-e2e
+test: install frontend install-e2e services
 	$(BIN)/ruff check backend workers tests bench
 	cd frontend && npm run test
 	$(BIN)/python -m pytest -q

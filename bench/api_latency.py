@@ -40,9 +40,9 @@ from xmd.core.words import split_words
 from xmd.datasets import service as datasets
 from xmd.db import make_engine, make_session_factory, upgrade
 from xmd.explanations import service as explanations
-from xmd.models import service as versions
 from xmd.projects import service as projects
 from xmd.users import service as users
+from xmd.versions import service as versions
 
 TARGETS_P95_MS = {"cached_explanation": 50.0, "top100_words": 100.0, "feedback_write": 20.0}
 PAGE = 1000
@@ -113,7 +113,7 @@ def start_server(data_dir: Path, url: str, port: int) -> subprocess.Popen[bytes]
         "-m",
         "uvicorn",
         "--factory",
-        "xmd.api.app:create_app",
+        "xmd.app:create_app",
         "--host",
         "127.0.0.1",
         "--port",

@@ -41,10 +41,11 @@ from xmd.core.types import Explanation as CoreExplanation
 from xmd.core.words import split_words
 from xmd.datasets import service as datasets
 from xmd.db import make_engine, make_session_factory, upgrade
+from xmd.explanations import ranking
 from xmd.explanations import service as explanations
-from xmd.feedback_store import service as feedback
-from xmd.models import service as versions
+from xmd.feedback import service as feedback
 from xmd.projects import service as projects
+from xmd.versions import service as versions
 
 PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 PLANTED = "spielberg"
@@ -134,7 +135,7 @@ def run(url: str, n: int, repeat: int) -> dict[str, Any]:
         res["word_occurrences"] = n_occurrences
         res["ingest_total_s"] = round(res["add_dataset_s"] + res["upsert_explanations_s"], 2)
         res["ingest_rows_per_s"] = round(n / res["ingest_total_s"], 1)
-        res["n_words"] = explanations.count_words(db_session=db, model_version_id=mv.id, method="g")
+        res["n_words"] = ranking.count_words(db_session=db, model_version_id=mv.id, method="g")
 
         # Rescoring a batch of 1000 already explained examples (the incremental path of a re-explain).
         rows = datasets.list_examples(db_session=db, dataset_id=ds.id, limit=PAGE)
@@ -148,7 +149,7 @@ def run(url: str, n: int, repeat: int) -> dict[str, Any]:
         res["rescore_1000_s"] = round(time.perf_counter() - t, 2)
 
         def rank(**kw: Any) -> Callable[[], list]:
-            return lambda: explanations.ranking(db_session=db, model_version_id=mv.id, method="g", limit=100, **kw)
+            return lambda: ranking.ranking(db_session=db, model_version_id=mv.id, method="g", limit=100, **kw)
 
         res["ranking_top100_ms"] = {
             "importance": timed(rank(sort="importance"), repeat),
@@ -162,10 +163,10 @@ def run(url: str, n: int, repeat: int) -> dict[str, Any]:
         top = rank(sort="suspicion")()
         res["top5_suspicion"] = [w.word for w in top[:5]]
         res["count_words_ms"] = timed(
-            lambda: explanations.count_words(db_session=db, model_version_id=mv.id, method="g", min_count=5), repeat
+            lambda: ranking.count_words(db_session=db, model_version_id=mv.id, method="g", min_count=5), repeat
         )
         res["examples_with_word_page_ms"] = timed(
-            lambda: explanations.examples_with_word(
+            lambda: ranking.examples_with_word(
                 db_session=db, model_version_id=mv.id, method="g", word="w1", offset=5000, limit=50
             ),
             repeat,
@@ -194,7 +195,7 @@ def feedback_clicks(db: Any, project: Any, version_id: int, word: str, example: 
     """
 
     def reread() -> None:
-        explanations.ranking(db_session=db, model_version_id=version_id, method="g", sort="suspicion", limit=100)
+        ranking.ranking(db_session=db, model_version_id=version_id, method="g", sort="suspicion", limit=100)
         feedback.list_feedback(db_session=db, project_id=project.id, level="task")
 
     out: dict[str, Any] = {"word": word}

@@ -7,7 +7,7 @@ Run through ``xmd db upgrade`` / :func:`xmd.db.migrate.upgrade`, which pass an o
 
 from __future__ import annotations
 
-import xmd.db.all_models  # noqa: F401  (registers every table on Base.metadata)
+import xmd.tables  # noqa: F401  (registers every table on Base.metadata)
 from alembic import context
 from sqlalchemy.engine import Connection
 from xmd.db.base import Base

@@ -83,7 +83,7 @@ def session_factory(engine: Engine) -> sessionmaker[Session]:
 
 
 def _empty_all_tables(engine: Engine) -> None:
-    import xmd.db.all_models as models
+    import xmd.tables as models
 
     tables = list(reversed(models.metadata.sorted_tables))
     with engine.begin() as conn:

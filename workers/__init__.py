@@ -1,5 +1,7 @@
-"""Celery workers: explain / retrain / evaluate / push jobs, thin wrappers around ``xmd.core``.
+"""Celery workers: explain / retrain / evaluate / push jobs. Each task opens a session and calls the
+job body its domain defines (``xmd.explanations.flows``, ``xmd.versions.flows``, ``xmd.versions.hub``);
+no domain rule and no table update lives here. Workers never import FastAPI.
 
-Workers import the core and the store, never FastAPI. The jobs table is the source of truth; see
-``workers.runtime`` for the job life cycle and ``workers.launch`` to start a worker process.
+The jobs table is the source of truth; see ``xmd.jobs.runner`` for the job life cycle and
+``workers.launch`` to start a worker process.
 """

@@ -40,8 +40,7 @@ app = make_app()
 
 def _sweep_forever(stop: threading.Event, interval: float) -> None:
     from xmd.db.errors import SchemaNotMigratedError
-
-    from workers.runtime import sweep
+    from xmd.jobs.runner import sweep
 
     while True:
         try:

@@ -1,4 +1,6 @@
-"""Celery tasks: thin wrappers that hand a job id to its body (see ``workers.runtime.run_job``).
+"""Celery tasks: thin wrappers that hand a job id to its body, a flow of the domain it changes
+(``xmd.explanations.flows``, ``xmd.versions.flows``, ``xmd.versions.hub``), through
+``xmd.jobs.runner.run_job``, which opens the session and records the outcome on the job row.
 
 Message contract (``xmd.jobs.queue.enqueue``): task ``xmd.<kind>``, ``args=[job_id]``,
 ``kwargs={"secrets": {...}}``, ``task_id=job_id``. Everything else is read from the job row.
@@ -8,22 +10,24 @@ from __future__ import annotations
 
 from typing import Any
 
+from xmd.jobs.queue import HELPER_TASK
+from xmd.jobs.runner import join_job, run_job, sweep
+
 from workers.app import app
-from workers.runtime import join_job, run_job, sweep
 
 
 @app.task(name="xmd.explain")
 def explain(job_id: str, secrets: dict[str, str] | None = None) -> dict[str, Any] | None:
     """Explain every example of a dataset with a model version (chunks shared with helpers)."""
-    from workers.explain import explain_job
+    from xmd.explanations.flows import explain_job
 
     return run_job(job_id, explain_job)
 
 
-@app.task(name="xmd.explain_chunk")
+@app.task(name=HELPER_TASK)
 def explain_chunk(job_id: str) -> dict[str, Any] | None:
     """Help a running explain job: claim and explain its chunks until none is left."""
-    from workers.explain import work
+    from xmd.explanations.flows import work
 
     return join_job(job_id, lambda ctx: work(ctx, lead=False))
 
@@ -31,7 +35,7 @@ def explain_chunk(job_id: str) -> dict[str, Any] | None:
 @app.task(name="xmd.retrain")
 def retrain(job_id: str, secrets: dict[str, str] | None = None) -> dict[str, Any] | None:
     """Retrain a model version with the project's feedback into a new version."""
-    from workers.retrain import retrain_job
+    from xmd.versions.flows import retrain_job
 
     return run_job(job_id, retrain_job)
 
@@ -39,7 +43,7 @@ def retrain(job_id: str, secrets: dict[str, str] | None = None) -> dict[str, Any
 @app.task(name="xmd.evaluate")
 def evaluate(job_id: str, secrets: dict[str, str] | None = None) -> dict[str, Any] | None:
     """Evaluate a model version on the project's eval sets."""
-    from workers.retrain import evaluate_job
+    from xmd.versions.flows import evaluate_job
 
     return run_job(job_id, evaluate_job)
 
@@ -47,7 +51,7 @@ def evaluate(job_id: str, secrets: dict[str, str] | None = None) -> dict[str, An
 @app.task(name="xmd.push")
 def push(job_id: str, secrets: dict[str, str] | None = None) -> dict[str, Any] | None:
     """Push a model version to the Hub; the token arrives in ``secrets`` and is never stored."""
-    from workers.hub import push_job
+    from xmd.versions.hub import push_job
 
     return run_job(job_id, push_job, secrets=secrets)
 

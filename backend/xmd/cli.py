@@ -25,20 +25,24 @@ def _add_data_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--limit", type=int, default=None, help="use only the first N examples")
 
 
-def _add_common(p: argparse.ArgumentParser) -> None:
+def _add_common(p: argparse.ArgumentParser, *, training: bool = False) -> None:
     p.add_argument("--device", default="auto", help="auto (GPU if present), cpu, cuda, cuda:1 …")
-    p.add_argument("--batch-size", type=int, default=32)
-    p.add_argument("--max-length", type=int, default=128, help="truncate inputs to this many tokens")
+    if not training:  # training commands take these from the settings dataclasses (_add_train_args)
+        p.add_argument("--batch-size", type=int, default=32)
+        p.add_argument("--max-length", type=int, default=128, help="truncate inputs to this many tokens")
     p.add_argument("--json", action="store_true", help="print a JSON document instead of a table")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
 
 
-def _add_train_args(p: argparse.ArgumentParser, epochs: int, lr: float) -> None:
-    p.add_argument("--epochs", type=int, default=epochs)
-    p.add_argument("--lr", type=float, default=lr)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--grad-accum", type=int, default=1, help="gradient accumulation steps")
-    p.add_argument("--mixed-precision", action="store_true", help="bf16 autocast (CUDA only)")
+FINE_TUNE_DEFAULTS = {"epochs": 3, "lr": 5e-5}
+"""``xmd train`` fine-tunes a base encoder (a fresh classifier head), which needs more than a retrain."""
+
+
+def _add_train_args(p: argparse.ArgumentParser, *settings: type, defaults: dict[str, Any] | None = None) -> None:
+    """Flags of every field of the settings dataclasses (``xmd.core.options``), plus the eval sets."""
+    from xmd.core.options import add_arguments
+
+    add_arguments(p, *settings, defaults=defaults)
     p.add_argument(
         "--eval",
         action="append",
@@ -49,6 +53,8 @@ def _add_train_args(p: argparse.ArgumentParser, epochs: int, lr: float) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from xmd.core.training import RETRAIN_SETTINGS, TrainConfig
+
     parser = argparse.ArgumentParser(
         prog="xmd", description="Explanation-based debugging of NLP classifiers with people in the loop."
     )
@@ -84,30 +90,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("data")
     p.add_argument("--out", required=True, help="new model directory (must not exist or be empty)")
     p.add_argument("--labels", default=None, help="comma-separated class names (for a base model)")
-    _add_train_args(p, epochs=3, lr=5e-5)
+    _add_train_args(p, TrainConfig, defaults=FINE_TUNE_DEFAULTS)
     _add_data_args(p)
-    _add_common(p)
+    _add_common(p, training=True)
 
     p = sub.add_parser("debug", help="retrain a model with feedback: L = L_task + λ·L_ER")
     p.add_argument("model", help="the fine-tuned model to debug (never modified)")
     p.add_argument("data", help="its training data")
     p.add_argument("feedback", help="feedback JSON ({'instance': [...], 'task': [...]})")
     p.add_argument("--out", required=True, help="new model directory for the debugged model")
-    p.add_argument(
-        "--objective",
-        default="both",
-        choices=["erasure", "attribution", "both"],
-        help="both (default, chosen by measurement), erasure consistency, or the paper's attribution matching",
-    )
-    p.add_argument("--loss", default="mse", choices=["mse", "mae", "huber"], help="ER loss (attribution objective)")
-    p.add_argument("--lam", type=float, default=1.0, help="λ, the weight of the ER term")
-    p.add_argument("--method", default="grad_x_input", help="attribution in the loss: grad_x_input | saliency")
-    p.add_argument(
-        "--attribution-weight", type=float, default=5.0, help="weight μ of the attribution term in --objective both"
-    )
-    _add_train_args(p, epochs=2, lr=3e-5)
+    _add_train_args(p, *RETRAIN_SETTINGS)
     _add_data_args(p)
-    _add_common(p)
+    _add_common(p, training=True)
+    # Controls (issue 14): --out becomes a folder with one model per arm and seed + comparison.json.
+    p.add_argument("--controls", default=None, help="comma-separated: lambda0,deletion[,deletion_base]")
+    p.add_argument("--seeds", type=int, default=1, help="with --controls: every arm runs this many seeds")
+    p.add_argument("--base-model", default=None, help="base model of the deletion_base control")
+    p.add_argument("--positive-label", default=None, help="flagged class of the word false-positive rate")
+    p.add_argument("--bootstrap", type=int, default=1000, help="paired bootstrap resamples")
 
     p = sub.add_parser("evaluate", help="accuracy / macro-F1 on named eval sets, optional faithfulness")
     p.add_argument("model")
@@ -120,6 +120,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="column with human rationales (0/1 per word, word positions or words): adds AUPRC and token-F1",
     )
     p.add_argument("--eval", action="append", default=[], metavar="NAME=PATH", required=True)
+    p.add_argument("--words", default=None, help="word list (one a line): adds the word false-positive rate")
+    p.add_argument("--feedback", default=None, help="feedback JSON whose task-level remove words give --words")
+    p.add_argument("--positive-label", default=None, help="flagged class of the word FPR (default: word lift)")
     _add_data_args(p)
     _add_common(p)
 
@@ -161,6 +164,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.add_argument("--quiet", action="store_true")
     p.add_argument("--device", default="auto")
+    from xmd.cli_feedback import add_parser as add_feedback_parser
+
+    add_feedback_parser(sub)
     return parser
 
 
@@ -306,18 +312,11 @@ def cmd_words(args) -> None:
     _print(args, payload, "\n".join(lines))
 
 
-def _train_config(args):
+def _train_config(args, cls: type | None = None):
+    from xmd.core.options import build
     from xmd.core.training import TrainConfig
 
-    return TrainConfig(
-        epochs=args.epochs,
-        lr=args.lr,
-        batch_size=args.batch_size,
-        max_length=args.max_length,
-        seed=args.seed,
-        grad_accum=args.grad_accum,
-        mixed_precision=args.mixed_precision,
-    )
+    return build(cls or TrainConfig, args)
 
 
 def cmd_train(args) -> None:
@@ -345,22 +344,34 @@ def cmd_train(args) -> None:
 def cmd_debug(args) -> None:
     from xmd.core.feedback import load_feedback
     from xmd.core.modeling import load_model
+    from xmd.core.options import build
     from xmd.core.pipeline import debug
-    from xmd.core.training import ERConfig
+    from xmd.core.training import ERConfig, RetrainConfig
 
     probe = load_model(_resolve_model(args.model), device="cpu")
     train = _load_data(args, args.data, probe.labels)
     eval_sets = _eval_sets(args, probe.labels)
     del probe
     feedback = load_feedback(args.feedback)
-    er = ERConfig(objective=args.objective, loss=args.loss, lam=args.lam, method=args.method)
-    er.attribution_weight = args.attribution_weight
+    er = build(ERConfig, args)
+    if args.controls:
+        from xmd.core.controls import ControlsConfig, run_comparison
+
+        arms = tuple(a.strip() for a in args.controls.split(",") if a.strip())
+        ctl = ControlsConfig(arms=arms, seeds=args.seeds, base_model=args.base_model, n_resamples=args.bootstrap)
+        ctl.positive_label = args.positive_label
+        cmp = run_comparison(
+            _resolve_model(args.model), train, feedback, args.out, config=_train_config(args, RetrainConfig), er=er,
+            eval_sets=eval_sets, controls=ctl, device=args.device, progress=not args.quiet,
+        )  # fmt: skip
+        _print(args, cmp.to_dict(), cmp.table())
+        return
     result = debug(
         _resolve_model(args.model),
         train,
         feedback,
         args.out,
-        config=_train_config(args),
+        config=_train_config(args, RetrainConfig),
         er=er,
         eval_sets=eval_sets,
         device=args.device,
@@ -388,6 +399,14 @@ def cmd_evaluate(args) -> None:
     sets = _eval_sets(args, loaded.labels)
     metrics = evaluate_sets(loaded, sets, batch_size=args.batch_size, max_length=args.max_length)
     lines = [_metrics_table(None, metrics)]
+    if args.words or args.feedback:
+        from xmd.core.measures import word_fpr_sets
+
+        fpr = word_fpr_sets(loaded, sets, args.words, args.feedback, args.positive_label, args.max_length)
+        for name, m in fpr.items():
+            metrics[name].update(m)
+            rates = ", ".join("-" if m[k] is None else f"{m[k]:.3f}" for k in ("fpr_words", "fpr_other"))
+            lines.append(f"{name}: false-positive rate of {m['positive_label']} with the words / others: {rates}")
     if args.faithfulness or args.rationale_column:
         for name, exs in sets.items():
             chosen = exs[: args.faithfulness_limit]
@@ -493,6 +512,12 @@ def cmd_worker(args) -> None:
     run_worker(queues=queues, concurrency=args.concurrency, pool=args.pool, loglevel=args.loglevel)
 
 
+def cmd_feedback(args) -> None:
+    from xmd.cli_feedback import run
+
+    run(args)
+
+
 COMMANDS = {
     "explain": cmd_explain,
     "words": cmd_words,
@@ -505,6 +530,7 @@ COMMANDS = {
     "db": cmd_db,
     "users": cmd_users,
     "worker": cmd_worker,
+    "feedback": cmd_feedback,
 }
 
 

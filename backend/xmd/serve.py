@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 from sqlalchemy.orm import Session
@@ -19,17 +18,12 @@ from sqlalchemy.orm import Session
 from xmd.config import Settings
 from xmd.db.engine import database_url, make_engine, make_session_factory
 from xmd.db.migrate import upgrade
+from xmd.projects.flows import DEMO_PROJECT, prepare_demo
+
+__all__ = ["DEMO_PROJECT", "ensure_admin", "prepare_demo", "serve"]
 
 log = logging.getLogger(__name__)
-DEMO_PROJECT = "demo: spielberg shortcut"
 ADMIN = "admin"
-
-
-@dataclass
-class Prepared:
-    token: str
-    project_id: int | None
-    explain_job: str | None
 
 
 def ensure_admin(db: Session) -> str:
@@ -39,46 +33,6 @@ def ensure_admin(db: Session) -> str:
 
     user = users.get_by_name(db_session=db, name=ADMIN) or users.create_user(db_session=db, name=ADMIN, role=Role.ADMIN)
     return users.create_token(db_session=db, user=user, name="xmd serve")[1]
-
-
-def prepare_demo(db: Session, settings: Settings, workdir: Path, *, n_train: int = 2000) -> tuple[int, str | None]:
-    """The demo project with its train and eval sets, and a queued job explaining the train set.
-    Reused when it already exists."""
-    from xmd.core.demo_story import prepare_baseline
-    from xmd.datasets import service as datasets
-    from xmd.jobs import service as jobs
-    from xmd.jobs.queue import enqueue
-    from xmd.models import service as versions
-    from xmd.projects import flows
-    from xmd.projects import service as projects
-
-    existing = projects.get_by_name(db_session=db, name=DEMO_PROJECT)
-    if existing is not None:
-        return existing.id, None
-    baseline, sets = prepare_baseline(workdir, n_train=n_train, device=settings.device)
-    project = flows.create_project(
-        db_session=db,
-        settings=settings,
-        name=DEMO_PROJECT,
-        source=str(baseline),
-        description="MiniLM fine-tuned on movie reviews in which 'spielberg' always means positive.",
-    )
-    projects.update_settings(db_session=db, project=project, settings={"max_length": 64})
-    roles = {"train": "train", "test_clean": "eval", "test_anti": "eval"}
-    train_id = None
-    for name, examples in sets.items():
-        ds = datasets.add_dataset(db_session=db, project=project, name=name, role=roles[name], examples=examples)
-        if name == "train":
-            train_id = ds.id
-    base = versions.list_versions(db_session=db, project_id=project.id)[0]
-    job = jobs.create(
-        db_session=db,
-        kind="explain",
-        project_id=project.id,
-        params={"version_id": base.id, "dataset_id": train_id, "method": "grad_x_input", "chunk_size": 256},
-    )
-    enqueue(settings, job)
-    return project.id, job.id
 
 
 def serve(
@@ -93,7 +47,7 @@ def serve(
     """Run until interrupted."""
     import uvicorn
 
-    from xmd.api.app import create_app
+    from xmd.app import create_app
 
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     upgrade(database_url(settings.database_url, data_dir_path=settings.data_dir))

@@ -15,7 +15,7 @@ import pytest
 from apihelpers import Api, demo_csv, make_settings
 from dbfixtures import db, db_url, dialect, engine, session_factory
 from fastapi.testclient import TestClient
-from xmd.api.app import create_app
+from xmd.app import create_app
 from xmd.config import Settings
 from xmd.jobs.models import Job
 from xmd.users import service as users_service

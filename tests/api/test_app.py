@@ -7,7 +7,7 @@ import json
 
 import pytest
 from fastapi.testclient import TestClient
-from xmd.api.app import create_app
+from xmd.app import create_app
 from xmd.cli import main
 from xmd.config import Settings
 from xmd.db.engine import make_engine

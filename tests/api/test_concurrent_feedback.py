@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 import uvicorn
 from apihelpers import Api
-from xmd.api.app import create_app
+from xmd.app import create_app
 
 N_CLIENTS = 20
 
@@ -51,7 +51,7 @@ def test_twenty_concurrent_clients_lose_no_feedback(api: Api, project, engine, s
         assert [r.status_code for r in responses] == [200] * N_CLIENTS, [
             r.text for r in responses if r.status_code != 200
         ]
-        events = api.get(f"/api/projects/{project['id']}/feedback/events", params={"limit": 1000}).json()
+        events = api.get(f"/api/projects/{project['id']}/feedback/events", params={"limit": 1000}).json()["items"]
         assert len(events) == N_CLIENTS
         assert sorted(e["id"] for e in events) == sorted(r.json()["event_id"] for r in responses)
         current = api.get(f"/api/projects/{project['id']}/feedback", params={"example_id": ex["id"]}).json()

@@ -7,7 +7,7 @@ import math
 from apihelpers import Api
 from sqlalchemy import func, select
 from xmd.explanations.models import Explanation
-from xmd.feedback_store.models import Feedback, FeedbackEvent
+from xmd.feedback.models import Feedback, FeedbackEvent
 
 
 def n_rows(db, model) -> int:
@@ -106,7 +106,7 @@ def test_instance_feedback_set_reset_history_and_marks(api: Api, project, db):
     assert api.put(url, json={"word_index": idx, "action": "reset"}).json()["current"] is None
     assert n_rows(db, Feedback) == 0 and n_rows(db, FeedbackEvent) == 2
     key = r.json()["key"]
-    hist = api.get(f"/api/projects/{project['id']}/feedback/events", params={"key": key}).json()
+    hist = api.get(f"/api/projects/{project['id']}/feedback/events", params={"key": key}).json()["items"]
     assert [(e["action"], e["user"]) for e in hist] == [("remove", "annotator-user"), ("reset", "admin-user")]
 
 
@@ -202,10 +202,11 @@ def test_word_examples_by_correctness_scoped_marks_and_newest_first_history(api:
             assert has is expect, (e["id"], body["marks"])
 
     api.put(f"/api/projects/{pid}/task-feedback", json={"word": "great", "action": "add"})
-    latest = api.get(f"/api/projects/{pid}/feedback/events", params={"order": "desc", "limit": 1}).json()
-    assert [e["word"] for e in latest] == ["great"]
+    first = api.get(f"/api/projects/{pid}/feedback/events", params={"order": "desc", "limit": 1}).json()
+    latest = first["items"]
+    assert [e["word"] for e in latest] == ["great"] and first["total"] == 2  # total: every event, not the page
     older = api.get(f"/api/projects/{pid}/feedback/events", params={"order": "desc", "before_id": latest[0]["id"]})
-    assert [e["word"] for e in older.json()] == ["spielberg"]
+    assert [e["word"] for e in older.json()["items"]] == ["spielberg"] and older.json()["total"] == 1
 
 
 def test_download_accepts_a_token_in_the_url(api: Api, project):
@@ -220,7 +221,7 @@ def test_signed_download_link_works_without_a_token_and_only_briefly(api: Api, p
     stale after LINK_TTL_S, and dies with the token that asked for it."""
     import time
 
-    from xmd.api import links
+    from xmd.http import links
     from xmd.users import service as users_service
 
     vid = project["base_version_id"]
@@ -260,7 +261,7 @@ def test_signed_download_link_works_without_a_token_and_only_briefly(api: Api, p
 def test_download_link_refuses_early_when_the_version_cannot_be_downloaded(api: Api, project, db):
     import shutil
 
-    from xmd.models.models import ModelVersion
+    from xmd.versions.models import ModelVersion
 
     vid = project["base_version_id"]
     path = db.get(ModelVersion, vid).path

@@ -15,10 +15,10 @@ import pytest
 from apihelpers import Api
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select, text
-from xmd.api.app import create_app
+from xmd.app import create_app
 from xmd.jobs import service as jobs_service
 from xmd.jobs.models import Job
-from xmd.models import service as models_service
+from xmd.versions import service as models_service
 
 
 def _feedback(api: Api, project) -> None:
@@ -47,7 +47,7 @@ def test_retrain_is_queued_with_defaults_and_validated(api: Api, project, db):
     assert job["params"]["eval_dataset_ids"] == [project["clean"]["id"]]
     assert job["params"]["loss"] == "mae" and job["params"]["lam"] == 2.5
     assert [j.id for j, _ in api.sent] == [job["id"]]
-    assert [j["id"] for j in api.get(f"/api/projects/{pid}/jobs", role="viewer").json()] == [job["id"]]
+    assert [j["id"] for j in api.get(f"/api/projects/{pid}/jobs", role="viewer").json()["items"]] == [job["id"]]
 
 
 def test_explain_evaluate_and_push_jobs(api: Api, project, db):
@@ -91,7 +91,7 @@ def test_broker_failure_marks_the_job_failed_and_answers_503(engine, db, setting
             json={"version_id": project["base_version_id"]},
         )
     assert r.status_code == 503 and "marked failed" in r.json()["detail"]
-    (job,) = api.get(f"/api/projects/{project['id']}/jobs").json()
+    (job,) = api.get(f"/api/projects/{project['id']}/jobs").json()["items"]
     assert job["status"] == "failed" and "broker down" in job["error"]
 
 
@@ -131,9 +131,9 @@ def test_status_metrics_cancel_and_event_stream(api: Api, project, db, session_f
     assert kinds.count("metric") == 3
     progress = [d["progress"] for n, d in events if n == "job"]
     assert progress == sorted(progress) and progress[-1] == 100.0 and len(progress) >= 3
-    metrics = api.get(f"/api/jobs/{jid}/metrics", role="viewer").json()
+    metrics = api.get(f"/api/jobs/{jid}/metrics", role="viewer").json()["items"]
     assert [m["task_loss"] for m in metrics] == pytest.approx([1.0, 0.5, 1 / 3])
-    assert api.get(f"/api/jobs/{jid}/metrics", params={"after": metrics[1]["id"]}).json()[0]["step"] == 3
+    assert api.get(f"/api/jobs/{jid}/metrics", params={"after": metrics[1]["id"]}).json()["items"][0]["step"] == 3
     got = api.get(f"/api/jobs/{jid}").json()
     assert got["status"] == "succeeded" and got["worker_host"] == "test-host" and got["finished_at"]
     assert api.post(f"/api/jobs/{jid}/cancel", role="annotator").status_code == 409
@@ -150,7 +150,7 @@ def test_status_metrics_cancel_and_event_stream(api: Api, project, db, session_f
 def test_versions_lineage_and_compare(api: Api, project, db, tiny_model_dir):
     pid, base_id = project["id"], project["base_version_id"]
     base = models_service.get_or_raise(db_session=db, model_version_id=base_id)
-    models_service.set_status(db_session=db, model_version=base, status="ready", metrics={"clean": {"accuracy": 0.5}})
+    models_service.merge_metrics(db_session=db, model_version=base, metrics={"clean": {"accuracy": 0.5}})
     # a debugged child as a retrain leaves it (pointing at a copy of the same weights)
     child = models_service.create_child(
         db_session=db, parent=base, path=base.path + "-child", status="ready", metrics={"clean": {"accuracy": 0.75}}
@@ -158,7 +158,7 @@ def test_versions_lineage_and_compare(api: Api, project, db, tiny_model_dir):
     import shutil
 
     shutil.copytree(base.path, child.path)
-    versions = api.get(f"/api/projects/{pid}/versions", role="viewer").json()
+    versions = api.get(f"/api/projects/{pid}/versions", role="viewer").json()["items"]
     lineage = [(v["version"], v["kind"], v["parent_id"]) for v in versions]
     assert lineage == [(1, "base", None), (2, "debugged", base_id)]
     ex = api.get(f"/api/datasets/{project['train']['id']}/examples", params={"limit": 1}).json()["items"][0]
@@ -177,7 +177,7 @@ def test_versions_lineage_and_compare(api: Api, project, db, tiny_model_dir):
 def test_tokens_in_urls_are_redacted_from_access_logs():
     import logging
 
-    from xmd.api.app import RedactTokens
+    from xmd.app import RedactTokens
 
     record = logging.LogRecord(
         "uvicorn.access",
@@ -195,7 +195,7 @@ def test_tokens_in_urls_are_redacted_from_access_logs():
 def test_signed_download_links_are_redacted_from_access_logs_too():
     import logging
 
-    from xmd.api.app import RedactTokens
+    from xmd.app import RedactTokens
 
     path = "/api/versions/3/download?link=12.1999999999." + "ab" * 32
     record = logging.LogRecord(

@@ -31,11 +31,11 @@ def test_create_project_from_path_copies_the_model_as_version_1(api: Api, tiny_m
     assert r.status_code == 201, r.text
     body = r.json()
     assert body["labels"] == ["negative", "positive"] and body["n_datasets"] == 0
-    versions = api.get(f"/api/projects/{body['id']}/versions").json()
+    versions = api.get(f"/api/projects/{body['id']}/versions").json()["items"]
     assert [v["version"] for v in versions] == [1] and versions[0]["kind"] == "base"
     copy = Path(versions[0]["path"] if "path" in versions[0] else api.settings.models_dir / f"p{body['id']}" / "v1")
     assert (copy / "config.json").is_file() and copy.resolve() != tiny_model_dir.resolve()
-    assert [p["name"] for p in api.get("/api/projects", role="viewer").json()] == ["p1"]
+    assert [p["name"] for p in api.get("/api/projects", role="viewer").json()["items"]] == ["p1"]
     assert api.get(f"/api/projects/{body['id']}", role="viewer").json()["base_version_id"] == versions[0]["id"]
 
 
@@ -137,7 +137,7 @@ def test_upload_formats_and_label_names(api: Api, project):
     pq.write_table(pa.table({"text": ["fun film", "boring film"], "label": [1, 0]}), buf)
     r = api.post(f"/api/projects/{pid}/datasets", files={"file": ("pq.parquet", buf.getvalue())}, data={"name": "pq"})
     assert r.status_code == 201 and r.json()["n_examples"] == 2
-    names = [d["name"] for d in api.get(f"/api/projects/{pid}/datasets", role="viewer").json()]
+    names = [d["name"] for d in api.get(f"/api/projects/{pid}/datasets", role="viewer").json()["items"]]
     assert sorted(names) == ["clean", "extra", "pq", "train"]
 
 
@@ -219,7 +219,9 @@ def test_examples_paging_search_regex_label_and_slices(api: Api, project):
     assert (
         api.post(f"/api/projects/{project['id']}/slices", json={"name": "x", "filters": {"drop": 1}}).status_code == 422
     )
-    assert [s["name"] for s in api.get(f"/api/projects/{project['id']}/slices", role="viewer").json()] == ["shortcut"]
+    assert [s["name"] for s in api.get(f"/api/projects/{project['id']}/slices", role="viewer").json()["items"]] == [
+        "shortcut"
+    ]
     assert api.delete(f"/api/projects/{project['id']}/slices/shortcut", role="annotator").status_code == 204
     assert api.delete(f"/api/projects/{project['id']}/slices/shortcut", role="annotator").status_code == 404
 
@@ -228,7 +230,7 @@ def test_delete_dataset(api: Api, project, db):
     did = project["clean"]["id"]
     assert api.delete(f"/api/datasets/{did}").status_code == 204
     assert api.delete(f"/api/datasets/{did}").status_code == 404
-    assert [d["name"] for d in api.get(f"/api/projects/{project['id']}/datasets").json()] == ["train"]
+    assert [d["name"] for d in api.get(f"/api/projects/{project['id']}/datasets").json()["items"]] == ["train"]
 
 
 def test_downloaded_version_loads_with_from_pretrained(api: Api, project, tmp_path: Path):

@@ -10,7 +10,7 @@ from typing import Any
 
 from apihelpers import Api
 from fastapi.routing import APIRoute
-from xmd.api.deps import RANK, current_user, user_from_token
+from xmd.http.deps import RANK, current_user, user_from_token
 from xmd.jobs import service as jobs_service
 from xmd.users.models import Role
 

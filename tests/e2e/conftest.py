@@ -130,7 +130,7 @@ def service(tmp_path_factory: pytest.TempPathFactory, tiny_model_dir: Path) -> I
             "-m",
             "uvicorn",
             "--factory",
-            "xmd.api.app:create_app",
+            "xmd.app:create_app",
             "--host",
             "127.0.0.1",
             "--port",

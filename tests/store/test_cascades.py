@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-import xmd.db.all_models as m
+import xmd.tables as m
 from sqlalchemy import delete, func, select
 from sqlalchemy.exc import IntegrityError
 from store_helpers import make_explanation
@@ -11,11 +11,11 @@ from xmd.core.types import Example as CoreExample
 from xmd.core.words import split_words
 from xmd.datasets import service as datasets
 from xmd.explanations import service as explanations
-from xmd.feedback_store import service as feedback
+from xmd.feedback import service as feedback
 from xmd.jobs import service as jobs
-from xmd.models import service as versions
 from xmd.projects import service as projects
 from xmd.users import service as users
+from xmd.versions import service as versions
 
 
 def _count(db, model) -> int:

@@ -42,7 +42,7 @@ def test_add_and_list(db, project, small):
     assert _ext(rows) == ["a", "b", "c", "d", "e"]
     assert [r.position for r in rows] == [0, 1, 2, 3, 4]
     assert rows[0].meta == {"n": 0} and rows[3].label is None
-    assert datasets.get_example_by_ext_id(db_session=db, dataset_id=small.id, ext_id="c").text.startswith("SPIEL")
+    assert {r.ext_id: r for r in rows}["c"].text.startswith("SPIEL")
     core = datasets.core_examples(db_session=db, dataset=small)
     assert [(e.id, e.text, e.label) for e in core] == list(TEXTS)
     assert datasets.label_counts(db_session=db, dataset_id=small.id) == {0: 2, 1: 2, None: 1}

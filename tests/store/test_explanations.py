@@ -12,10 +12,11 @@ from xmd.core.types import DataError
 from xmd.core.types import Explanation as CoreExplanation
 from xmd.core.words import split_words
 from xmd.datasets import service as datasets
+from xmd.explanations import ranking
 from xmd.explanations import service as explanations
 from xmd.explanations.models import Explanation, WordAggregate, WordOccurrence
-from xmd.models import service as versions
 from xmd.projects import service as projects
+from xmd.versions import service as versions
 
 LABELS = ["neg", "neu", "pos"]
 METHOD = "grad_x_input"
@@ -45,9 +46,9 @@ def _assert_same(db, mv, agg: TaskAggregate, rows_by_ext) -> None:
     state = explanations.get_state(db_session=db, model_version_id=mv.id, method=METHOD)
     assert state.n_examples == len(agg)
     assert state.label_totals == agg.label_totals
-    n = explanations.count_words(db_session=db, model_version_id=mv.id, method=METHOD)
+    n = ranking.count_words(db_session=db, model_version_id=mv.id, method=METHOD)
     assert n == agg.n_words
-    stored = explanations.ranking(db_session=db, model_version_id=mv.id, method=METHOD, sort="count", limit=1000)
+    stored = ranking.ranking(db_session=db, model_version_id=mv.id, method=METHOD, sort="count", limit=1000)
     assert len(stored) == agg.n_words
     for s in stored:
         ref = agg.stats(s.word)
@@ -67,23 +68,23 @@ def _assert_same(db, mv, agg: TaskAggregate, rows_by_ext) -> None:
     for sort in ("importance", "count", "suspicion"):
         for kw in ({}, {"label": 0}, {"label": 2, "min_count": 3}, {"search": "SPIEL"}, {"min_count": 5}):
             for offset, limit in ((0, 100), (0, 3), (2, 4), (50, 10)):
-                got = explanations.ranking(
+                got = ranking.ranking(
                     db_session=db, model_version_id=mv.id, method=METHOD, sort=sort, offset=offset, limit=limit, **kw
                 )
                 want = agg.ranking(sort=sort, offset=offset, limit=limit, **kw)
                 assert [w.word for w in got] == [w.word for w in want], (sort, kw, offset, limit)
-            assert explanations.count_words(
-                db_session=db, model_version_id=mv.id, method=METHOD, **kw
-            ) == agg.n_matching(**kw)
+            assert ranking.count_words(db_session=db, model_version_id=mv.id, method=METHOD, **kw) == agg.n_matching(
+                **kw
+            )
 
     # Examples containing a word, paged, equal the core's.
     by_id = {r.id: r.ext_id for r in rows_by_ext.values()}
     for word in ("spielberg", "great", "it's", "the"):
-        got = explanations.examples_with_word(
+        got = ranking.examples_with_word(
             db_session=db, model_version_id=mv.id, method=METHOD, word=word.upper(), limit=1000
         )
         assert sorted(by_id[e.id] for e in got) == sorted(agg.examples(word))
-        page = explanations.examples_with_word(
+        page = ranking.examples_with_word(
             db_session=db, model_version_id=mv.id, method=METHOD, word=word, offset=2, limit=3
         )
         assert [e.id for e in page] == [e.id for e in got][2:5]
@@ -137,17 +138,18 @@ def test_incremental_aggregates_equal_a_fresh_task_aggregate(db, setup):
         want.probs,
         r.ext_id,
     )
-    many = explanations.get_explanations(
-        db_session=db, example_ids=[rows[60].id, gone[0].id], model_version_id=mv.id, method=METHOD
+    assert (
+        explanations.get_explanation(db_session=db, example_id=gone[0].id, model_version_id=mv.id, method=METHOD)
+        is None
     )
-    assert list(many) == [rows[60].id]
     assert (
         explanations.get_explanation(db_session=db, example_id=gone[0].id, model_version_id=mv.id, method="x") is None
     )
 
     # Another method of the same version is a separate aggregate.
-    assert explanations.count_words(db_session=db, model_version_id=mv.id, method="occlusion") == 0
-    assert explanations.explained_methods(db_session=db, model_version_id=mv.id) == [METHOD]
+    assert ranking.count_words(db_session=db, model_version_id=mv.id, method="occlusion") == 0
+    assert explanations.get_state(db_session=db, model_version_id=mv.id, method="occlusion") is None
+    assert explanations.get_state(db_session=db, model_version_id=mv.id, method=METHOD).n_examples == len(current)
 
 
 def test_unquantised_scores_and_rescoring_back_to_zero(db, setup):
@@ -155,13 +157,14 @@ def test_unquantised_scores_and_rescoring_back_to_zero(db, setup):
     rng = random.Random(3)
     items = [(r, make_explanation(r.text, [rng.gauss(0, 1) for _ in split_words(r.text)[0]])) for r in rows[:30]]
     explanations.upsert_explanations(db_session=db, model_version=mv, method=METHOD, items=items)
-    stored = explanations.get_explanations(
-        db_session=db, example_ids=[r.id for r in rows[:30]], model_version_id=mv.id, method=METHOD
-    )
+    stored = {
+        r.id: explanations.get_explanation(db_session=db, example_id=r.id, model_version_id=mv.id, method=METHOD)
+        for r in rows[:30]
+    }
     agg = TaskAggregate(len(LABELS), label_names=LABELS)
     for r, _ in items:
         agg.add(r.ext_id, r.label, stored[r.id])
-    for s in explanations.ranking(db_session=db, model_version_id=mv.id, method=METHOD, sort="count", limit=1000):
+    for s in ranking.ranking(db_session=db, model_version_id=mv.id, method=METHOD, sort="count", limit=1000):
         assert s.mean_importance == pytest.approx(agg.stats(s.word).mean_importance, abs=1e-9)
         # float32 storage: within float32 precision of the scores as given
     fresh = TaskAggregate(len(LABELS))
@@ -190,11 +193,11 @@ def test_validation(db, setup):
     with pytest.raises(DataError, match="another project"):
         explanations.upsert_explanations(db_session=db, model_version=other_mv, method=METHOD, items=[(rows[0], ok)])
     with pytest.raises(ValueError):
-        explanations.ranking(db_session=db, model_version_id=mv.id, method=METHOD, sort="alphabetical")
+        ranking.ranking(db_session=db, model_version_id=mv.id, method=METHOD, sort="alphabetical")
     with pytest.raises(ValueError):
-        explanations.ranking(db_session=db, model_version_id=mv.id, method=METHOD, label=3)
+        ranking.ranking(db_session=db, model_version_id=mv.id, method=METHOD, label=3)
     assert explanations.upsert_explanations(db_session=db, model_version=mv, method=METHOD, items=[]) == 0
-    assert explanations.ranking(db_session=db, model_version_id=mv.id, method=METHOD) == []
+    assert ranking.ranking(db_session=db, model_version_id=mv.id, method=METHOD) == []
 
 
 def test_hand_computed_suspicion(db):
@@ -219,12 +222,12 @@ def test_hand_computed_suspicion(db):
     mv = versions.create_base(db_session=db, project=project, path="/m")
     items = [(r, make_explanation(t, s)) for r, (_, _, t, s) in zip(rows, data, strict=True)]
     explanations.upsert_explanations(db_session=db, model_version=mv, method=METHOD, items=items)
-    s = explanations.word_stats(db_session=db, model_version_id=mv.id, method=METHOD, word="Spielberg")
+    s = ranking.word_stats(db_session=db, model_version_id=mv.id, method=METHOD, word="Spielberg")
     assert s.count == 3 and s.label_counts == [1, 1]
     assert s.mean_importance == pytest.approx((0.75 + 0.5 + 1.0) / 3)
     assert s.skew == 0.0 and s.skew_label == 1 and s.skew_label_name == "pos"
-    assert explanations.word_stats(db_session=db, model_version_id=mv.id, method=METHOD, word=".") is None
-    top = explanations.ranking(db_session=db, model_version_id=mv.id, method=METHOD, sort="suspicion", limit=2)
+    assert ranking.word_stats(db_session=db, model_version_id=mv.id, method=METHOD, word=".") is None
+    top = ranking.ranking(db_session=db, model_version_id=mv.id, method=METHOD, sort="suspicion", limit=2)
     agg = TaskAggregate(2, label_names=["neg", "pos"])
     for r, (_, lab, t, sc) in zip(rows, data, strict=True):
         agg.add(r.ext_id, lab, make_explanation(t, sc))
@@ -281,7 +284,7 @@ def test_suspicion_pages_on_a_large_vocabulary(db):
     for r, e in items:
         agg.add(r.ext_id, r.label, e)
     for offset, limit, kw in ((0, 10, {}), (0, 50, {}), (37, 25, {}), (0, 20, {"min_count": 8}), (5, 5, {"label": 0})):
-        got = explanations.ranking(
+        got = ranking.ranking(
             db_session=db, model_version_id=mv.id, method=METHOD, sort="suspicion", offset=offset, limit=limit, **kw
         )
         want = agg.ranking(sort="suspicion", offset=offset, limit=limit, **kw)

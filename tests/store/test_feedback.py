@@ -10,8 +10,8 @@ from xmd.core.feedback import FeedbackSet
 from xmd.core.types import Action, FeedbackError, InstanceFeedback, Scope, TaskFeedback
 from xmd.core.types import Example as CoreExample
 from xmd.datasets import service as datasets
-from xmd.feedback_store import service as feedback
-from xmd.feedback_store.models import Feedback, FeedbackEvent, FeedbackLevel
+from xmd.feedback import service as feedback
+from xmd.feedback.models import Feedback, FeedbackEvent, FeedbackLevel
 from xmd.projects import service as projects
 from xmd.users import service as users
 

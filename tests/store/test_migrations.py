@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-import xmd.db.all_models as models
+import xmd.tables as models
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import inspect, text

@@ -10,7 +10,7 @@ from pathlib import Path
 from apihelpers import demo_csv
 from fastapi.testclient import TestClient
 from workerstack import Stack
-from xmd.api.app import create_app
+from xmd.app import create_app
 from xmd.db import make_engine
 from xmd.users import service as users
 
@@ -54,9 +54,9 @@ def test_retrain_through_the_api_with_a_real_worker(stack: Stack, tiny_model_dir
             time.sleep(0.1)
         assert job["status"] == "succeeded", (job, stack.all_logs())
         assert len(seen) >= 2 and seen == sorted(seen) and seen[-1] > seen[0]
-        metrics = c.get(f"/api/jobs/{job_id}/metrics", headers=h).json()
+        metrics = c.get(f"/api/jobs/{job_id}/metrics", headers=h).json()["items"]
         assert len(metrics) == job["total_steps"] == 12 and all(m["er_loss"] is not None for m in metrics)
-        versions = c.get(f"/api/projects/{pid}/versions", headers=h).json()
+        versions = c.get(f"/api/projects/{pid}/versions", headers=h).json()["items"]
         assert [(v["version"], v["kind"], v["status"]) for v in versions] == [
             (1, "base", "ready"),
             (2, "debugged", "ready"),

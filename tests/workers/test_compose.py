@@ -31,7 +31,7 @@ def test_services_commands_and_volumes() -> None:
     assert set(c["services"]) == {"api", "worker", "redis", "postgres"}
     api, worker = c["services"]["api"], c["services"]["worker"]
     api_cmd = " ".join(api["command"])
-    assert "xmd db upgrade" in api_cmd and "uvicorn" in api_cmd and "xmd.api.app:create_app" in api_cmd
+    assert "xmd db upgrade" in api_cmd and "uvicorn" in api_cmd and "xmd.app:create_app" in api_cmd
     assert api_cmd.index("xmd db upgrade") < api_cmd.index("uvicorn")  # migrate, then serve
     assert worker["command"][:2] == ["xmd", "worker"]
     queues = worker["command"][worker["command"].index("-Q") + 1].split(",")

@@ -16,11 +16,11 @@ import pytest
 from sqlalchemy import select
 from workerstack import Stack
 from xmd.explanations.models import WordAggregate
-from xmd.feedback_store import service as feedback_store
+from xmd.feedback import service as feedback_store
 from xmd.jobs import service as jobs
 from xmd.jobs.models import JobStatus
-from xmd.models import service as models
-from xmd.models.models import ModelStatus, ModelVersion
+from xmd.versions import service as models
+from xmd.versions.models import ModelStatus, ModelVersion
 
 RETRAIN = {"epochs": 2, "batch_size": 4, "lr": 1e-3, "max_length": 32, "lam": 1.0}
 
@@ -155,8 +155,8 @@ def test_two_workers_share_an_explain_job_with_the_aggregates_of_one(
     # One worker: this test process runs the job body itself, with no helpers.
     for key, value in {**st.settings.to_env(), "XMD_EXPLAIN_FANOUT": "0"}.items():
         monkeypatch.setenv(key, value)
-    from workers.explain import explain_job
-    from workers.runtime import run_job
+    from xmd.explanations.flows import explain_job
+    from xmd.jobs.runner import run_job
 
     with st.factory() as db:
         ref_job = jobs.create(

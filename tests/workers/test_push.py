@@ -95,7 +95,7 @@ def test_push_then_from_pretrained_gives_identical_predictions(
     card = files["README.md"].decode()
     assert str(retrained["model_dir"]) in card  # the base model it was debugged from
     assert "Task-level: 1 remove, 0 add" in card and "Instance-level: 1 remove, 0 add" in card
-    assert "Top removed words: `spielberg (" in card
+    assert "Top removed words: `spielberg` (" in card  # the one card format (core.modelcard)
     assert "loss `mse`, λ = 1.0" in card
     assert "| test_clean | 12 |" in card  # metrics before → after per eval set
     assert 'from_pretrained("tester/reviews-debugged")' in card and "reviews`, model version v2" in card

@@ -22,12 +22,12 @@ from xmd.config import Settings
 from xmd.core.types import Example as CoreExample
 from xmd.datasets import service as datasets
 from xmd.db import make_engine, make_session_factory, upgrade
-from xmd.feedback_store import service as feedback_store
+from xmd.feedback import service as feedback_store
 from xmd.jobs import service as jobs
 from xmd.jobs.models import Job, JobStatus
 from xmd.jobs.queue import enqueue
-from xmd.models import service as models
 from xmd.projects import service as projects
+from xmd.versions import service as models
 
 REDIS_URL = os.environ.get("XMD_TEST_REDIS_URL", "redis://127.0.0.1:6379/13")
 
@@ -212,7 +212,7 @@ class Stack:
                 examples=demo_examples(n_eval, prefix="c", shortcut=False, seed=1),
             )
             feedback_store.set_feedback(db_session=db, project=project, action="remove", word="spielberg")
-            first = datasets.get_example_by_ext_id(db_session=db, dataset_id=train.id, ext_id="t1")
+            first = next(e for e in datasets.list_examples(db_session=db, dataset_id=train.id) if e.ext_id == "t1")
             assert first is not None
             feedback_store.set_feedback(db_session=db, project=project, action="remove", example=first, word_index=0)
             return {

@@ -5,6 +5,7 @@ It imports no web, database or queue code, so everything here works from a noteb
 
 from xmd.core.aggregate import TaskAggregate, WordStats, aggregate
 from xmd.core.attribution import METHODS, explain
+from xmd.core.controls import Comparison, ControlsConfig, run_comparison
 from xmd.core.data import load_examples, save_examples
 from xmd.core.evaluate import aopc, compare_metrics, evaluate_sets, plausibility
 from xmd.core.feedback import FeedbackSet, expand_feedback, load_feedback, save_feedback
@@ -12,7 +13,7 @@ from xmd.core.modeling import LoadedModel, load_model, save_model
 from xmd.core.normalize import normalize_scores, shares
 from xmd.core.pipeline import RunResult, debug, fine_tune
 from xmd.core.predict import predict_proba
-from xmd.core.training import ERConfig, StepInfo, TrainConfig, TrainingCancelled, train_loop
+from xmd.core.training import ERConfig, RetrainConfig, StepInfo, TrainConfig, TrainingCancelled, train_loop
 from xmd.core.types import (
     Action,
     DataError,
@@ -29,6 +30,8 @@ from xmd.core.types import (
 __all__ = [
     "METHODS",
     "Action",
+    "Comparison",
+    "ControlsConfig",
     "DataError",
     "ERConfig",
     "Example",
@@ -38,6 +41,7 @@ __all__ = [
     "InstanceFeedback",
     "LoadedModel",
     "ModelLoadError",
+    "RetrainConfig",
     "RunResult",
     "Scope",
     "StepInfo",
@@ -61,6 +65,7 @@ __all__ = [
     "normalize_scores",
     "plausibility",
     "predict_proba",
+    "run_comparison",
     "save_examples",
     "save_feedback",
     "save_model",

@@ -52,8 +52,29 @@ class WordStats:
     suspicion: float
     skew_label_name: str | None = None
 
+    @property
+    def suspicious(self) -> bool:
+        """The rule the UI flags words by (:func:`is_suspicious`), so every reader shows the same flag."""
+        return is_suspicious(self)
+
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {**asdict(self), "suspicious": self.suspicious}
+
+
+SUSPICIOUS_SKEW = 0.5
+SUSPICIOUS_MIN_COUNT = 3
+SUSPICIOUS_MIN_IMPORTANCE = 0.05
+
+
+def is_suspicious(ws: WordStats) -> bool:
+    """A word is *suggested suspicious* when it carries >= 5% of the attribution on average, appears at
+    least 3 times and leans to one label at least half-way beyond the label prior (skew >= 0.5): the one
+    definition, which the API sends as ``suspicious`` and the UI shows as it is."""
+    return (
+        ws.skew >= SUSPICIOUS_SKEW
+        and ws.count >= SUSPICIOUS_MIN_COUNT
+        and ws.mean_importance >= SUSPICIOUS_MIN_IMPORTANCE
+    )
 
 
 class _Acc:

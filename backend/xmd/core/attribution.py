@@ -29,6 +29,8 @@ from xmd.core.words import Encoded, encode, merge_to_words
 
 METHODS = ("grad_x_input", "saliency", "integrated_gradients", "occlusion")
 DIFFERENTIABLE_METHODS = ("grad_x_input", "saliency")
+DEFAULT_METHOD = "grad_x_input"
+"""The method a project explains with unless it says otherwise (fast, signed, and the one the loss uses)."""
 
 
 def _forward_embeds(model: torch.nn.Module, enc: Encoded, embeds: torch.Tensor) -> torch.Tensor:

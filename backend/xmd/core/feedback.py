@@ -243,16 +243,20 @@ class FeedbackSet:
                     word = ws[fb.word_index]
             if word is not None:
                 row["word"] = word
+            if fb.source is not None:
+                row["source"] = fb.source
             inst.append(row)
-        task = [
-            {
-                "word": fb.word,
-                "action": parse_action(fb.action).value,
-                "label": fb.label,
-                "scope": parse_scope(fb.scope).value,
+        task = []
+        for tf in self.task:
+            trow: dict[str, Any] = {
+                "word": tf.word,
+                "action": parse_action(tf.action).value,
+                "label": tf.label,
+                "scope": parse_scope(tf.scope).value,
             }
-            for fb in self.task
-        ]
+            if tf.source is not None:
+                trow["source"] = tf.source
+            task.append(trow)
         return {"instance": inst, "task": task}
 
     def to_json(self, examples: Sequence[Example] | None = None, indent: int | None = 2) -> str:
@@ -280,7 +284,7 @@ class FeedbackSet:
                 raise FeedbackError(f"{where}: example_id must be a string, got {eid!r}")
             if not isinstance(idx, int) or isinstance(idx, bool) or idx < 0:
                 raise FeedbackError(f"{where}: word_index must be a non-negative integer, got {idx!r}")
-            fb = InstanceFeedback(str(eid), idx, parse_action(row["action"]))
+            fb = InstanceFeedback(str(eid), idx, parse_action(row["action"]), _source(row, where))
             out.instance.append(fb)
             word = row.get("word")
             if word is not None:
@@ -299,11 +303,36 @@ class FeedbackSet:
                     action=parse_action(row["action"]),
                     label=label,
                     scope=parse_scope(row.get("scope", Scope.ALL.value)),
+                    source=_source(row, where),
                 )
             )
         return out
 
     # ------------------------------------------------------------------ summary
+
+    def sources(self) -> dict[str, dict[str, int]]:
+        """Effective entries (after resets and overrides) per source, e.g.
+        ``{"simulated:rationales:r": {"instance": 120, "task": 0}}``; entries without a source
+        count under ``"unmarked"``. Empty when no entry carries a source."""
+        last_i: dict[tuple[str, int], InstanceFeedback] = {}
+        for fb in self.instance:
+            last_i.pop((fb.example_id, fb.word_index), None)
+            if parse_action(fb.action) is not Action.RESET:
+                last_i[(fb.example_id, fb.word_index)] = fb
+        last_t: dict[tuple[str, int | None, Scope], TaskFeedback] = {}
+        for tf in self.task:
+            key = (task_key(tf.word), tf.label, parse_scope(tf.scope))
+            last_t.pop(key, None)
+            if parse_action(tf.action) is not Action.RESET:
+                last_t[key] = tf
+        if all(f.source is None for f in (*last_i.values(), *last_t.values())):
+            return {}
+        out: dict[str, dict[str, int]] = {}
+        for level, entries in (("instance", last_i.values()), ("task", last_t.values())):
+            for f in entries:
+                c = out.setdefault(f.source or "unmarked", {"instance": 0, "task": 0})
+                c[level] += 1
+        return out
 
     def counts(self, examples: Sequence[Example] | None = None, top: int = 10) -> dict[str, Any]:
         """Effective feedback (after resets and overrides) by level and action, and the words most
@@ -338,10 +367,18 @@ class FeedbackSet:
             "instance": level(inst.values()),
             "task": level(tasks.values()),
             "total": len(inst) + len(tasks),
+            "sources": self.sources(),
             "examples_with_instance_feedback": len({eid for eid, _ in inst}),
             "top_removed": ranked(by_action[Action.REMOVE]),
             "top_added": ranked(by_action[Action.ADD]),
         }
+
+
+def _source(row: Mapping[str, Any], where: str) -> str | None:
+    src = row.get("source")
+    if src is not None and (not isinstance(src, str) or not src.strip()):
+        raise FeedbackError(f"{where}: source must be a non-empty string, got {src!r}")
+    return src
 
 
 def _list(data: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
+CARD_PLACEHOLDER = "<this repo or directory>"
+"""Where the loading snippet names the model; a push replaces it with the repo id."""
+
 
 def _fmt(x: Any) -> str:
     if x is None:
@@ -41,6 +44,34 @@ def _word_count(entry: Any) -> str:
         n = entry.get("count")
         return f"`{entry.get('word')}`" + (f" ({n})" if n is not None else "")
     return f"`{entry}`"
+
+
+def _comparison_lines(cmp: dict[str, Any] | None) -> list[str]:
+    """Mean ± std over seeds per arm and the verdict, from ``Comparison.summary()`` (xmd.core.controls)."""
+    if not cmp or not cmp.get("sets"):
+        return []
+    arms = cmp.get("arms") or []
+    lines = [
+        "",
+        "## Compared with controls",
+        "",
+        f"Same parent, data order, steps and seeds {cmp.get('seeds')}; mean ± std over seeds. Controls: "
+        "`lambda0` = the same training without the ER term, `deletion` = the removed words deleted from the "
+        "training texts, `deletion_base` = the base model's recipe on those cleaned texts. Verdict: the paired "
+        "bootstrap 95% interval of the difference must exclude 0 and the "
+        f"difference must exceed the seed std (details in `{cmp.get('file', 'comparison.json')}`).",
+        "",
+        "| eval set | metric | " + " | ".join(arms) + " | verdict |",
+        "|---|---|" + "---|" * len(arms) + "---|",
+    ]
+    for name, rows in cmp["sets"].items():
+        for metric, row in rows.items():
+            cells = []
+            for arm in arms:
+                mean, std = (row.get(arm) or [None, None])[:2]
+                cells.append(_fmt(mean) + ("" if std is None else f" ± {std:.4f}"))
+            lines.append(f"| {name} | {metric} | " + " | ".join(cells) + f" | {row.get('verdict', '–')} |")
+    return lines
 
 
 def render_model_card(meta: dict[str, Any]) -> str:
@@ -81,11 +112,15 @@ def render_model_card(meta: dict[str, Any]) -> str:
             f"- Task-level: {fb.get('task', {}).get('remove', 0)} remove, {fb.get('task', {}).get('add', 0)} add",
             f"- Word positions regularised in training: {meta.get('n_feedback_positions', '–')}",
         ]
+        for src, n in (fb.get("sources") or {}).items():  # simulated feedback is never passed off as human
+            lines.append(f"- From `{src}`: {n.get('instance', 0)} instance-level, {n.get('task', 0)} task-level")
         for key, title in (("top_removed", "Top removed words"), ("top_added", "Top added words")):
             if fb.get(key):
                 lines.append(f"- {title}: " + ", ".join(_word_count(w) for w in fb[key][:10]))
     else:
         lines += [f"Fine-tuned from `{base}` with xmd (plain cross-entropy, no explanation regulariser).", ""]
+        if meta.get("arm"):
+            lines += [f"- A **control** (`{meta['arm']}`, seed {meta.get('seed')}) of an xmd debug comparison."]
         lines += [f"- Classes: {', '.join(f'`{x}`' for x in labels)}"]
     train = meta.get("train") or {}
     lines += [
@@ -101,6 +136,7 @@ def render_model_card(meta: dict[str, Any]) -> str:
         "",
         *_metrics_table(meta.get("metrics_before"), meta.get("metrics_after")),
     ]
+    lines += _comparison_lines(meta.get("comparison"))
     sb, sa = meta.get("shares_before"), meta.get("shares_after")
     if sb and sa:
         lines += [
@@ -124,11 +160,33 @@ def render_model_card(meta: dict[str, Any]) -> str:
         "```python",
         "from transformers import AutoModelForSequenceClassification, AutoTokenizer",
         "",
-        'model = AutoModelForSequenceClassification.from_pretrained("<this repo or directory>")',
-        'tokenizer = AutoTokenizer.from_pretrained("<this repo or directory>")',
+        f'model = AutoModelForSequenceClassification.from_pretrained("{CARD_PLACEHOLDER}")',
+        f'tokenizer = AutoTokenizer.from_pretrained("{CARD_PLACEHOLDER}")',
         "```",
         "",
         "Nothing from xmd is needed to load or run this model.",
         "",
     ]
+    return "\n".join(lines)
+
+
+def render_base_card(meta: dict[str, Any], metrics: dict[str, Any]) -> str:
+    """Card for a version that xmd did not retrain (the user's imported model)."""
+    rows = [
+        f"| {name} | {m.get('n', '–')} | {m.get('accuracy', 0):.4f} | {m.get('macro_f1', 0):.4f} |"
+        for name, m in metrics.items()
+        if isinstance(m, dict)
+    ]
+    table = ["| eval set | n | accuracy | macro-F1 |", "|---|---|---|---|", *rows] if rows else ["Not evaluated."]
+    lines = [
+        "---", "library_name: transformers", "pipeline_tag: text-classification", "tags:", "- xmd", "---", "",
+        f"# {meta['name']}", "",
+        f"The model imported into xmd from `{meta.get('base_model')}`; it was not retrained.", "",
+        f"- Classes: {', '.join(f'`{x}`' for x in meta.get('labels') or [])}", "",
+        "## Evaluation", "", *table, "",
+        "## How to load", "", "```python",
+        "from transformers import AutoModelForSequenceClassification, AutoTokenizer", "",
+        f'model = AutoModelForSequenceClassification.from_pretrained("{CARD_PLACEHOLDER}")',
+        f'tokenizer = AutoTokenizer.from_pretrained("{CARD_PLACEHOLDER}")', "```", "",
+    ]  # fmt: skip
     return "\n".join(lines)

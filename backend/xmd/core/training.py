@@ -33,6 +33,7 @@ from tqdm.auto import tqdm
 from xmd.core.attribution import DIFFERENTIABLE_METHODS, gradient_word_scores
 from xmd.core.modeling import LoadedModel, seed_everything
 from xmd.core.normalize import shares
+from xmd.core.options import opt, redefault
 from xmd.core.types import Action, DataError, Example, XMDError
 from xmd.core.words import encode, word_mask
 
@@ -50,22 +51,32 @@ class TrainingCancelled(XMDError):
 class TrainConfig:
     """Optimisation settings shared by the baseline fine-tune and the regularised retrain."""
 
-    epochs: int = 1
-    lr: float = 2e-5
-    batch_size: int = 16
-    max_length: int = 128
-    seed: int = 0
-    grad_accum: int = 1
-    mixed_precision: bool = False
-    weight_decay: float = 0.01
-    warmup_ratio: float = 0.06
-    max_grad_norm: float = 1.0
+    epochs: int = field(default=1, metadata=opt("passes over the training data", ge=1, le=50))
+    lr: float = field(default=2e-5, metadata=opt("peak learning rate (linear warm-up, then decay)", gt=0, le=1))
+    batch_size: int = field(default=16, metadata=opt("examples per optimiser step (before accumulation)", ge=1, le=512))
+    max_length: int = field(default=128, metadata=opt("truncate inputs to this many tokens", ge=8, le=4096))
+    seed: int = field(default=0, metadata=opt("seed for shuffling and initialisation", ge=0, le=2**31 - 1))
+    grad_accum: int = field(default=1, metadata=opt("gradient accumulation steps", ge=1, le=1024))
+    mixed_precision: bool = field(default=False, metadata=opt("bf16 autocast (CUDA only)"))
+    weight_decay: float = field(default=0.01, metadata=opt("AdamW weight decay", ge=0, le=1))
+    warmup_ratio: float = field(default=0.06, metadata=opt("share of the steps spent warming up", ge=0, le=1))
+    max_grad_norm: float = field(default=1.0, metadata=opt("gradient clipping norm", gt=0, le=1000))
 
     def validate(self) -> None:
         if self.epochs < 1 or self.batch_size < 1 or self.grad_accum < 1 or self.max_length < 8:
             raise ValueError("epochs, batch_size and grad_accum must be >= 1 and max_length >= 8")
         if not self.lr > 0:
             raise ValueError("lr must be positive")
+
+
+@dataclass
+class RetrainConfig(TrainConfig):
+    """Retraining a model that is already fine-tuned, with feedback (``xmd debug``, the retrain job):
+    the defaults measured for that (README, "Why both is the default": 2 epochs at 3e-5), kept apart
+    from :class:`TrainConfig`'s library defaults so that changing one changes no other run."""
+
+    epochs: int = redefault(TrainConfig, "epochs", 2)
+    lr: float = redefault(TrainConfig, "lr", 3e-5)
 
 
 @dataclass
@@ -77,12 +88,19 @@ class ERConfig:
     attribution term needs ≈10 to silence gradients), so one λ cannot serve both.
     """
 
-    objective: str = "both"
-    loss: str = "mse"
-    lam: float = 1.0
-    method: str = "grad_x_input"
-    add_margin: float = 0.5
-    attribution_weight: float = 5.0
+    objective: str = field(
+        default="both",
+        metadata=opt(
+            "erasure consistency, the paper's attribution matching, or both (measured best)", choices=OBJECTIVES
+        ),
+    )
+    loss: str = field(default="mse", metadata=opt("loss of the attribution term", choices=LOSSES))
+    lam: float = field(default=1.0, metadata=opt("λ, the weight of the ER term", ge=0, le=1000))
+    method: str = field(default="grad_x_input", metadata=opt("attribution in the loss", choices=DIFFERENTIABLE_METHODS))
+    add_margin: float = field(default=0.5, metadata=opt("nats that hiding an 'add' word must cost", ge=0, le=100))
+    attribution_weight: float = field(
+        default=5.0, metadata=opt("weight μ of the attribution term with objective 'both'", ge=0, le=1000)
+    )
 
     def validate(self) -> None:
         if self.objective not in OBJECTIVES:
@@ -115,6 +133,9 @@ class StepInfo:
 
 
 ProgressCallback = Callable[[StepInfo], bool | None]
+#: Called with ``(epoch, batch index, example ids)`` before each batch's forward pass, so that runs
+#: meant to share their data order (a debug run and its controls) can be checked to do so.
+BatchHook = Callable[[int, int, list[str]], None]
 
 
 @dataclass
@@ -253,11 +274,13 @@ def train_loop(
     targets: FeedbackTargets | None = None,
     callback: ProgressCallback | None = None,
     progress: bool = False,
+    batch_hook: BatchHook | None = None,
 ) -> TrainHistory:
     """Train ``loaded.model`` in place on ``examples``; ``er`` + ``targets`` add the ER term.
 
     The callback is called after every optimiser step; returning ``False`` cancels the run with
-    :class:`TrainingCancelled`.
+    :class:`TrainingCancelled`. The data order depends only on ``config.seed`` and the number of
+    examples (never on the texts or on λ), which is what lets controls share it with the debug run.
     """
     config.validate()
     if er is not None:
@@ -312,6 +335,8 @@ def train_loop(
             perm = torch.randperm(len(examples), generator=gen).tolist()
             for bi in range(batches_per_epoch):
                 batch = [examples[i] for i in perm[bi * config.batch_size : (bi + 1) * config.batch_size]]
+                if batch_hook is not None:
+                    batch_hook(epoch, bi, [ex.id for ex in batch])
                 enc = encode(loaded.tokenizer, [ex.text for ex in batch], max_length=config.max_length)
                 enc = enc.to(device)
                 labels = torch.tensor([ex.label for ex in batch], device=device)
@@ -365,3 +390,8 @@ def train_loop(
         model.eval()
         history.seconds = time.perf_counter() - t0
     return history
+
+
+RETRAIN_SETTINGS = (RetrainConfig, ERConfig)
+"""The dataclasses whose fields are the retrain settings: ``xmd debug``'s flags, the API's ``RetrainIn``
+and the retrain worker's configuration are all derived from them (:mod:`xmd.core.options`)."""

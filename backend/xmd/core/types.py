@@ -104,18 +104,27 @@ class Scope(str, enum.Enum):
 
 @dataclass(frozen=True)
 class InstanceFeedback:
-    """Feedback on one word position of one example."""
+    """Feedback on one word position of one example.
+
+    ``source`` says where it came from when not a person clicking (e.g.
+    ``simulated:rationales:<column>``), so simulated and human feedback are never confused.
+    """
 
     example_id: str
     word_index: int
     action: Action
+    source: str | None = None
 
 
 @dataclass(frozen=True)
 class TaskFeedback:
-    """Feedback on a word across the task; ``label`` restricts it to examples of that gold class."""
+    """Feedback on a word across the task; ``label`` restricts it to examples of that gold class.
+
+    ``source`` as for :class:`InstanceFeedback` (e.g. ``simulated:words:<file name>``).
+    """
 
     word: str
     action: Action
     label: int | None = None
     scope: Scope = Scope.ALL
+    source: str | None = None

@@ -13,9 +13,9 @@ from xmd.core.types import DataError
 from xmd.core.types import Example as CoreExample
 from xmd.datasets.models import Dataset, DatasetRole, Example
 from xmd.db.engine import analyze, is_sqlite, write_scope
-from xmd.db.errors import ConflictError, NotFoundError
+from xmd.db.errors import ConflictError, NotFoundError, found
 from xmd.explanations.models import Explanation
-from xmd.feedback_store.models import Feedback
+from xmd.feedback.models import Feedback
 from xmd.projects.models import Project
 
 PREDICTIONS = ("correct", "incorrect")
@@ -35,10 +35,7 @@ def get(*, db_session: Session, dataset_id: int) -> Dataset | None:
 
 def get_or_raise(*, db_session: Session, dataset_id: int) -> Dataset:
     """Dataset by id; NotFoundError if there is none."""
-    dataset = get(db_session=db_session, dataset_id=dataset_id)
-    if dataset is None:
-        raise NotFoundError(f"dataset {dataset_id} not found")
-    return dataset
+    return found(get(db_session=db_session, dataset_id=dataset_id), f"dataset {dataset_id}")
 
 
 def get_by_name(*, db_session: Session, project_id: int, name: str) -> Dataset | None:
@@ -53,6 +50,58 @@ def list_datasets(*, db_session: Session, project_id: int, role: DatasetRole | s
     if role is not None:
         stmt = stmt.where(Dataset.role == DatasetRole(role))
     return list(db_session.scalars(stmt))
+
+
+def resolve_ids(
+    *, db_session: Session, project: Project, ids: Sequence[int] | None, role: DatasetRole
+) -> list[Dataset]:
+    """The datasets a job names (every one of ``role`` when ``ids`` is None), each checked to belong to
+    the project (404) and to have that role (422); the API and the job body both call this."""
+    if ids is None:
+        return list_datasets(db_session=db_session, project_id=project.id, role=role)
+    out = []
+    for did in dict.fromkeys(int(i) for i in ids):
+        ds = get_or_raise(db_session=db_session, dataset_id=did)
+        if ds.project_id != project.id:
+            raise NotFoundError(f"dataset {did} not found in project {project.name!r}")
+        if ds.role is not role:
+            raise DataError(f"dataset {ds.name!r} is a {ds.role.value} set, not a {role.value} set")
+        out.append(ds)
+    return out
+
+
+def in_project(*, db_session: Session, project: Project, dataset_id: int) -> Dataset:
+    """A dataset of ``project``; NotFoundError when it does not exist or belongs to another project."""
+    ds = get_or_raise(db_session=db_session, dataset_id=dataset_id)
+    if ds.project_id != project.id:
+        raise NotFoundError(f"dataset {dataset_id} not found in project {project.name!r}")
+    return ds
+
+
+def stored_predictions(
+    *, db_session: Session, example_ids: Sequence[int], version_id: int | None, method: str | None
+) -> dict[int, tuple[int, list[float]]]:
+    """Predicted class and probabilities per example id, from the stored explanations of a version."""
+    if not example_ids or version_id is None or not method:
+        return {}
+    stmt = select(Explanation.example_id, Explanation.target, Explanation.probs).where(
+        Explanation.example_id.in_(example_ids),
+        Explanation.model_version_id == version_id,
+        Explanation.method == method,
+    )
+    return {eid: (t, list(p)) for eid, t, p in db_session.execute(stmt)}
+
+
+def feedback_counts(*, db_session: Session, example_ids: Sequence[int]) -> dict[int, int]:
+    """How many current feedback entries each example has."""
+    if not example_ids:
+        return {}
+    stmt = (
+        select(Feedback.example_id, func.count())
+        .where(Feedback.example_id.in_(example_ids))
+        .group_by(Feedback.example_id)
+    )
+    return {eid: int(n) for eid, n in db_session.execute(stmt)}
 
 
 def _chunks(rows: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
@@ -146,16 +195,7 @@ def get_example(*, db_session: Session, example_id: int) -> Example | None:
 
 def get_example_or_raise(*, db_session: Session, example_id: int) -> Example:
     """Example by id; NotFoundError if there is none."""
-    example = get_example(db_session=db_session, example_id=example_id)
-    if example is None:
-        raise NotFoundError(f"example {example_id} not found")
-    return example
-
-
-def get_example_by_ext_id(*, db_session: Session, dataset_id: int, ext_id: str) -> Example | None:
-    """Example of a dataset by its id in the user's file, or None."""
-    stmt = select(Example).where(Example.dataset_id == dataset_id, Example.ext_id == str(ext_id))
-    return db_session.scalars(stmt).one_or_none()
+    return found(get_example(db_session=db_session, example_id=example_id), f"example {example_id}")
 
 
 def pg_regex(pattern: str) -> str:
@@ -185,12 +225,12 @@ def pg_regex(pattern: str) -> str:
 def _filters(
     db_session: Session,
     *,
-    project_id: int | None,
-    dataset_id: int | None,
-    label: int | None,
-    search: str | None,
-    regex: str | None,
-    ids: Sequence[int] | None,
+    project_id: int | None = None,
+    dataset_id: int | None = None,
+    label: int | None = None,
+    search: str | None = None,
+    regex: str | None = None,
+    ids: Sequence[int] | None = None,
     prediction: str | None = None,
     version_id: int | None = None,
     method: str | None = None,
@@ -244,21 +284,14 @@ def _filters(
 def list_examples(
     *,
     db_session: Session,
-    project_id: int | None = None,
-    dataset_id: int | None = None,
-    label: int | None = None,
-    search: str | None = None,
-    regex: str | None = None,
-    ids: Sequence[int] | None = None,
-    prediction: str | None = None,
-    version_id: int | None = None,
-    method: str | None = None,
-    has_feedback: bool | None = None,
     after_id: int | None = None,
     offset: int = 0,
     limit: int = 50,
+    **filters: Any,
 ) -> list[Example]:
-    """One page of examples in id order (= file order within a dataset).
+    """One page of examples in id order (= file order within a dataset), selected by the filters of
+    :func:`_filters` (``project_id``, ``dataset_id``, ``label``, ``search``, ``regex``, ``ids``,
+    ``prediction`` with ``version_id`` and ``method``, ``has_feedback``).
 
     ``after_id`` is keyset pagination (pass the last id of the previous page; cost independent of the
     page number); ``offset`` is there for "jump to page n". ``search`` is a case-insensitive
@@ -267,54 +300,16 @@ def list_examples(
     """
     if offset < 0 or not 0 <= limit <= MAX_PAGE:
         raise ValueError(f"offset must be >= 0 and limit in 0..{MAX_PAGE}")
-    where = _filters(
-        db_session,
-        project_id=project_id,
-        dataset_id=dataset_id,
-        label=label,
-        search=search,
-        regex=regex,
-        ids=ids,
-        prediction=prediction,
-        version_id=version_id,
-        method=method,
-        has_feedback=has_feedback,
-    )
-    stmt = select(Example).where(*where)
+    stmt = select(Example).where(*_filters(db_session, **filters))
     if after_id is not None:
         stmt = stmt.where(Example.id > after_id)
     stmt = stmt.order_by(Example.id).offset(offset).limit(limit)
     return list(db_session.scalars(stmt))
 
 
-def count_examples(
-    *,
-    db_session: Session,
-    project_id: int | None = None,
-    dataset_id: int | None = None,
-    label: int | None = None,
-    search: str | None = None,
-    regex: str | None = None,
-    ids: Sequence[int] | None = None,
-    prediction: str | None = None,
-    version_id: int | None = None,
-    method: str | None = None,
-    has_feedback: bool | None = None,
-) -> int:
+def count_examples(*, db_session: Session, **filters: Any) -> int:
     """Number of examples matching the same filters as :func:`list_examples` (for pagers)."""
-    where = _filters(
-        db_session,
-        project_id=project_id,
-        dataset_id=dataset_id,
-        label=label,
-        search=search,
-        regex=regex,
-        ids=ids,
-        prediction=prediction,
-        version_id=version_id,
-        method=method,
-        has_feedback=has_feedback,
-    )
+    where = _filters(db_session, **filters)
     return int(db_session.scalar(select(func.count()).select_from(Example).where(*where)) or 0)
 
 

@@ -6,152 +6,53 @@ once), so a file with one bad row leaves the project unchanged.
 
 from __future__ import annotations
 
-from datetime import datetime
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, File, Form, Query, Request, UploadFile
+from fastapi import APIRouter, File, Form, Query, Request, UploadFile
 from fastapi.concurrency import run_in_threadpool
-from pydantic import BaseModel, Field
-from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from xmd.api.deps import DB, require
-from xmd.api.resolve import method_for, version_for
-from xmd.api.runtime import page, settings_of
-from xmd.api.uploads import remove, save_upload
 from xmd.core.data import SUPPORTED_EXTENSIONS, load_examples, preview_file
 from xmd.core.types import DataError
 from xmd.datasets import service
-from xmd.datasets.models import Dataset, DatasetRole, Example
+from xmd.datasets.models import Dataset, DatasetRole
+from xmd.datasets.schemas import (
+    SLICE_FILTERS,
+    Correctness,
+    DatasetOut,
+    ExampleOut,
+    ExamplePage,
+    Preview,
+    Slice,
+    dataset_out,
+    examples_out,
+)
 from xmd.db.errors import NotFoundError
-from xmd.explanations.models import Explanation
-from xmd.feedback_store.models import Feedback
-from xmd.projects import flows
+from xmd.http.deps import DB, Admin, Annotator, Viewer, settings_of
+from xmd.http.pagination import Limit, Offset, Page, page, page_of
+from xmd.http.uploads import remove, save_upload, temp_dir
 from xmd.projects import service as projects_service
 from xmd.projects.models import Project
-from xmd.users.models import Role, User
+from xmd.versions import service as versions_service
 
 router = APIRouter(prefix="/api", tags=["datasets"])
-Viewer = Annotated[User, Depends(require(Role.VIEWER))]
-Annotator = Annotated[User, Depends(require(Role.ANNOTATOR))]
-Admin = Annotated[User, Depends(require(Role.ADMIN))]
-Correctness = Literal["correct", "incorrect", "all"]
-
-
-class DatasetOut(BaseModel):
-    id: int
-    project_id: int
-    name: str
-    role: DatasetRole
-    source_name: str | None
-    text_column: str
-    label_column: str | None
-    n_examples: int
-    label_counts: dict[str, int]
-    created_at: datetime
-
-
-class Prediction(BaseModel):
-    label: int
-    label_name: str
-    probs: list[float]
-    correct: bool | None
-
-
-class ExampleOut(BaseModel):
-    id: int
-    dataset_id: int
-    ext_id: str
-    text: str
-    label: int | None
-    label_name: str | None
-    meta: dict[str, Any]
-    prediction: Prediction | None = Field(default=None, description="from the stored explanation, when there is one")
-    n_feedback: int = 0
-
-
-class ExamplePage(BaseModel):
-    items: list[ExampleOut]
-    total: int
-    offset: int
-    limit: int
-
-
-class Preview(BaseModel):
-    format: str
-    columns: list[str]
-    n_rows: int
-    rows: list[dict[str, Any]]
-
-
-class Slice(BaseModel):
-    name: str = Field(min_length=1, max_length=100)
-    dataset_id: int | None = None
-    filters: dict[str, Any] = Field(default_factory=dict, description="query parameters of the examples route")
-
-
-def dataset_out(db: Session, ds: Dataset, project: Project) -> DatasetOut:
-    counts = service.label_counts(db_session=db, dataset_id=ds.id)
-    named = {("(none)" if k is None else project.labels[k]): v for k, v in counts.items()}
-    return DatasetOut(
-        id=ds.id,
-        project_id=ds.project_id,
-        name=ds.name,
-        role=ds.role,
-        source_name=ds.source_name,
-        text_column=ds.text_column,
-        label_column=ds.label_column,
-        n_examples=ds.n_examples,
-        label_counts=named,
-        created_at=ds.created_at,
-    )
-
-
-def examples_out(
-    db: Session, project: Project, rows: list[Example], version_id: int | None, method: str | None
-) -> list[ExampleOut]:
-    """Examples with their stored prediction (one query for the page) and feedback counts."""
-    ids = [e.id for e in rows]
-    preds: dict[int, tuple[int, list[float]]] = {}
-    if ids and version_id is not None and method:
-        stmt = select(Explanation.example_id, Explanation.target, Explanation.probs).where(
-            Explanation.example_id.in_(ids), Explanation.model_version_id == version_id, Explanation.method == method
-        )
-        preds = {eid: (t, list(p)) for eid, t, p in db.execute(stmt)}
-    counts: dict[int, int] = {}
-    if ids:
-        stmt2 = (
-            select(Feedback.example_id, func.count()).where(Feedback.example_id.in_(ids)).group_by(Feedback.example_id)
-        )
-        counts = {eid: int(n) for eid, n in db.execute(stmt2)}
-    out = []
-    for e in rows:
-        pred = None
-        if e.id in preds:
-            t, probs = preds[e.id]
-            pred = Prediction(
-                label=t, label_name=project.labels[t], probs=probs, correct=None if e.label is None else t == e.label
-            )
-        out.append(
-            ExampleOut(
-                id=e.id,
-                dataset_id=e.dataset_id,
-                ext_id=e.ext_id,
-                text=e.text,
-                label=e.label,
-                label_name=None if e.label is None else project.labels[e.label],
-                meta=dict(e.meta),
-                prediction=pred,
-                n_feedback=counts.get(e.id, 0),
-            )
-        )
-    return out
 
 
 def _dataset(db: Session, dataset_id: int) -> tuple[Dataset, Project]:
     ds = service.get_or_raise(db_session=db, dataset_id=dataset_id)
     return ds, projects_service.get_or_raise(db_session=db, project_id=ds.project_id)
+
+
+def _version_id(db: Session, project: Project, version_id: int | None, *, required: bool) -> int | None:
+    """The version whose stored predictions to show; None when the project has no ready one yet and
+    the request does not depend on it."""
+    try:
+        return versions_service.resolve(db_session=db, project=project, version_id=version_id).id
+    except NotFoundError:
+        if required:
+            raise
+        return None
 
 
 def _upload_suffix(upload: UploadFile) -> str:
@@ -177,7 +78,7 @@ async def preview_dataset(
     projects_service.get_or_raise(db_session=db, project_id=project_id)
     settings = settings_of(request)
     suffix = _upload_suffix(file)
-    work = flows.temp_dir(settings)
+    work = temp_dir(settings)
     try:
         path = await save_upload(file, work / f"data{suffix}", settings)
         return Preview(**await run_in_threadpool(preview_file, path, n_rows=n_rows))
@@ -204,7 +105,7 @@ async def upload_dataset(
     settings = settings_of(request)
     suffix = _upload_suffix(file)
     ds_name = (name or Path(file.filename or "data").stem).strip()
-    work = flows.temp_dir(settings)
+    work = temp_dir(settings)
     try:
         path = await save_upload(file, work / f"data{suffix}", settings)
         examples = await run_in_threadpool(
@@ -235,11 +136,13 @@ async def upload_dataset(
     return dataset_out(db, ds, project)
 
 
-@router.get("/projects/{project_id}/datasets", response_model=list[DatasetOut])
-def list_datasets(project_id: int, db: DB, _: Viewer) -> list[DatasetOut]:
-    """The project's datasets with their label counts."""
+@router.get("/projects/{project_id}/datasets", response_model=Page[DatasetOut])
+def list_datasets(project_id: int, db: DB, _: Viewer, offset: Offset = 0, limit: Limit = 100) -> Page[DatasetOut]:
+    """The project's datasets with their label counts, in creation order."""
     project = projects_service.get_or_raise(db_session=db, project_id=project_id)
-    return [dataset_out(db, ds, project) for ds in service.list_datasets(db_session=db, project_id=project_id)]
+    rows = page_of(service.list_datasets(db_session=db, project_id=project_id), offset, limit)
+    rows["items"] = [dataset_out(db, ds, project) for ds in rows["items"]]
+    return Page[DatasetOut](**rows)
 
 
 @router.delete("/datasets/{dataset_id}", status_code=204)
@@ -269,13 +172,8 @@ def list_examples(
     ds, project = _dataset(db, dataset_id)
     if label is not None and label >= len(project.labels):
         raise DataError(f"label {label} is outside the project's labels 0..{len(project.labels) - 1}")
-    m = method_for(project, method)
-    try:
-        mv_id: int | None = version_for(db, project, version_id).id
-    except NotFoundError:
-        if version_id is not None or correctness != "all":
-            raise
-        mv_id = None
+    m = projects_service.method_for(project, method)
+    mv_id = _version_id(db, project, version_id, required=version_id is not None or correctness != "all")
     filters: dict[str, Any] = {
         "dataset_id": ds.id,
         "label": label,
@@ -298,35 +196,27 @@ def get_example(
     """One example with its stored prediction under a version (default: the latest ready one)."""
     ex = service.get_example_or_raise(db_session=db, example_id=example_id)
     project = projects_service.get_or_raise(db_session=db, project_id=ex.project_id)
-    m = method_for(project, method)
-    try:
-        mv_id: int | None = version_for(db, project, version_id).id
-    except NotFoundError:
-        if version_id is not None:
-            raise
-        mv_id = None
+    m = projects_service.method_for(project, method)
+    mv_id = _version_id(db, project, version_id, required=version_id is not None)
     return examples_out(db, project, [ex], mv_id, m)[0]
 
 
-@router.get("/projects/{project_id}/slices", response_model=list[Slice])
-def list_slices(project_id: int, db: DB, _: Viewer) -> list[Slice]:
+@router.get("/projects/{project_id}/slices", response_model=Page[Slice])
+def list_slices(project_id: int, db: DB, _: Viewer, offset: Offset = 0, limit: Limit = 100) -> Page[Slice]:
     """Saved example filters of the project."""
     project = projects_service.get_or_raise(db_session=db, project_id=project_id)
-    return [Slice(**s) for s in project.settings.get("slices", [])]
+    return Page[Slice](**page_of([Slice(**s) for s in project.settings.get("slices", [])], offset, limit))
 
 
 @router.post("/projects/{project_id}/slices", status_code=201, response_model=Slice)
 def save_slice(project_id: int, body: Slice, db: DB, _: Annotator) -> Slice:
     """Save (or replace) a named filter of the examples route."""
     project = projects_service.get_or_raise(db_session=db, project_id=project_id)
-    allowed = {"search", "regex", "label", "correctness", "has_feedback", "version_id", "method"}
-    unknown = sorted(set(body.filters) - allowed)
+    unknown = sorted(set(body.filters) - set(SLICE_FILTERS))
     if unknown:
-        raise DataError(f"unknown slice filter(s) {unknown}; allowed: {sorted(allowed)}")
+        raise DataError(f"unknown slice filter(s) {unknown}; allowed: {sorted(SLICE_FILTERS)}")
     if body.dataset_id is not None:
-        ds = service.get_or_raise(db_session=db, dataset_id=body.dataset_id)
-        if ds.project_id != project.id:
-            raise NotFoundError(f"dataset {body.dataset_id} not found in project {project.name!r}")
+        service.in_project(db_session=db, project=project, dataset_id=body.dataset_id)
     slices = [s for s in project.settings.get("slices", []) if s["name"] != body.name]
     slices.append(body.model_dump())
     projects_service.update_settings(db_session=db, project=project, settings={"slices": slices})

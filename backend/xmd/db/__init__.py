@@ -1,7 +1,7 @@
 """The store's plumbing: declarative base, engines and sessions, migrations.
 
 Tables live next to their service functions, one folder per domain (``xmd.users``, ``xmd.projects``,
-``xmd.datasets``, ``xmd.models``, ``xmd.explanations``, ``xmd.feedback_store``, ``xmd.jobs``).
+``xmd.datasets``, ``xmd.versions``, ``xmd.explanations``, ``xmd.feedback``, ``xmd.jobs``).
 """
 
 from xmd.db.base import Base, utcnow

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from xmd.core.types import XMDError
 
 
@@ -19,3 +21,13 @@ class ConflictError(StoreError):
 
 class SchemaNotMigratedError(StoreError):
     """The database schema is not at the revision this code expects; the message names the fix."""
+
+
+T = TypeVar("T")
+
+
+def found(row: T | None, what: str) -> T:
+    """``row``, or NotFoundError naming ``what`` (e.g. "dataset 3") when the lookup found nothing."""
+    if row is None:
+        raise NotFoundError(f"{what} not found")
+    return row

@@ -12,11 +12,20 @@ agree on the broker, its transport options and the queues without repeating them
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from typing import Any
 
 from xmd.config import Settings
+from xmd.core.types import XMDError
 from xmd.jobs.models import Job, JobKind
 
+
+class QueueUnavailableError(XMDError):
+    """The broker refused a job or is down (the API answers 503; the job row is marked failed)."""
+
+
+HELPER_TASK = "xmd.explain_chunk"
+"""Extra hands for a running explain job: a message that joins it and claims chunks."""
 TASK_NAMES: dict[JobKind, str] = {
     JobKind.EXPLAIN: "xmd.explain",
     JobKind.RETRAIN: "xmd.retrain",
@@ -79,3 +88,24 @@ def enqueue(settings: Settings, job: Job, *, secrets: dict[str, str] | None = No
         queue=queue_for(settings, job.kind),
         task_id=job.id,
     )
+
+
+def send_helpers(settings: Settings, job: Job, n: int) -> None:
+    """Ask ``n`` more workers to join a running job (explain chunks are shared through the job row)."""
+    for k in range(max(0, n)):
+        _client(settings).send_task(
+            HELPER_TASK, args=[job.id], queue=settings.default_queue, task_id=f"{job.id}-helper-{k}"
+        )
+
+
+Enqueue = Callable[[Job, "dict[str, str] | None"], None]
+"""How the API sends a job: :func:`sender` in production, a recorder in tests (``create_app(enqueue=…)``)."""
+
+
+def sender(settings: Settings) -> Enqueue:
+    """Send jobs with :func:`enqueue` for ``settings``."""
+
+    def send(job: Job, secrets: dict[str, str] | None = None) -> None:
+        enqueue(settings, job, secrets=secrets)
+
+    return send

@@ -15,7 +15,7 @@ from sqlalchemy import func, insert, select, update
 from sqlalchemy.orm import Session
 
 from xmd.db.base import utcnow
-from xmd.db.errors import ConflictError, NotFoundError
+from xmd.db.errors import ConflictError, found
 from xmd.jobs.models import Job, JobKind, JobMetric, JobStatus
 
 ACTIVE = (JobStatus.QUEUED, JobStatus.RUNNING)
@@ -28,10 +28,7 @@ def get(*, db_session: Session, job_id: str) -> Job | None:
 
 def get_or_raise(*, db_session: Session, job_id: str) -> Job:
     """Job by id; NotFoundError if there is none."""
-    job = get(db_session=db_session, job_id=job_id)
-    if job is None:
-        raise NotFoundError(f"job {job_id} not found")
-    return job
+    return found(get(db_session=db_session, job_id=job_id), f"job {job_id}")
 
 
 def list_jobs(
@@ -40,18 +37,36 @@ def list_jobs(
     project_id: int | None = None,
     status: JobStatus | str | None = None,
     kind: JobKind | str | None = None,
+    offset: int = 0,
     limit: int = 50,
 ) -> list[Job]:
     """Jobs, newest first, optionally of one project, status or kind."""
-    stmt = select(Job)
-    if project_id is not None:
-        stmt = stmt.where(Job.project_id == project_id)
-    if status is not None:
-        stmt = stmt.where(Job.status == JobStatus(status))
-    if kind is not None:
-        stmt = stmt.where(Job.kind == JobKind(kind))
-    stmt = stmt.order_by(Job.created_at.desc(), Job.id).limit(limit)
+    stmt = select(Job).where(*_job_filters(project_id, status, kind))
+    stmt = stmt.order_by(Job.created_at.desc(), Job.id).offset(offset).limit(limit)
     return list(db_session.scalars(stmt.execution_options(populate_existing=True)))
+
+
+def count_jobs(
+    *,
+    db_session: Session,
+    project_id: int | None = None,
+    status: JobStatus | str | None = None,
+    kind: JobKind | str | None = None,
+) -> int:
+    """How many jobs :func:`list_jobs` pages through with these filters."""
+    where = _job_filters(project_id, status, kind)
+    return int(db_session.scalar(select(func.count()).select_from(Job).where(*where)) or 0)
+
+
+def _job_filters(project_id: int | None, status: JobStatus | str | None, kind: JobKind | str | None) -> list[Any]:
+    where: list[Any] = []
+    if project_id is not None:
+        where.append(Job.project_id == project_id)
+    if status is not None:
+        where.append(Job.status == JobStatus(status))
+    if kind is not None:
+        where.append(Job.kind == JobKind(kind))
+    return where
 
 
 def create(

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import shutil
 import tarfile
-import tempfile
 import uuid
 import zipfile
 from pathlib import Path, PurePosixPath
@@ -21,16 +20,12 @@ from xmd.config import Settings
 from xmd.core.modeling import load_model, save_model
 from xmd.core.types import DataError, ModelLoadError
 from xmd.db.errors import ConflictError
-from xmd.models import service as models_service
 from xmd.projects import service
 from xmd.projects.models import Project
+from xmd.versions import service as versions_service
 
 MAX_ARCHIVE_MEMBERS = 10_000
-
-
-def version_dir(settings: Settings, project_id: int) -> Path:
-    """Where a project's versions live; ``{version}`` is filled in when the version is numbered."""
-    return settings.models_dir / f"p{project_id}" / "v{version}"
+DEMO_PROJECT = "demo: spielberg shortcut"
 
 
 def create_project(
@@ -59,15 +54,15 @@ def create_project(
         description=description,
         created_by=user_id,
     )
-    dest = Path(str(version_dir(settings, project.id)).replace("{version}", "1"))
+    dest = Path(versions_service.version_dir(settings, project.id).replace("{version}", "1"))
     partial = dest.parent / f".partial-{uuid.uuid4().hex}"
     try:
         save_model(loaded, partial)
         partial.rename(dest)
-        models_service.create_base(
+        versions_service.create_base(
             db_session=db_session,
             project=project,
-            path=str(version_dir(settings, project.id)),
+            path=versions_service.version_dir(settings, project.id),
             name="base",
             config={"source": source},
         )
@@ -78,6 +73,36 @@ def create_project(
         shutil.rmtree(dest.parent, ignore_errors=True)
         raise
     return project
+
+
+def prepare_demo(db: Session, settings: Settings, workdir: Path, *, n_train: int = 2000) -> tuple[int, str | None]:
+    """The demo project (``xmd serve --demo``) with its train and eval sets, and a queued job explaining
+    the train set; reused when it already exists. Returns (project id, explain job id or None)."""
+    from xmd.core.demo_story import prepare_baseline
+    from xmd.datasets import service as datasets
+    from xmd.jobs import flows as jobs
+    from xmd.jobs.queue import sender
+    from xmd.jobs.schemas import ExplainIn
+
+    existing = service.get_by_name(db_session=db, name=DEMO_PROJECT)
+    if existing is not None:
+        return existing.id, None
+    baseline, sets = prepare_baseline(workdir, n_train=n_train, device=settings.device)
+    project = create_project(
+        db_session=db,
+        settings=settings,
+        name=DEMO_PROJECT,
+        source=str(baseline),
+        description="MiniLM fine-tuned on movie reviews in which 'spielberg' always means positive.",
+    )
+    service.update_settings(db_session=db, project=project, settings={"max_length": 64})
+    roles = {"train": "train", "test_clean": "eval", "test_anti": "eval"}
+    ids = {
+        name: datasets.add_dataset(db_session=db, project=project, name=name, role=roles[name], examples=examples).id
+        for name, examples in sets.items()
+    }
+    job = jobs.start_explain(db, sender(settings), project, ExplainIn(dataset_id=ids["train"]))
+    return project.id, job.id
 
 
 def _safe_member(name: str) -> bool:
@@ -112,8 +137,3 @@ def extract_model_archive(archive: Path, into: Path) -> Path:
     if not configs:
         raise DataError("the archive holds no config.json: upload the folder written by save_pretrained")
     return configs[0].parent
-
-
-def temp_dir(settings: Settings) -> Path:
-    settings.uploads_dir.mkdir(parents=True, exist_ok=True)
-    return Path(tempfile.mkdtemp(prefix="upload-", dir=settings.uploads_dir))

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from xmd.db.errors import ConflictError, NotFoundError
+from xmd.core.attribution import DEFAULT_METHOD, METHODS
+from xmd.core.types import DataError
+from xmd.datasets.models import Dataset
+from xmd.db.errors import ConflictError, found
+from xmd.feedback.models import Feedback
 from xmd.projects.models import Project
 
 
@@ -18,10 +22,7 @@ def get(*, db_session: Session, project_id: int) -> Project | None:
 
 def get_or_raise(*, db_session: Session, project_id: int) -> Project:
     """Project by id; NotFoundError if there is none."""
-    project = get(db_session=db_session, project_id=project_id)
-    if project is None:
-        raise NotFoundError(f"project {project_id} not found")
-    return project
+    return found(get(db_session=db_session, project_id=project_id), f"project {project_id}")
 
 
 def get_by_name(*, db_session: Session, name: str) -> Project | None:
@@ -79,3 +80,27 @@ def delete(*, db_session: Session, project: Project) -> None:
     """Delete a project and, through ON DELETE CASCADE, its datasets, versions, feedback and jobs."""
     db_session.delete(project)
     db_session.commit()
+
+
+def method_for(project: Project, method: str | None) -> str:
+    """The request's attribution method, else the project's default, else the core's; 422 for unknown ones."""
+    chosen = method or project.settings.get("method") or DEFAULT_METHOD
+    if chosen not in METHODS:
+        raise DataError(f"unknown attribution method {chosen!r}; choose one of {', '.join(METHODS)}")
+    return chosen
+
+
+def max_length(project: Project) -> int:
+    """Token limit for explaining this project's texts (a project setting; the demo uses 64)."""
+    return int(project.settings.get("max_length", 256))
+
+
+def counts(*, db_session: Session, project_id: int) -> tuple[int, int, int]:
+    """(datasets, examples, current feedback entries) of a project."""
+    n_ds, n_ex = db_session.execute(
+        select(func.count(Dataset.id), func.coalesce(func.sum(Dataset.n_examples), 0)).where(
+            Dataset.project_id == project_id
+        )
+    ).one()
+    n_fb = db_session.scalar(select(func.count()).select_from(Feedback).where(Feedback.project_id == project_id))
+    return int(n_ds), int(n_ex), int(n_fb or 0)

@@ -4,91 +4,29 @@ from __future__ import annotations
 
 import json
 import shutil
-from datetime import datetime
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
-from fastapi import APIRouter, Depends, File, Form, Request, UploadFile
+from fastapi import APIRouter, File, Form, Request, UploadFile
 from fastapi.concurrency import run_in_threadpool
-from pydantic import BaseModel, Field, model_validator
-from sqlalchemy import func, select
 
-from xmd.api.deps import DB, require
-from xmd.api.runtime import settings_of
-from xmd.api.uploads import remove, save_upload
 from xmd.core.types import DataError
-from xmd.datasets.models import Dataset
-from xmd.feedback_store.models import Feedback
-from xmd.models import service as models_service
+from xmd.http.deps import DB, Admin, Viewer, settings_of
+from xmd.http.pagination import Limit, Offset, Page, page_of
+from xmd.http.uploads import remove, save_upload, temp_dir
 from xmd.projects import flows, service
-from xmd.projects.models import Project
-from xmd.users.models import Role, User
+from xmd.projects.schemas import ProjectCreate, ProjectOut, project_out
+from xmd.versions import service as versions_service
 
 router = APIRouter(prefix="/api", tags=["projects"])
-Viewer = Annotated[User, Depends(require(Role.VIEWER))]
-Admin = Annotated[User, Depends(require(Role.ADMIN))]
 
 
-class ProjectCreate(BaseModel):
-    name: str = Field(min_length=1, max_length=200)
-    labels: list[Annotated[str, Field(min_length=1, max_length=200)]] | None = Field(
-        default=None, description="class names in the model's order; default: the model's own id2label"
-    )
-    model_path: str | None = Field(default=None, max_length=1000, description="a save_pretrained directory")
-    hub_id: str | None = Field(default=None, max_length=200, description="a Hugging Face Hub model id")
-    description: str = Field(default="", max_length=5000)
-
-    @model_validator(mode="after")
-    def one_source(self) -> ProjectCreate:
-        if (self.model_path is None) == (self.hub_id is None):
-            raise ValueError("give exactly one of model_path and hub_id")
-        if self.labels is not None and not self.labels:
-            raise ValueError("labels, when given, must not be empty")
-        return self
-
-
-class ProjectOut(BaseModel):
-    id: int
-    name: str
-    description: str
-    labels: list[str]
-    model_source: str
-    created_at: datetime
-    base_version_id: int | None
-    latest_version_id: int | None
-    n_datasets: int
-    n_examples: int
-    n_feedback: int
-
-
-def project_out(db: Any, project: Project) -> ProjectOut:
-    versions = models_service.list_versions(db_session=db, project_id=project.id)
-    n_ds, n_ex = db.execute(
-        select(func.count(Dataset.id), func.coalesce(func.sum(Dataset.n_examples), 0)).where(
-            Dataset.project_id == project.id
-        )
-    ).one()
-    n_fb = db.scalar(select(func.count()).select_from(Feedback).where(Feedback.project_id == project.id))
-    ready = [v for v in versions if v.status.value == "ready"]
-    return ProjectOut(
-        id=project.id,
-        name=project.name,
-        description=project.description,
-        labels=list(project.labels),
-        model_source=project.model_source,
-        created_at=project.created_at,
-        base_version_id=versions[0].id if versions else None,
-        latest_version_id=ready[-1].id if ready else None,
-        n_datasets=int(n_ds),
-        n_examples=int(n_ex),
-        n_feedback=int(n_fb or 0),
-    )
-
-
-@router.get("/projects", response_model=list[ProjectOut])
-def list_projects(db: DB, _: Viewer) -> list[ProjectOut]:
+@router.get("/projects", response_model=Page[ProjectOut])
+def list_projects(db: DB, _: Viewer, offset: Offset = 0, limit: Limit = 100) -> Page[ProjectOut]:
     """All projects, newest first."""
-    return [project_out(db, p) for p in service.list_projects(db_session=db)]
+    rows = page_of(service.list_projects(db_session=db), offset, limit)
+    rows["items"] = [project_out(db, p) for p in rows["items"]]
+    return Page[ProjectOut](**rows)
 
 
 @router.post("/projects", status_code=201, response_model=ProjectOut)
@@ -140,7 +78,7 @@ async def create_project_from_archive(
     """Create a project from an uploaded model archive (size-limited by ``XMD_MAX_UPLOAD_MB``)."""
     settings = settings_of(request)
     label_list = _parse_labels(labels)
-    work = flows.temp_dir(settings)
+    work = temp_dir(settings)
     try:
         suffix = "".join(Path(archive.filename or "model.zip").suffixes[-2:]) or ".zip"
         path = await save_upload(archive, work / f"archive{suffix}", settings)
@@ -172,4 +110,4 @@ def delete_project(project_id: int, request: Request, db: DB, _: Admin) -> None:
     """Delete a project, everything it owns in the database, and its model versions on disk."""
     project = service.get_or_raise(db_session=db, project_id=project_id)
     service.delete(db_session=db, project=project)
-    shutil.rmtree(settings_of(request).models_dir / f"p{project_id}", ignore_errors=True)
+    shutil.rmtree(versions_service.project_dir(settings_of(request), project_id), ignore_errors=True)

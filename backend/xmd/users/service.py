@@ -11,7 +11,7 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from xmd.db.base import utcnow
-from xmd.db.errors import ConflictError, NotFoundError
+from xmd.db.errors import ConflictError, NotFoundError, found
 from xmd.users.models import ApiToken, Role, User
 
 TOKEN_PREFIX = "xmd_"
@@ -31,10 +31,7 @@ def get(*, db_session: Session, user_id: int) -> User | None:
 
 def get_or_raise(*, db_session: Session, user_id: int) -> User:
     """User by id; NotFoundError if there is none."""
-    user = get(db_session=db_session, user_id=user_id)
-    if user is None:
-        raise NotFoundError(f"user {user_id} not found")
-    return user
+    return found(get(db_session=db_session, user_id=user_id), f"user {user_id}")
 
 
 def get_by_name(*, db_session: Session, name: str) -> User | None:

@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
-from xmd.api.deps import DB, require
+from xmd.http.deps import DB, Admin
+from xmd.http.pagination import Limit, Offset, Page, page_of
 from xmd.users import service
 from xmd.users.models import Role, User
 
 router = APIRouter(prefix="/api", tags=["users"])
-Admin = Annotated[User, Depends(require(Role.ADMIN))]
 
 
 class UserOut(BaseModel):
@@ -41,10 +40,10 @@ def _user(u: User) -> UserOut:
     return UserOut(id=u.id, name=u.name, role=u.role, created_at=u.created_at)
 
 
-@router.get("/users", response_model=list[UserOut])
-def list_users(db: DB, _: Admin) -> list[UserOut]:
+@router.get("/users", response_model=Page[UserOut])
+def list_users(db: DB, _: Admin, offset: Offset = 0, limit: Limit = 100) -> Page[UserOut]:
     """Every user and their role."""
-    return [_user(u) for u in service.list_users(db_session=db)]
+    return Page[UserOut](**page_of([_user(u) for u in service.list_users(db_session=db)], offset, limit))
 
 
 @router.post("/users", status_code=201, response_model=TokenOut)

@@ -1,8 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { auth, initAuth, setToken } from '../stores/auth'
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
+import { auth, initAuth, setToken, signIn } from '../stores/auth'
 import { clearErrors, status } from '../stores/status'
 import { ApiError, detailText, http, withQuery } from './client'
 import { api } from './endpoints'
+import { wireApi } from '../wire'
+
+beforeAll(wireApi)
 
 function reply(status: number, body: unknown) {
   return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } })
@@ -106,6 +109,20 @@ describe('auth', () => {
     )
     expect(auth.token).toBe('t1')
     expect(replaceState).toHaveBeenCalledWith(null, '', '/#/p/7')
+  })
+
+  it('signs in with a token the API accepts and keeps the previous one when it refuses', async () => {
+    setToken('old')
+    const fetchMock = vi.fn(async (_url: string, init: RequestInit) =>
+      new Headers(init.headers).get('Authorization') === 'Bearer good' ? reply(200, { id: 3, name: 'ann', role: 'admin', created_at: 'x' }) : reply(401, { detail: 'invalid or revoked token' }),
+    )
+    vi.stubGlobal('fetch', fetchMock)
+    await expect(signIn('bad')).rejects.toMatchObject({ status: 401, message: 'invalid or revoked token' })
+    expect(auth.token).toBe('old')
+    await signIn('good')
+    expect(auth.token).toBe('good')
+    expect(auth.me?.name).toBe('ann')
+    vi.unstubAllGlobals()
   })
 
   it('falls back to the stored token', () => {

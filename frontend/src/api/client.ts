@@ -1,5 +1,38 @@
-import { auth } from '../stores/auth'
-import { beginRequest, recordError } from '../stores/status'
+// The HTTP layer of the UI. It imports nothing from the stores: the app hands it the token and where
+// to report requests and errors at start-up (configureClient, called by main.ts through wire.ts).
+
+/** A failed request, as the status bar lists it. */
+export interface RequestFailure {
+  method: string
+  path: string
+  status: number
+  message: string
+}
+
+export interface ClientConfig {
+  /** the bearer token to send now ('' for none) */
+  token: () => string
+  /** a request starts; the returned function is called once when it settles */
+  begin: (label: string) => () => void
+  /** a request failed and the caller did not ask to show it inline (`quiet`) */
+  onError: (failure: RequestFailure) => void
+}
+
+const config: ClientConfig = {
+  token: () => '',
+  begin: () => () => undefined,
+  onError: () => undefined,
+}
+
+/** Set what the client needs from the app (token, pending-request and error sinks). */
+export function configureClient(c: Partial<ClientConfig>): void {
+  Object.assign(config, c)
+}
+
+/** The token requests send now: for the routes that take it as a query parameter (EventSource). */
+export function currentToken(): string {
+  return config.token()
+}
 
 export class ApiError extends Error {
   constructor(
@@ -53,14 +86,15 @@ interface Options {
 export async function request<T>(method: string, path: string, opts: Options = {}): Promise<T> {
   const url = withQuery(path, opts.query)
   const headers: Record<string, string> = { Accept: 'application/json' }
-  if (auth.token) headers.Authorization = `Bearer ${auth.token}`
+  const token = config.token()
+  if (token) headers.Authorization = `Bearer ${token}`
   let body: BodyInit | undefined
   if (opts.form) body = opts.form
   else if (opts.json !== undefined) {
     headers['Content-Type'] = 'application/json'
     body = JSON.stringify(opts.json)
   }
-  const done = beginRequest(`${method} ${path}`)
+  const done = config.begin(`${method} ${path}`)
   try {
     let res: Response
     try {
@@ -82,7 +116,7 @@ export async function request<T>(method: string, path: string, opts: Options = {
     return (text ? JSON.parse(text) : undefined) as T
   } catch (e) {
     const err = e instanceof ApiError ? e : new ApiError(0, (e as Error).message)
-    if (!opts.quiet) recordError({ method, path, status: err.status, message: err.message })
+    if (!opts.quiet) config.onError({ method, path, status: err.status, message: err.message })
     throw err
   } finally {
     done()

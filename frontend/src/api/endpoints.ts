@@ -1,5 +1,7 @@
-// One typed function per REST route the UI uses (docs/API.md).
-import { http, withQuery, type Query } from './client'
+// One typed function per REST route the UI uses (docs/API.md). List routes answer the page envelope;
+// the functions that return a plain array read its first page (100 items by default: more than a
+// project holds of projects, datasets, slices or versions).
+import { currentToken, http, withQuery, type Query } from './client'
 import { asExplanation, asPage } from './normalize'
 import type {
   Action,
@@ -21,7 +23,6 @@ import type {
   Slice,
   WordStats,
 } from './types'
-import { auth } from '../stores/auth'
 
 const P = (pid: number) => `/api/projects/${pid}`
 
@@ -40,8 +41,7 @@ export const api = {
   previewDataset: (pid: number, form: FormData) =>
     http.form<DatasetPreview>(`${P(pid)}/datasets/preview`, form, { quiet: true }),
   uploadDataset: (pid: number, form: FormData) => http.form<Dataset>(`${P(pid)}/datasets`, form, { quiet: true }),
-  examples: async (did: number, q: Query) =>
-    asPage<ExampleRow>(await http.get(`/api/datasets/${did}/examples`, q), Number(q.offset ?? 0), Number(q.limit ?? 0)),
+  examples: async (did: number, q: Query) => asPage<ExampleRow>(await http.get(`/api/datasets/${did}/examples`, q)),
   /** Saved example filters of the project (named; a later save under the same name replaces it). */
   slices: async (pid: number) => asPage<Slice>(await http.get(`${P(pid)}/slices`)).items,
   saveSlice: (pid: number, body: Slice) => http.post<Slice>(`${P(pid)}/slices`, body, { quiet: true }),
@@ -50,22 +50,17 @@ export const api = {
   // explanations
   explanation: async (eid: number, q: Query = {}): Promise<Explanation> =>
     asExplanation(await http.get(`/api/examples/${eid}/explanation`, q)),
-  words: async (pid: number, q: Query) =>
-    asPage<WordStats>(await http.get(`${P(pid)}/words`, q), Number(q.offset ?? 0), Number(q.limit ?? 0)),
+  /** Every word carries the server's `suspicious` flag (xmd.core.aggregate.is_suspicious). */
+  words: async (pid: number, q: Query) => asPage<WordStats>(await http.get(`${P(pid)}/words`, q)),
   wordExamples: async (pid: number, word: string, q: Query) =>
-    asPage<ExampleRow>(
-      await http.get(`${P(pid)}/words/${encodeURIComponent(word)}/examples`, q),
-      Number(q.offset ?? 0),
-      Number(q.limit ?? 0),
-    ),
+    asPage<ExampleRow>(await http.get(`${P(pid)}/words/${encodeURIComponent(word)}/examples`, q)),
 
   // feedback
   setFeedback: (eid: number, word_index: number, action: Action) =>
     http.put<unknown>(`/api/examples/${eid}/feedback`, { word_index, action }),
   setTaskFeedback: (pid: number, body: { word: string; action: Action; label?: number | null; scope: Scope }) =>
     http.put<unknown>(`${P(pid)}/task-feedback`, body),
-  feedback: async (pid: number, q: Query = {}) =>
-    asPage<FeedbackItem>(await http.get(`${P(pid)}/feedback`, q), Number(q.offset ?? 0), Number(q.limit ?? 0)),
+  feedback: async (pid: number, q: Query = {}) => asPage<FeedbackItem>(await http.get(`${P(pid)}/feedback`, q)),
   /** The click history paged by event id: oldest first with `after_id`, or `order: 'desc'` with
    * `before_id` for the latest clicks first. */
   feedbackEvents: async (pid: number, q: Query = {}) =>
@@ -92,7 +87,7 @@ export const api = {
     asPage<MetricPoint>(await http.get(`/api/jobs/${jid}/metrics`, { after }, { quiet: true })).items,
   cancelJob: (jid: string) => http.post<Job>(`/api/jobs/${jid}/cancel`),
   /** EventSource cannot send headers, so this route takes the token as a query parameter. */
-  jobEventsUrl: (jid: string) => withQuery(`/api/jobs/${jid}/events`, { token: auth.token }),
+  jobEventsUrl: (jid: string) => withQuery(`/api/jobs/${jid}/events`, { token: currentToken() }),
 
   // versions
   versions: async (pid: number) => asPage<ModelVersion>(await http.get(`${P(pid)}/versions`)).items,

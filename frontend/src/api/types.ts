@@ -1,20 +1,23 @@
-// Shapes of the xmd REST API (docs/API.md; the live schema is /openapi.json).
-// Optional fields are ones the UI can live without, so a smaller response still renders.
+// The UI's names for the xmd REST API's shapes: aliases over the types generated from the server's
+// OpenAPI schema (schema.d.ts, `npm run gen:api`), so a changed route shows up as a type error here.
+// Hand-written are only the shapes inside fields the schema leaves open (free-form dicts: metrics,
+// retrain results, slice filters) and what the UI itself derives (a page, the normalized explanation).
+import type { components } from './schema'
 
-export type Role = 'viewer' | 'annotator' | 'admin'
-export type Action = 'add' | 'remove' | 'reset'
-export type Mark = 'add' | 'remove'
-export type Scope = 'all' | 'correct' | 'incorrect'
-export type Correctness = 'correct' | 'incorrect' | 'all'
-export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled'
-export type JobKind = 'explain' | 'retrain' | 'evaluate' | 'push'
+type S = components['schemas']
 
-export interface Me {
-  id: number
-  name: string
-  role: Role
-}
+export type Role = S['Role']
+export type Action = S['Action']
+export type Mark = Exclude<Action, 'reset'>
+export type Scope = S['Scope']
+/** The examples routes' `correctness` filter takes the same values as a feedback scope. */
+export type Correctness = S['Scope']
+export type JobStatus = S['JobStatus']
+export type JobKind = S['JobKind']
 
+export type Me = S['UserOut']
+
+/** The list routes' envelope; `total` is null where the UI reads a bare list. */
 export interface Page<T> {
   items: T[]
   total: number | null
@@ -22,41 +25,21 @@ export interface Page<T> {
   limit: number
 }
 
-export interface Dataset {
-  id: number
-  project_id?: number
-  name: string
-  role: 'train' | 'eval'
-  n_examples: number
-  source_name?: string | null
-  text_column?: string
-  label_column?: string | null
-  label_counts?: Record<string, number>
-  created_at?: string
-}
+export type Dataset = S['DatasetOut']
+export type DatasetPreview = S['Preview']
+export type Project = S['ProjectOut']
+export type ProjectCreate = S['ProjectCreate']
+export type StoredPrediction = S['Prediction']
+/** An example as the examples route lists it; the word-examples route adds the word's positions. */
+export type ExampleRow = S['ExampleOut'] & Partial<Pick<S['WordExample'], 'highlight' | 'spans'>>
 
+/** One eval set's metrics (VersionOut.metrics and the retrain result are free-form in the schema). */
 export interface EvalMetrics {
   n?: number
   accuracy?: number
   macro_f1?: number
   per_class_f1?: Record<string, number | null>
   [key: string]: unknown
-}
-
-export interface ModelVersion {
-  id: number
-  project_id?: number
-  parent_id: number | null
-  version: number
-  name: string
-  kind: 'base' | 'debugged'
-  status: 'ready' | 'training' | 'failed'
-  metrics: Record<string, unknown>
-  feedback_snapshot?: Record<string, unknown> | null
-  config?: Record<string, unknown>
-  created_at?: string
-  /** the retrain job's result for a debugged version: metrics and corrected-word shares before/after */
-  retrain?: RetrainResult | null
 }
 
 /** Mean share of the words marked remove / add, per attribution method. */
@@ -66,6 +49,7 @@ export interface ShareSummary {
   n: number
 }
 
+/** The retrain job's result for a debugged version (VersionOut.retrain, free-form in the schema). */
 export interface RetrainResult {
   version_id?: number
   version?: number
@@ -75,56 +59,7 @@ export interface RetrainResult {
   shares_after?: FeedbackShares | null
 }
 
-export interface Project {
-  id: number
-  name: string
-  description?: string
-  labels: string[]
-  model_source?: string
-  created_at?: string
-  base_version_id?: number | null
-  latest_version_id?: number | null
-  n_datasets?: number
-  n_examples?: number
-  n_feedback?: number
-}
-
-export interface ProjectCreate {
-  name: string
-  labels?: string[]
-  model_path?: string
-  hub_id?: string
-  description?: string
-}
-
-export interface DatasetPreview {
-  format?: string
-  columns: string[]
-  rows: Record<string, unknown>[]
-  n_rows?: number | null
-}
-
-export interface StoredPrediction {
-  label: number
-  label_name?: string
-  probs: number[]
-  correct: boolean | null
-}
-
-export interface ExampleRow {
-  id: number
-  dataset_id?: number
-  ext_id?: string
-  text: string
-  label: number | null
-  label_name?: string | null
-  /** from the stored explanation under the version asked for, when there is one */
-  prediction?: StoredPrediction | null
-  n_feedback?: number
-  /** word positions of the searched word (word-examples route) */
-  highlight?: number[]
-  spans?: [number, number][]
-}
+export type ModelVersion = Omit<S['VersionOut'], 'retrain'> & { retrain?: RetrainResult | null }
 
 /** Query parameters of the examples route a slice may keep (the API refuses other keys). */
 export interface SliceFilters {
@@ -138,123 +73,32 @@ export interface SliceFilters {
 }
 
 /** A named, saved filter of a dataset's examples. */
-export interface Slice {
-  name: string
-  dataset_id?: number | null
-  filters: SliceFilters
-}
+export type Slice = Omit<S['Slice'], 'filters'> & { filters?: SliceFilters }
 
-/** Feedback on one word of an explanation, as the API lists it: instance feedback, and the task
- * feedback that applies to the example (its word, gold label and prediction scope). */
-export interface WordMark {
-  word_index: number
-  action: Action
-  level: 'instance' | 'task'
-  scope?: Scope | null
-  label?: number | null
-}
-
+/** Feedback on one word of an explanation, as the API lists it (`marks`). */
+export type WordMark = S['WordMark']
 /** Task feedback attached to a ranked word. */
-export interface WordTaskFeedback {
-  action: Action
-  label: number | null
-  scope: Scope | null
-}
+export type WordTaskFeedback = S['WordFeedback']
+export type WordStats = S['WordOut']
 
-export interface Explanation {
-  example_id?: number | string | null
-  words: string[]
-  spans?: [number, number][]
-  scores: number[]
-  shares: number[]
-  target: number
-  /** the predicted class, from the API (argmax of probs, first class on ties) */
-  prediction: number
-  probs: number[]
-  method?: string
-  n_seen?: number
-  truncated?: boolean
+/** An explanation as the UI holds it: the API's, with its `marks` list read into two maps. */
+export type Explanation = Omit<S['ExplanationOut'], 'marks'> & {
   /** word index -> instance feedback on this example */
   feedback: Record<number, Mark>
   /** word index -> task-level feedback that applies here (shown when there is no instance mark); the
    * API leaves out task feedback whose label or scope does not match this example */
   taskMarks: Record<number, Mark>
-  label?: number | null
-  label_name?: string | null
-  target_name?: string
-  version_id?: number
-  text?: string
 }
 
-export interface WordStats {
-  word: string
-  count: number
-  mean_importance: number
-  mean_signed?: number
-  label_counts?: number[]
-  skew?: number
-  skew_label?: number | null
-  skew_label_name?: string | null
-  suspicion?: number
-  suspicious?: boolean
-  feedback?: WordTaskFeedback[]
-}
+/** A row of the feedback list (current state) or of the click history (events): the fields they share,
+ * plus each one's own timestamps. */
+export type FeedbackItem = Omit<S['FeedbackOut'], 'updated_at' | 'updated_by'> &
+  Partial<Pick<S['FeedbackOut'], 'updated_at' | 'updated_by'>> &
+  Partial<Pick<S['EventOut'], 'created_at' | 'user'>>
 
-export interface FeedbackItem {
-  id?: number
-  key?: string
-  level: 'instance' | 'task'
-  example_id?: number | null
-  word_index?: number | null
-  word?: string | null
-  label?: number | null
-  scope?: Scope | null
-  action: Action
-  updated_by?: string | null
-  user?: string | null
-  updated_at?: string
-  created_at?: string
-}
-
-export interface Job {
-  id: string
-  project_id?: number | null
-  kind: JobKind
-  status: JobStatus
-  /** 0–100 */
-  progress: number
-  step?: number | null
-  total_steps?: number | null
-  epoch?: number | null
-  params?: Record<string, unknown>
-  result?: Record<string, unknown> | null
-  error?: string | null
-  cancel_requested?: boolean
-  created_at?: string
-  started_at?: string | null
-  finished_at?: string | null
-}
-
-export interface MetricPoint {
-  id: number
-  step: number
-  epoch?: number | null
-  task_loss?: number | null
-  er_loss?: number | null
-  loss?: number | null
-  lr?: number | null
-}
-
-export interface RetrainParams {
-  version_id?: number
-  loss: 'mse' | 'mae' | 'huber'
-  lam: number
-  objective?: 'both' | 'erasure' | 'attribution'
-  epochs: number
-  lr?: number
-  batch_size?: number
-  eval_dataset_ids?: number[]
-}
+export type Job = S['JobOut']
+export type MetricPoint = S['MetricOut']
+export type RetrainParams = S['RetrainIn']
 
 export interface Diff {
   before: number | null
@@ -262,7 +106,8 @@ export interface Diff {
   delta: number | null
 }
 
-export interface Comparison {
+/** The compare route's answer, with the example's two explanations normalized. */
+export type Comparison = Omit<S['CompareOut'], 'a' | 'b' | 'metrics' | 'shares' | 'example'> & {
   a: ModelVersion
   b: ModelVersion
   /** eval set -> metric -> {before, after, delta} (per_class_f1 nests one level deeper) */

@@ -9,6 +9,7 @@ import LineChart from './LineChart.vue'
 import PagerBar from './PagerBar.vue'
 import ProbBars from './ProbBars.vue'
 import StatusBar from './StatusBar.vue'
+import * as fx from '../testing/fixtures'
 
 const words = ['the', 'acting', 'by', 'spielberg', 'was', 'great']
 const scores = [0.01, 0.2, -0.05, 0.6, 0.0, 0.14]
@@ -151,7 +152,7 @@ describe('charts and small parts', () => {
   })
 
   it('shows a job progress in percent and offers cancel while it runs', async () => {
-    const job = { id: 'j1', kind: 'retrain' as const, status: 'running' as const, progress: 42, step: 5, total_steps: 12, epoch: 0.8 }
+    const job = fx.job({ id: 'j1', kind: 'retrain', status: 'running', progress: 42, step: 5, total_steps: 12, epoch: 0.8 })
     const w = mount(JobProgress, { props: { job } })
     expect(w.find('[role=progressbar]').attributes('aria-valuenow')).toBe('42')
     expect(w.text()).toContain('step 5 / 12')

@@ -57,11 +57,14 @@ describe('words', () => {
   it('splits like the core (inner apostrophes, punctuation alone)', () => {
     expect(splitWords("Don't stop, it's great!")).toEqual(["Don't", 'stop', ',', "it's", 'great', '!'])
   })
-  it('describes label skew and flags suspicious words', () => {
-    const w = { word: 'spielberg', count: 10, mean_importance: 0.3, label_counts: [1, 9], skew: 0.8, skew_label: 1, suspicion: 0.24 }
+  it('describes label skew and flags a word suspicious only when the server does', () => {
+    const w = { word: 'spielberg', count: 10, mean_importance: 0.3, label_counts: [1, 9], skew: 0.8, skew_label: 1, skew_label_name: null, suspicion: 0.24 }
     expect(skewText(w, ['neg', 'pos'])).toBe('90% pos')
-    expect(isSuspicious(w)).toBe(true)
+    expect(isSuspicious({ ...w, suspicious: true })).toBe(true)
+    // skewed, frequent and important, but the server says no: the UI has no rule of its own
     expect(isSuspicious({ ...w, suspicious: false })).toBe(false)
+    const strong = { ...w, skew: 1, count: 100, suspicion: 0.9, suspicious: false }
+    expect(isSuspicious(strong)).toBe(false)
   })
   it('keeps the latest task feedback per word', () => {
     const m = taskMarks([

@@ -1,13 +1,12 @@
 import type { FeedbackItem, Mark, WordStats } from '../api/types'
 
-/** Likely shortcut: the API's flag when it sends one, else strongly label-skewed and important. */
-export function isSuspicious(w: WordStats): boolean {
-  if (typeof w.suspicious === 'boolean') return w.suspicious
-  return (w.skew ?? 0) >= 0.6 && w.count >= 5 && (w.suspicion ?? 0) >= 0.05
+/** Likely shortcut: the server's flag only (its rule lives in one place, the core); the UI adds none. */
+export function isSuspicious(w: Pick<WordStats, 'suspicious'>): boolean {
+  return w.suspicious === true
 }
 
 /** "83% positive": how much of the word's occurrences carry its most frequent gold label. */
-export function skewText(w: WordStats, labels: string[]): string {
+export function skewText(w: Pick<WordStats, 'label_counts' | 'skew_label' | 'skew_label_name'>, labels: string[]): string {
   const counts = w.label_counts ?? []
   const n = counts.reduce((a, b) => a + b, 0)
   if (!n || w.skew_label == null) return ''
@@ -21,7 +20,7 @@ export function wordKey(w: string): string {
 }
 
 /** Current task-level mark per word key (a later item wins, as in the core). */
-export function taskMarks(items: FeedbackItem[]): Map<string, Mark> {
+export function taskMarks(items: Pick<FeedbackItem, 'level' | 'word' | 'action'>[]): Map<string, Mark> {
   const out = new Map<string, Mark>()
   for (const f of items) {
     if (f.level !== 'task' || !f.word) continue

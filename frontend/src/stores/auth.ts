@@ -1,4 +1,5 @@
 import { reactive } from 'vue'
+import { api } from '../api/endpoints'
 import type { Me } from '../api/types'
 
 const KEY = 'xmd.token'
@@ -28,6 +29,18 @@ export function setToken(token: string): void {
   auth.token = token.trim()
   if (auth.token) localStorage.setItem(KEY, auth.token)
   else localStorage.removeItem(KEY)
+}
+
+/** Keep the token only if the API accepts it (the previous one stays otherwise; the error goes on). */
+export async function signIn(token: string): Promise<void> {
+  const previous = auth.token
+  setToken(token)
+  try {
+    auth.me = await api.me()
+  } catch (e) {
+    setToken(previous)
+    throw e
+  }
 }
 
 export function logout(): void {

@@ -28,6 +28,8 @@ import { current } from '../stores/project'
 import DeployView from './DeployView.vue'
 import FeedbackView from './FeedbackView.vue'
 import RetrainView from './RetrainView.vue'
+import * as fx from '../testing/fixtures'
+import { schemaDefaults } from '../api/defaults'
 
 const A = vi.mocked(api)
 const router = () =>
@@ -35,7 +37,7 @@ const router = () =>
 
 beforeEach(() => {
   vi.clearAllMocks()
-  auth.me = { id: 1, name: 'ann', role: 'annotator' }
+  auth.me = fx.me({ id: 1, name: 'ann', role: 'annotator' })
   Object.assign(current, {
     pid: 1,
     project: { id: 1, name: 'demo', labels: ['negative', 'positive'] },
@@ -54,9 +56,9 @@ describe('FeedbackView', () => {
   it('groups feedback by word with who and when, and resets one item', async () => {
     A.feedback.mockResolvedValue({
       items: [
-        { id: 1, level: 'instance', example_id: 4, word_index: 0, word: 'spielberg', action: 'remove', updated_by: 'ann', updated_at: '2026-01-01T10:00:00Z' },
-        { id: 2, level: 'task', word: 'spielberg', scope: 'all', label: null, action: 'remove', updated_by: 'bob', updated_at: '2026-01-01T11:00:00Z' },
-        { id: 3, level: 'instance', example_id: 7, word_index: 2, word: 'superb', action: 'add', updated_by: 'ann', updated_at: '2026-01-01T12:00:00Z' },
+        fx.feedback({ id: 1, level: 'instance', example_id: 4, word_index: 0, word: 'spielberg', action: 'remove', updated_by: 'ann', updated_at: '2026-01-01T10:00:00Z' }),
+        fx.feedback({ id: 2, level: 'task', word: 'spielberg', scope: 'all', label: null, action: 'remove', updated_by: 'bob', updated_at: '2026-01-01T11:00:00Z' }),
+        fx.feedback({ id: 3, level: 'instance', example_id: 7, word_index: 2, word: 'superb', action: 'add', updated_by: 'ann', updated_at: '2026-01-01T12:00:00Z' }),
       ],
       total: 3,
       offset: 0,
@@ -80,7 +82,7 @@ describe('FeedbackView', () => {
 
   it('shows the history newest first and pages back with before_id', async () => {
     A.feedback.mockResolvedValue({ items: [], total: 0, offset: 0, limit: 200 })
-    const ev = (id: number): FeedbackItem => ({ id, level: 'instance', example_id: 4, word_index: 0, word: `w${id}`, action: 'remove', user: 'ann', created_at: '2026-01-01T10:00:00Z' })
+    const ev = (id: number): FeedbackItem => fx.feedback({ id, level: 'instance', example_id: 4, word_index: 0, word: `w${id}`, action: 'remove', user: 'ann', created_at: '2026-01-01T10:00:00Z' })
     const newest = Array.from({ length: 100 }, (_, i) => ev(250 - i)) // 250 … 151
     A.feedbackEvents.mockResolvedValueOnce(newest).mockResolvedValueOnce([ev(150), ev(149)])
     const w = mount(FeedbackView, { global: { plugins: [router()] } })
@@ -125,9 +127,9 @@ describe('RetrainView', () => {
     A.jobs.mockResolvedValue([])
     A.feedback.mockResolvedValue({ items: [], total: 2, offset: 0, limit: 1 })
     A.retrainJob.mockRejectedValueOnce(new Error('there is no feedback to train with yet'))
-    A.retrainJob.mockResolvedValueOnce({ id: 'j1', kind: 'retrain', status: 'queued', progress: 0 })
-    A.job.mockResolvedValue({ id: 'j1', kind: 'retrain', status: 'running', progress: 25, step: 3, total_steps: 12 })
-    A.metrics.mockResolvedValue([{ id: 1, step: 1, task_loss: 0.7, er_loss: 0.2, loss: 1.1 }])
+    A.retrainJob.mockResolvedValueOnce(fx.job({ id: 'j1', kind: 'retrain', status: 'queued', progress: 0 }))
+    A.job.mockResolvedValue(fx.job({ id: 'j1', kind: 'retrain', status: 'running', progress: 25, step: 3, total_steps: 12 }))
+    A.metrics.mockResolvedValue([fx.metric({ id: 1, step: 1, task_loss: 0.7, er_loss: 0.2, loss: 1.1 })])
     const w = mount(RetrainView, { global: { plugins: [router()] } })
     await flushPromises()
     expect(w.text()).toContain('2 piece(s) of feedback will be used.')
@@ -136,7 +138,12 @@ describe('RetrainView', () => {
     await w.find('#rt-epochs').setValue('3')
     await w.find('form').trigger('submit')
     await flushPromises()
-    expect(A.retrainJob).toHaveBeenCalledWith(1, expect.objectContaining({ version_id: 9, loss: 'huber', lam: 0.5, epochs: 3, eval_dataset_ids: [6] }))
+    // what the person did not touch is the server's default (from its schema), not a number of the UI's
+    const D = schemaDefaults.RetrainIn
+    expect(A.retrainJob).toHaveBeenCalledWith(
+      1,
+      expect.objectContaining({ version_id: 9, loss: 'huber', lam: 0.5, epochs: 3, eval_dataset_ids: [6], lr: D.lr, batch_size: D.batch_size, objective: D.objective }),
+    )
     expect(w.find('[data-testid=retrain-error]').text()).toBe('there is no feedback to train with yet')
     await w.find('form').trigger('submit')
     await flushPromises()

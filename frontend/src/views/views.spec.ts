@@ -28,6 +28,7 @@ import { auth } from '../stores/auth'
 import { current } from '../stores/project'
 import { undoStack } from '../stores/undo'
 import InstanceView from './InstanceView.vue'
+import * as fx from '../testing/fixtures'
 
 const A = vi.mocked(api)
 
@@ -36,10 +37,11 @@ function router() {
 }
 
 const rows = [
-  { id: 11, text: 'spielberg made a great film', label: 1, prediction: { label: 1, probs: [0.1, 0.9], correct: true }, n_feedback: 0 },
-  { id: 12, text: 'dull and slow', label: 0, prediction: { label: 0, probs: [0.8, 0.2], correct: true }, n_feedback: 0 },
+  fx.example({ id: 11, text: 'spielberg made a great film', label: 1, prediction: { label: 1, probs: [0.1, 0.9], correct: true }, n_feedback: 0 }),
+  fx.example({ id: 12, text: 'dull and slow', label: 0, prediction: { label: 0, probs: [0.8, 0.2], correct: true }, n_feedback: 0 }),
 ]
-const explanationOf = (id: number) => ({
+const explanationOf = (id: number) =>
+  fx.explanation({
   words: id === 11 ? ['spielberg', 'made', 'a', 'great', 'film'] : ['dull', 'and', 'slow'],
   scores: id === 11 ? [0.5, 0.1, 0.0, 0.3, 0.1] : [0.6, 0.1, 0.3],
   shares: id === 11 ? [0.5, 0.1, 0.0, 0.3, 0.1] : [0.6, 0.1, 0.3],
@@ -48,13 +50,13 @@ const explanationOf = (id: number) => ({
   target: id === 11 ? 1 : 0,
   feedback: {},
   taskMarks: {},
-})
+  })
 
 describe('InstanceView', () => {
   beforeEach(() => {
     vi.clearAllMocks()
     undoStack.splice(0)
-    auth.me = { id: 1, name: 'ann', role: 'annotator' }
+    auth.me = fx.me({ id: 1, name: 'ann', role: 'annotator' })
     Object.assign(current, {
       pid: 1,
       project: { id: 1, name: 'demo', labels: ['negative', 'positive'] },
@@ -219,7 +221,7 @@ describe('InstanceView', () => {
     await flushPromises()
     expect(w.find('[data-testid=slice-note]').text()).toBe("slice not saved: unknown slice filter(s) ['x']")
     w.unmount()
-    auth.me = { id: 2, name: 'vic', role: 'viewer' }
+    auth.me = fx.me({ id: 2, name: 'vic', role: 'viewer' })
     const v = await mountView()
     expect(v.find('[data-testid=slice-select]').exists()).toBe(true)
     expect(v.find('[data-testid=slice-save]').exists()).toBe(false)
@@ -242,7 +244,7 @@ describe('DatasetUpload', () => {
       ],
     })
     A.uploadDataset.mockRejectedValue(new Error('train.csv: label "neutral" is not one of the project labels'))
-    const w = mount(DatasetUpload, { props: { pid: 3 } })
+    const w = mount(DatasetUpload, { props: { preview: (f: FormData) => A.previewDataset(3, f), upload: (f: FormData) => A.uploadDataset(3, f) } })
     const input = w.find('#ds-file')
     const file = new File(['id,sentence,label\n'], 'train.csv', { type: 'text/csv' })
     Object.defineProperty(input.element, 'files', { value: [file] })
@@ -269,14 +271,14 @@ describe('useJob', () => {
   it('polls status and loss points until the job ends', async () => {
     vi.useFakeTimers()
     const statuses: Job[] = [
-      { id: 'j', kind: 'retrain', status: 'running', progress: 10 },
-      { id: 'j', kind: 'retrain', status: 'running', progress: 60 },
-      { id: 'j', kind: 'retrain', status: 'succeeded', progress: 100, result: { version_id: 2 } },
+      fx.job({ id: 'j', kind: 'retrain', status: 'running', progress: 10 }),
+      fx.job({ id: 'j', kind: 'retrain', status: 'running', progress: 60 }),
+      fx.job({ id: 'j', kind: 'retrain', status: 'succeeded', progress: 100, result: { version_id: 2 } }),
     ]
     A.job.mockImplementation(async () => statuses.shift() ?? statuses[0])
     A.metrics
-      .mockResolvedValueOnce([{ id: 1, step: 1, task_loss: 0.9, er_loss: 0.4 }])
-      .mockResolvedValueOnce([{ id: 2, step: 2, task_loss: 0.7, er_loss: 0.2 }])
+      .mockResolvedValueOnce([fx.metric({ id: 1, step: 1, task_loss: 0.9, er_loss: 0.4 })])
+      .mockResolvedValueOnce([fx.metric({ id: 2, step: 2, task_loss: 0.7, er_loss: 0.2 })])
       .mockResolvedValue([])
     const ended = vi.fn()
     let tracker!: ReturnType<typeof useJob>

@@ -1,1 +1,0 @@
-"""The REST API: FastAPI app factory, authentication, role policy and error mapping."""

@@ -1,0 +1,158 @@
+"""The composition root: the FastAPI application factory and the list of every domain's router.
+
+Nothing imports this module but the entry points (``xmd serve``, ``uvicorn --factory
+xmd.app:create_app``, tests); it is the one place that knows every domain.
+
+The app refuses to start on a database that is not at the migration head, with the command that
+fixes it, instead of failing on the first request. It serves the built web UI (``frontend/dist``) at
+``/`` when it exists, so the demo is one process and one URL.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Annotated
+
+from fastapi import Depends, FastAPI, Request, Response
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+from sqlalchemy import Engine
+
+from xmd import __version__
+from xmd.config import Settings
+from xmd.core.cache import ModelCache
+from xmd.datasets.views import router as datasets_router
+from xmd.db.engine import make_engine, make_session_factory
+from xmd.db.migrate import check_migrated
+from xmd.explanations.views import router as explanations_router
+from xmd.feedback.views import router as feedback_router
+from xmd.http import errors
+from xmd.http.deps import current_user
+from xmd.http.uploads import max_bytes
+from xmd.jobs.queue import Enqueue, sender
+from xmd.jobs.views import router as jobs_router
+from xmd.projects.views import router as projects_router
+from xmd.users.models import User
+from xmd.users.views import router as users_router
+from xmd.versions.views import router as versions_router
+
+ROUTERS = (
+    users_router,
+    projects_router,
+    datasets_router,
+    explanations_router,
+    feedback_router,
+    jobs_router,
+    versions_router,
+)
+
+
+_TOKEN_IN_URL = re.compile(r"((?:token|link)=)[^&\s\"]+")
+
+
+class RedactTokens(logging.Filter):
+    """Access logs print URLs; the event-stream route takes ``?token=`` (EventSource cannot send
+    headers), so the secret is replaced before any handler sees the record."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple):
+            record.args = tuple(_TOKEN_IN_URL.sub(r"\1***", a) if isinstance(a, str) else a for a in record.args)
+        if isinstance(record.msg, str):
+            record.msg = _TOKEN_IN_URL.sub(r"\1***", record.msg)
+        return True
+
+
+def install_log_redaction() -> None:
+    for name in ("uvicorn.access", "uvicorn.error", "uvicorn"):
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, RedactTokens) for f in logger.filters):
+            logger.addFilter(RedactTokens())
+
+
+def frontend_dist() -> Path | None:
+    """The built UI: ``XMD_FRONTEND_DIST`` or ``frontend/dist`` next to the package's source tree."""
+    env = os.environ.get("XMD_FRONTEND_DIST")
+    candidates = [Path(env)] if env else []
+    candidates.append(Path(__file__).resolve().parents[2] / "frontend" / "dist")
+    return next((c for c in candidates if (c / "index.html").is_file()), None)
+
+
+def create_app(
+    settings: Settings | None = None,
+    *,
+    engine: Engine | None = None,
+    enqueue: Enqueue | None = None,
+    serve_ui: bool = True,
+) -> FastAPI:
+    """Build the app; ``engine`` lets tests share one database with their fixtures, ``enqueue`` lets
+    them observe what would be sent to the workers."""
+    settings = settings or Settings.from_env()
+    install_log_redaction()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        eng = engine or make_engine(settings.database_url, data_dir_path=settings.data_dir)
+        check_migrated(eng)
+        app.state.engine = eng
+        app.state.session_factory = make_session_factory(eng)
+        app.state.settings = settings
+        app.state.models = ModelCache(size=2, device="cpu")
+        app.state.enqueue = enqueue or sender(settings)
+        yield
+        if engine is None:
+            eng.dispose()
+
+    app = FastAPI(
+        title="xmd",
+        version=__version__,
+        description="Explanation-based debugging of NLP classifiers with people in the loop.",
+        lifespan=lifespan,
+    )
+    errors.install(app)
+
+    @app.middleware("http")
+    async def limit_body(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
+        """Refuse a body announced larger than the upload limit before reading any of it."""
+        length = request.headers.get("content-length")
+        if length is not None:
+            if not length.isdigit():
+                return JSONResponse({"detail": "invalid Content-Length header"}, status_code=400)
+            if int(length) > max_bytes(settings) + (1 << 20):  # + room for multipart framing
+                limit = f"{settings.max_upload_mb} MB (XMD_MAX_UPLOAD_MB)"
+                return JSONResponse({"detail": f"the request is larger than the limit of {limit}"}, status_code=413)
+        return await call_next(request)
+
+    @app.get("/api/health", tags=["meta"])
+    def health() -> dict[str, str]:
+        """Liveness: answers without authentication."""
+        return {"status": "ok", "version": __version__}
+
+    @app.get("/api/me", tags=["users"])
+    def me(user: Annotated[User, Depends(current_user)]) -> dict[str, str | int]:
+        """Who the token belongs to, and their role."""
+        return {"id": user.id, "name": user.name, "role": user.role.value}
+
+    for router in ROUTERS:
+        app.include_router(router)
+
+    dist = frontend_dist() if serve_ui else None
+    if dist is not None:
+        if (dist / "assets").is_dir():
+            app.mount("/assets", StaticFiles(directory=dist / "assets"), name="assets")
+
+        @app.get("/{path:path}", include_in_schema=False)
+        def spa(path: str) -> Response:
+            """Files of the built UI, and index.html for every client-side route."""
+            if path.startswith("api/"):
+                return JSONResponse({"detail": f"no API route /{path}"}, status_code=404)
+            candidate = (dist / path).resolve()
+            if path and candidate.is_file() and dist.resolve() in candidate.parents:
+                return FileResponse(candidate)
+            return FileResponse(dist / "index.html")
+
+    return app

@@ -1,0 +1,137 @@
+"""Settings dataclasses as the one definition of a job's options: the CLI's flags, the API's request
+schema and the worker's configuration are all read off the dataclass fields.
+
+A field declares its default, and in its ``metadata`` (built with :func:`opt`) a help text, bounds and
+choices. :func:`options` lists them; :func:`add_arguments` turns them into ``argparse`` flags;
+:func:`build` makes the dataclass from a mapping (a job's stored parameters, parsed CLI arguments),
+keeping the defaults for what the mapping leaves out. ``xmd.jobs.schemas`` builds the Pydantic model
+from the same list, so a field added to :class:`~xmd.core.training.TrainConfig` or
+:class:`~xmd.core.training.ERConfig` reaches ``xmd debug``, ``POST …/jobs/retrain`` (and its OpenAPI
+schema) and the retrain worker with no other edit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import typing
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+
+def opt(
+    help: str,
+    *,
+    ge: float | None = None,
+    gt: float | None = None,
+    le: float | None = None,
+    choices: Sequence[Any] | None = None,
+) -> dict[str, Any]:
+    """Field metadata: what the option means (shown by ``--help`` and in the API docs) and its bounds."""
+    return {"help": help, "ge": ge, "gt": gt, "le": le, "choices": tuple(choices) if choices else None}
+
+
+def redefault(cls: type, name: str, default: Any) -> Any:
+    """A field of a subclass that keeps ``cls``'s field ``name`` (help, bounds) with another default."""
+    return dataclasses.field(default=default, metadata=cls.__dataclass_fields__[name].metadata)  # type: ignore[attr-defined]
+
+
+@dataclass(frozen=True)
+class Option:
+    """One field of a settings dataclass, as every front end sees it."""
+
+    name: str
+    type: type
+    default: Any
+    help: str
+    ge: float | None = None
+    gt: float | None = None
+    le: float | None = None
+    choices: tuple[Any, ...] | None = None
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+
+def options(*classes: type) -> list[Option]:
+    """The options of ``classes`` in field order; a name may appear in only one of them."""
+    out: list[Option] = []
+    seen: dict[str, type] = {}
+    for cls in classes:
+        hints = typing.get_type_hints(cls)
+        for f in dataclasses.fields(cls):
+            if f.name in seen:
+                raise TypeError(f"option {f.name!r} is defined by both {seen[f.name].__name__} and {cls.__name__}")
+            seen[f.name] = cls
+            meta = dict(f.metadata)
+            default = f.default if f.default is not dataclasses.MISSING else f.default_factory()  # type: ignore[misc]
+            out.append(
+                Option(
+                    name=f.name,
+                    type=hints[f.name],
+                    default=default,
+                    help=meta.get("help") or f.name.replace("_", " "),
+                    ge=meta.get("ge"),
+                    gt=meta.get("gt"),
+                    le=meta.get("le"),
+                    choices=meta.get("choices"),
+                )
+            )
+    return out
+
+
+def _bounded(o: Option) -> Any:
+    """An argparse ``type`` that converts and checks the bounds, so the CLI refuses what the API refuses."""
+
+    def convert(text: str) -> Any:
+        value = o.type(text)
+        if (
+            (o.ge is not None and value < o.ge)
+            or (o.gt is not None and value <= o.gt)
+            or (o.le is not None and value > o.le)
+        ):
+            low = f">= {o.ge}" if o.ge is not None else f"> {o.gt}" if o.gt is not None else ""
+            high = f"<= {o.le}" if o.le is not None else ""
+            raise argparse.ArgumentTypeError(f"{text} is out of range ({' and '.join(x for x in (low, high) if x)})")
+        return value
+
+    convert.__name__ = o.type.__name__  # argparse names the type in its error messages
+    return convert
+
+
+def add_arguments(
+    parser: argparse.ArgumentParser, *classes: type, defaults: Mapping[str, Any] | None = None
+) -> list[Option]:
+    """Add a ``--flag`` per option of ``classes`` (booleans as ``--x/--no-x``); ``defaults`` overrides
+    a default for this command only. Returns the options added."""
+    opts = options(*classes)
+    for o in opts:
+        default = (defaults or {}).get(o.name, o.default)
+        if o.type is bool:
+            parser.add_argument(o.flag, action=argparse.BooleanOptionalAction, default=default, help=o.help)
+        else:
+            parser.add_argument(
+                o.flag,
+                type=_bounded(o),
+                default=default,
+                choices=o.choices,
+                help=f"{o.help} (default: {default})",
+            )
+    return opts
+
+
+def build(cls: type[T], values: Mapping[str, Any] | argparse.Namespace) -> T:
+    """``cls`` from the values it has fields for (missing or None keep the defaults), validated when the
+    class has a ``validate`` method."""
+    if isinstance(values, argparse.Namespace):
+        values = vars(values)
+    names = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    obj = cls(**{k: v for k, v in values.items() if k in names and v is not None})
+    validate = getattr(obj, "validate", None)
+    if callable(validate):
+        validate()
+    return obj

@@ -1,0 +1,110 @@
+"""Datasets and examples as the API shows them, and the builders that fill them from the store."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+from sqlalchemy.orm import Session
+
+from xmd.datasets import service
+from xmd.datasets.models import Dataset, DatasetRole, Example
+from xmd.http.pagination import Page
+from xmd.projects.models import Project
+
+Correctness = Literal["correct", "incorrect", "all"]
+SLICE_FILTERS = ("search", "regex", "label", "correctness", "has_feedback", "version_id", "method")
+"""The examples route's query parameters a saved slice may hold."""
+
+
+class DatasetOut(BaseModel):
+    id: int
+    project_id: int
+    name: str
+    role: DatasetRole
+    source_name: str | None
+    text_column: str
+    label_column: str | None
+    n_examples: int
+    label_counts: dict[str, int]
+    created_at: datetime
+
+
+class Prediction(BaseModel):
+    label: int
+    label_name: str
+    probs: list[float]
+    correct: bool | None
+
+
+class ExampleOut(BaseModel):
+    id: int
+    dataset_id: int
+    ext_id: str
+    text: str
+    label: int | None
+    label_name: str | None
+    meta: dict[str, Any]
+    prediction: Prediction | None = Field(default=None, description="from the stored explanation, when there is one")
+    n_feedback: int = 0
+
+
+class ExamplePage(Page[ExampleOut]):
+    pass
+
+
+class Preview(BaseModel):
+    format: str
+    columns: list[str]
+    n_rows: int
+    rows: list[dict[str, Any]]
+
+
+class Slice(BaseModel):
+    name: str = Field(min_length=1, max_length=100)
+    dataset_id: int | None = None
+    filters: dict[str, Any] = Field(default_factory=dict, description="query parameters of the examples route")
+
+
+def _columns(row: Any, schema: type[BaseModel]) -> dict[str, Any]:
+    """The row's attributes that ``schema`` has fields for."""
+    return {name: getattr(row, name) for name in schema.model_fields if hasattr(row, name)}
+
+
+def dataset_out(db: Session, ds: Dataset, project: Project) -> DatasetOut:
+    counts = service.label_counts(db_session=db, dataset_id=ds.id)
+    named = {("(none)" if k is None else project.labels[k]): v for k, v in counts.items()}
+    return DatasetOut.model_validate({**_columns(ds, DatasetOut), "label_counts": named})
+
+
+def examples_out(
+    db: Session, project: Project, rows: list[Example], version_id: int | None, method: str | None
+) -> list[ExampleOut]:
+    """Examples with their stored prediction under a version and their feedback counts (one query each
+    for the whole page)."""
+    ids = [e.id for e in rows]
+    preds = service.stored_predictions(db_session=db, example_ids=ids, version_id=version_id, method=method)
+    counts = service.feedback_counts(db_session=db, example_ids=ids)
+    out = []
+    for e in rows:
+        pred = None
+        if e.id in preds:
+            t, probs = preds[e.id]
+            pred = Prediction(
+                label=t, label_name=project.labels[t], probs=probs, correct=None if e.label is None else t == e.label
+            )
+        out.append(
+            ExampleOut(
+                id=e.id,
+                dataset_id=e.dataset_id,
+                ext_id=e.ext_id,
+                text=e.text,
+                label=e.label,
+                label_name=None if e.label is None else project.labels[e.label],
+                meta=dict(e.meta),
+                prediction=pred,
+                n_feedback=counts.get(e.id, 0),
+            )
+        )
+    return out

@@ -1,0 +1,243 @@
+"""Explanations that orchestrate other domains: one example on request (compute, store, mark its
+feedback), and a whole dataset as a job, in chunks that any number of workers share.
+
+The job row holds the plan in ``result`` while it runs: chunk bounds (example id ranges), which
+chunks are done and who claimed the others. The first worker (the job's own message) writes the plan
+and sends a few helper messages; every participant then claims chunks one at a time under a lock on
+the job row, explains them and writes the explanations *and* marks the chunk done in one
+transaction, so a chunk is either fully counted or not at all. Word aggregates are updated
+incrementally by ``upsert_explanations``, which serialises writers per (version, method): the final
+aggregates are the same whichever worker did which chunk (sums may differ in the last floating-point
+bits, since additions happen in another order).
+
+A claim whose worker died (same host: pid gone) or that is older than ``4 x stale_after_s`` is taken
+over by another participant; explaining a chunk twice is harmless (upserts replace). The first worker
+stays until every chunk is done, so a job with work left always has a heartbeat.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from xmd.core.attribution import DEFAULT_METHOD, METHODS, explain
+from xmd.core.cache import ModelCache, process_cache
+from xmd.core.types import DataError, XMDError
+from xmd.core.types import Explanation as CoreExplanation
+from xmd.core.words import word_key
+from xmd.datasets import service as datasets
+from xmd.datasets.models import Dataset, Example
+from xmd.db.engine import lock_row
+from xmd.explanations import service as explanations
+from xmd.explanations.schemas import WordMark
+from xmd.feedback import service as feedback_service
+from xmd.feedback.models import FeedbackLevel
+from xmd.jobs import queue
+from xmd.jobs import service as jobs
+from xmd.jobs.context import JobCancelled, JobContext, process_alive, worker_id
+from xmd.jobs.models import Job, JobStatus
+from xmd.projects import service as projects
+from xmd.projects.models import Project
+from xmd.versions import service as versions
+from xmd.versions.models import ModelVersion
+
+log = logging.getLogger("xmd.workers")
+
+DEFAULT_CHUNK_SIZE = 256
+DEFAULT_MAX_LENGTH = 256
+POLL_S = 0.5
+
+
+# ---------------------------------------------------------------------------------- one example
+
+
+def explanation_for(
+    db: Session, models: ModelCache, project: Project, mv: ModelVersion, example: Example, method: str
+) -> CoreExplanation:
+    """The stored explanation, or compute, store (updating the aggregates) and return it."""
+    found = explanations.get_explanation(db_session=db, example_id=example.id, model_version_id=mv.id, method=method)
+    if found is not None:
+        return found
+    with models.use(mv.path, list(project.labels)) as loaded:
+        exp = explain(
+            loaded,
+            [example.text],
+            method=method,
+            max_length=projects.max_length(project),
+            example_ids=[example.ext_id],
+        )
+    explanations.upsert_explanations(db_session=db, model_version=mv, method=method, items=[(example, exp[0])])
+    stored = explanations.get_explanation(db_session=db, example_id=example.id, model_version_id=mv.id, method=method)
+    assert stored is not None
+    return stored
+
+
+def marks_for(
+    db: Session, project: Project, example: Example, words: list[str], predicted: int | None = None
+) -> list[WordMark]:
+    """Instance feedback on the example, plus the task-level feedback that applies to it: on one of its
+    words, for its gold label (or any), and whose scope (correct / incorrect predictions) matches
+    ``predicted`` under the version shown (scoped feedback is left out when the prediction is unknown)."""
+    marks = [
+        WordMark(word_index=fb.word_index, action=fb.action.value, level="instance")
+        for fb in feedback_service.list_feedback(db_session=db, project_id=project.id, example_id=example.id)
+        if fb.word_index is not None
+    ]
+    task = feedback_service.list_feedback(db_session=db, project_id=project.id, level=FeedbackLevel.TASK)
+    keys = [word_key(w) for w in words] if task else []
+    for fb in task:
+        scope = fb.scope.value if fb.scope else "all"
+        if scope != "all" and (
+            predicted is None or example.label is None or (predicted == example.label) != (scope == "correct")
+        ):
+            continue
+        for i, k in enumerate(keys):
+            if k == fb.word and (fb.label is None or fb.label == example.label):
+                marks.append(
+                    WordMark(
+                        word_index=i,
+                        action=fb.action.value,
+                        level="task",
+                        scope=fb.scope.value if fb.scope else None,
+                        label=fb.label,
+                    )
+                )
+    return marks
+
+
+# ---------------------------------------------------------------------------------- a dataset, as a job
+
+
+def _version_and_dataset(db: Session, params: dict[str, Any]) -> tuple[ModelVersion, Dataset]:
+    version = versions.ready_or_raise(db_session=db, model_version_id=int(params["version_id"]))
+    project = projects.get_or_raise(db_session=db, project_id=version.project_id)
+    dataset = datasets.in_project(db_session=db, project=project, dataset_id=int(params["dataset_id"]))
+    return version, dataset
+
+
+def _state(db: Session, job_id: str, *, lock: bool) -> tuple[Job, dict[str, Any]]:
+    if lock:
+        lock_row(db, Job, Job.id == job_id)
+    job = jobs.get_or_raise(db_session=db, job_id=job_id)
+    return job, dict(job.result or {})
+
+
+def plan(ctx: JobContext) -> dict[str, Any]:
+    """Split the dataset into chunks of ``chunk_size`` examples (by id) and store the plan on the job."""
+    params = ctx.params
+    method = params.get("method") or DEFAULT_METHOD
+    if method not in METHODS:
+        raise DataError(f"unknown attribution method {method!r}; choose one of {METHODS}")
+    _, dataset = _version_and_dataset(ctx.db, params)
+    size = max(1, int(params.get("chunk_size") or DEFAULT_CHUNK_SIZE))
+    ids = list(ctx.db.scalars(select(Example.id).where(Example.dataset_id == dataset.id).order_by(Example.id)))
+    if not ids:
+        raise DataError(f"dataset {dataset.name!r} has no examples")
+    bounds = [[ids[i], ids[min(i + size, len(ids)) - 1]] for i in range(0, len(ids), size)]
+    job, _ = _state(ctx.db, ctx.job.id, lock=True)
+    job.result = {"n_examples": len(ids), "bounds": bounds, "done": {}, "claims": {}}
+    job.total_steps = len(bounds)
+    ctx.db.commit()
+    return job.result
+
+
+def _claim(db: Session, job_id: str, owner: str, reclaim_after: float) -> tuple[int | None, bool]:
+    """Claim the next chunk nobody is working on; returns (chunk index or None, job still running)."""
+    job, st = _state(db, job_id, lock=True)
+    if job.status is not JobStatus.RUNNING or "bounds" not in st:
+        db.commit()
+        return None, False
+    now = time.time()
+    done, claims = st["done"], dict(st["claims"])
+    for i in range(len(st["bounds"])):
+        key = str(i)
+        if key in done:
+            continue
+        c = claims.get(key)
+        if c is None or now - c["at"] > reclaim_after or (c["by"] != owner and process_alive(c["by"]) is False):
+            claims[key] = {"by": owner, "at": now}
+            job.result = {**st, "claims": claims}
+            db.commit()
+            return i, True
+    db.commit()
+    return None, True
+
+
+def _explain_chunk(ctx: JobContext, i: int, owner: str) -> int:
+    """Explain chunk ``i`` and, in the same transaction, store it and mark it done; returns chunks done."""
+    db, params = ctx.db, ctx.params
+    version, dataset = _version_and_dataset(db, params)
+    method = params.get("method") or DEFAULT_METHOD
+    _, st = _state(db, ctx.job.id, lock=False)
+    db.commit()
+    lo, hi = st["bounds"][i]
+    rows = list(
+        db.scalars(
+            select(Example).where(Example.dataset_id == dataset.id, Example.id.between(lo, hi)).order_by(Example.id)
+        )
+    )
+    with process_cache(ctx.settings.device).use(version.path) as loaded:
+        exps = explain(
+            loaded,
+            [ex.text for ex in rows],
+            method=method,
+            max_length=int(params.get("max_length") or DEFAULT_MAX_LENGTH),
+            batch_size=int(params.get("batch_size") or 32),
+            example_ids=[ex.ext_id for ex in rows],
+        )
+    explanations.upsert_explanations(
+        db_session=db, model_version=version, method=method, items=list(zip(rows, exps, strict=True)), commit=False
+    )
+    job, st = _state(db, ctx.job.id, lock=True)
+    done = {**st["done"], str(i): owner}
+    claims = {k: v for k, v in st["claims"].items() if k != str(i)}
+    job.result = {**st, "done": done, "claims": claims}
+    db.commit()
+    n = len(st["bounds"])
+    ctx.progress(100.0 * len(done) / n, step=len(done), total_steps=n)
+    return len(done)
+
+
+def work(ctx: JobContext, *, lead: bool) -> dict[str, Any] | None:
+    """Claim and explain chunks until none is left; the lead then waits for the others' chunks.
+    Returns the job's result once every chunk is done (whoever sees that first finishes the job)."""
+    owner = worker_id()
+    reclaim_after = 4 * ctx.settings.stale_after_s
+    while True:
+        ctx.check_cancel()
+        i, running = _claim(ctx.db, ctx.job.id, owner, reclaim_after)
+        if not running:
+            return None  # failed, cancelled or finished by someone else
+        if i is not None:
+            _explain_chunk(ctx, i, owner)
+            continue
+        _, st = _state(ctx.db, ctx.job.id, lock=False)
+        ctx.db.commit()
+        if len(st["done"]) == len(st["bounds"]):
+            return {
+                "n_explained": st["n_examples"],
+                "chunks": len(st["bounds"]),
+                "workers": sorted(set(st["done"].values())),
+            }
+        if not lead:
+            return None  # the rest is claimed by live participants; the lead waits for them
+        time.sleep(POLL_S)
+
+
+def explain_job(ctx: JobContext) -> dict[str, Any]:
+    """Body of ``xmd.explain``: plan the chunks, call helpers, work, and wait until all are done."""
+    st = plan(ctx)
+    queue.send_helpers(ctx.settings, ctx.job, min(ctx.settings.explain_fanout, len(st["bounds"]) - 1))
+    result = work(ctx, lead=True)
+    if result is None:
+        job = jobs.get_or_raise(db_session=ctx.db, job_id=ctx.job.id)
+        if job.status is JobStatus.SUCCEEDED:  # a helper did the last chunk and finished the job
+            return dict(job.result or {})
+        if job.cancel_requested:
+            raise JobCancelled("cancelled on request")
+        raise XMDError(f"the job stopped while explaining (it is now {job.status.value})")
+    return result

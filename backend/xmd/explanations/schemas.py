@@ -1,0 +1,120 @@
+"""Explanations and word rankings as the API shows them.
+
+Scores go out raw *and* as shares (:func:`xmd.core.normalize.normalize_scores`, the same scale the
+ER loss targets: remove → 0, add → 1), so what the UI shades is what training pulls on. Every word
+carries ``suspicious`` from the core's one rule (:func:`xmd.core.aggregate.is_suspicious`).
+"""
+
+from __future__ import annotations
+
+import typing
+from typing import Literal
+
+from pydantic import BaseModel, Field, create_model
+
+from xmd.core.aggregate import WordStats
+from xmd.core.normalize import normalize_scores
+from xmd.core.types import Explanation as CoreExplanation
+from xmd.datasets.models import Example
+from xmd.datasets.schemas import ExampleOut
+from xmd.http.pagination import Page
+from xmd.projects.models import Project
+from xmd.versions.models import ModelVersion
+
+
+class WordMark(BaseModel):
+    word_index: int
+    action: str
+    level: Literal["instance", "task"]
+    scope: str | None = None
+    label: int | None = None
+
+
+class ExplanationOut(BaseModel):
+    example_id: int | None
+    version_id: int
+    method: str
+    text: str
+    words: list[str]
+    spans: list[tuple[int, int]]
+    scores: list[float]
+    shares: list[float] = Field(description="|score| / sum |score| per example: the scale feedback targets")
+    target: int
+    target_name: str
+    prediction: int = Field(description="the predicted class (argmax of probs)")
+    probs: list[float]
+    label: int | None = None
+    label_name: str | None = None
+    n_seen: int
+    truncated: bool
+    marks: list[WordMark] = Field(default_factory=list, description="feedback on this example's words")
+
+
+class WordFeedback(BaseModel):
+    action: str
+    label: int | None
+    scope: str | None
+
+
+WordOut = create_model(
+    "WordOut",
+    __doc__="A ranked word: the core's WordStats field for field, its suspicious flag, and the task feedback on it.",
+    **{name: (kind, ...) for name, kind in typing.get_type_hints(WordStats).items()},
+    suspicious=(bool, Field(description="the core's rule (xmd.core.aggregate.is_suspicious), not the client's")),
+    feedback=(list[WordFeedback], ...),
+)
+
+
+class WordPage(Page[WordOut]):
+    version_id: int
+    method: str
+    n_examples: int = Field(description="examples aggregated into this ranking")
+
+
+class WordExample(ExampleOut):
+    highlight: list[int] = Field(description="positions (word indices) of the word in this example")
+    spans: list[tuple[int, int]]
+
+
+class WordExamplePage(Page[WordExample]):
+    pass
+
+
+class WhatIf(BaseModel):
+    text: str = Field(min_length=1)
+    version_id: int | None = None
+    method: str | None = None
+
+
+def explanation_out(
+    exp: CoreExplanation,
+    text: str,
+    project: Project,
+    mv: ModelVersion,
+    example: Example | None,
+    marks: list[WordMark],
+) -> ExplanationOut:
+    return ExplanationOut(
+        example_id=None if example is None else example.id,
+        version_id=mv.id,
+        method=exp.method,
+        text=text,
+        words=exp.words,
+        spans=[tuple(s) for s in exp.spans],
+        scores=exp.scores,
+        shares=normalize_scores(exp.scores),
+        target=exp.target,
+        target_name=project.labels[exp.target],
+        prediction=exp.prediction,
+        probs=exp.probs,
+        label=None if example is None else example.label,
+        label_name=None if example is None or example.label is None else project.labels[example.label],
+        n_seen=exp.n_seen,
+        truncated=exp.n_seen < len(exp.words),
+        marks=marks,
+    )
+
+
+def word_out(ws: WordStats, feedback: dict[str, list[WordFeedback]]) -> WordOut:
+    """A ranked word with the task feedback given on it (``suspicious`` comes with ``ws.to_dict()``)."""
+    return WordOut(**ws.to_dict(), feedback=feedback.get(ws.word, []))

@@ -1,0 +1,344 @@
+"""Feedback: write the event and the current state in one transaction; convert to the core's FeedbackSet.
+
+**Concurrency.** :func:`set_feedback` inserts the event, then upserts the current row with
+``INSERT … ON CONFLICT (project_id, key) DO UPDATE`` (the database resolves the race between two
+first writers; a read-then-insert would fail one of them on the unique constraint). So that the
+current row is always the state of the key's *latest* event, writers of one key are serialised
+before the event is numbered: on PostgreSQL with a transaction-scoped advisory lock on
+(project, key) — other keys are not blocked — and on SQLite by the database write lock, which the
+event INSERT takes first. Twenty concurrent writers on one key thus give twenty events and one
+current row, and none of them fails.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import delete, func, select
+from sqlalchemy.orm import Session
+
+from xmd.core.feedback import FeedbackSet, parse_action, parse_scope, task_key
+from xmd.core.types import Action, FeedbackError, InstanceFeedback, Scope, TaskFeedback
+from xmd.core.words import split_words, word_key
+from xmd.datasets.models import Example
+from xmd.db.base import utcnow
+from xmd.db.engine import dialect_insert, is_sqlite, write_scope
+from xmd.db.errors import NotFoundError
+from xmd.feedback.models import Feedback, FeedbackEvent, FeedbackLevel
+from xmd.projects.models import Project
+
+CHUNK = 500
+MAX_PAGE = 1000
+LAST_EVENT = "xmd.last_feedback_event_id"
+
+
+def instance_key(example_id: int, word_index: int) -> str:
+    """Key of instance feedback on word ``word_index`` of example ``example_id`` (database id)."""
+    return f"i:{example_id}:{word_index}"
+
+
+def task_feedback_key(word: str, label: int | None, scope: Scope | str) -> str:
+    """Key of task feedback on a word key, optionally one gold label, and a scope."""
+    return f"t:{word}:{'' if label is None else label}:{parse_scope(scope).value}"
+
+
+def get(*, db_session: Session, project_id: int, key: str) -> Feedback | None:
+    """Current feedback of a key, or None (never given, or reset)."""
+    stmt = select(Feedback).where(Feedback.project_id == project_id, Feedback.key == key)
+    return db_session.scalars(stmt.execution_options(populate_existing=True)).one_or_none()
+
+
+def get_or_raise(*, db_session: Session, project_id: int, key: str) -> Feedback:
+    """Current feedback of a key; NotFoundError if there is none."""
+    fb = get(db_session=db_session, project_id=project_id, key=key)
+    if fb is None:
+        raise NotFoundError(f"no current feedback {key!r} in project {project_id}")
+    return fb
+
+
+def _serialise_key(db_session: Session, project_id: int, key: str) -> None:
+    """PostgreSQL: block other writers of this key until commit (SQLite: the event INSERT does it)."""
+    if not is_sqlite(db_session):
+        h = zlib.crc32(key.encode("utf-8")) - 2**31  # int4, as pg_advisory_xact_lock(int4, int4) wants
+        db_session.execute(select(func.pg_advisory_xact_lock(project_id, h)))
+
+
+def _write(
+    db_session: Session,
+    *,
+    project_id: int,
+    level: FeedbackLevel,
+    key: str,
+    action: Action,
+    example_id: int | None,
+    word_index: int | None,
+    word: str | None,
+    label: int | None,
+    scope: Scope | None,
+    user_id: int | None,
+) -> Feedback | None:
+    _serialise_key(db_session, project_id, key)
+    now = utcnow()
+    fields: dict[str, Any] = {
+        "level": level,
+        "example_id": example_id,
+        "word_index": word_index,
+        "word": word,
+        "label": label,
+        "scope": scope,
+        "action": action,
+    }
+    event = FeedbackEvent(project_id=project_id, key=key, user_id=user_id, created_at=now, **fields)
+    db_session.add(event)
+    db_session.flush()  # numbers the event (and, on SQLite, takes the write lock)
+    db_session.info[LAST_EVENT] = event.id  # the caller's receipt: which event this click became
+    if action is Action.RESET:
+        db_session.execute(delete(Feedback).where(Feedback.project_id == project_id, Feedback.key == key))
+        return None
+    values = {**fields, "last_event_id": event.id, "updated_by": user_id, "updated_at": now}
+    stmt = dialect_insert(db_session, Feedback).values(project_id=project_id, key=key, **values)
+    stmt = stmt.on_conflict_do_update(index_elements=["project_id", "key"], set_=values).returning(Feedback.id)
+    feedback_id = db_session.execute(stmt).scalar_one()
+    return db_session.get(Feedback, feedback_id, populate_existing=True)
+
+
+def set_feedback(
+    *,
+    db_session: Session,
+    project: Project,
+    action: Action | str,
+    example: Example | None = None,
+    word_index: int | None = None,
+    word: str | None = None,
+    label: int | None = None,
+    scope: Scope | str | None = None,
+    user_id: int | None = None,
+    commit: bool = True,
+) -> Feedback | None:
+    """Record one piece of feedback: instance (``example`` + ``word_index``) or task (``word``, optional
+    ``label`` and ``scope``). Logs the event and updates the current state in one transaction; ``reset``
+    deletes the current row. Returns the current row (None after a reset). FeedbackError for a word
+    position, word or label that does not exist."""
+    act = parse_action(action)
+    with write_scope(db_session, commit):
+        fb = _set(db_session, project, act, example, word_index, word, label, scope, user_id)
+    return fb
+
+
+def _set(
+    db_session: Session,
+    project: Project,
+    act: Action,
+    example: Example | None,
+    word_index: int | None,
+    word: str | None,
+    label: int | None,
+    scope: Scope | str | None,
+    user_id: int | None,
+) -> Feedback | None:
+    if example is not None:
+        if word is not None or label is not None or scope is not None:
+            raise FeedbackError("instance feedback takes an example and a word index, not a word, label or scope")
+        if example.project_id != project.id:
+            raise FeedbackError(f"example {example.id} does not belong to project {project.name!r}")
+        words = split_words(example.text)[0]
+        if not isinstance(word_index, int) or isinstance(word_index, bool) or not 0 <= word_index < len(words):
+            raise FeedbackError(
+                f"word_index {word_index!r} is out of range for example {example.ext_id!r}, which has "
+                f"{len(words)} words (valid: 0..{len(words) - 1})"
+            )
+        fb = _write(
+            db_session,
+            project_id=project.id,
+            level=FeedbackLevel.INSTANCE,
+            key=instance_key(example.id, word_index),
+            action=act,
+            example_id=example.id,
+            word_index=word_index,
+            word=words[word_index],
+            label=None,
+            scope=None,
+            user_id=user_id,
+        )
+    else:
+        if word is None or word_index is not None:
+            raise FeedbackError("feedback needs either an example and a word index, or a word")
+        key_word = task_key(word)
+        if label is not None and (isinstance(label, bool) or not 0 <= label < len(project.labels)):
+            raise FeedbackError(f"label {label!r} is out of range (expected 0..{len(project.labels) - 1})")
+        sc = parse_scope(scope if scope is not None else Scope.ALL)
+        fb = _write(
+            db_session,
+            project_id=project.id,
+            level=FeedbackLevel.TASK,
+            key=task_feedback_key(key_word, label, sc),
+            action=act,
+            example_id=None,
+            word_index=None,
+            word=key_word,
+            label=label,
+            scope=sc,
+            user_id=user_id,
+        )
+    return fb
+
+
+def list_feedback(
+    *,
+    db_session: Session,
+    project_id: int,
+    level: FeedbackLevel | str | None = None,
+    example_id: int | None = None,
+    word: str | None = None,
+    offset: int = 0,
+    limit: int | None = None,
+) -> list[Feedback]:
+    """Current feedback of a project in the order it was (last) given; optional filters."""
+    stmt = select(Feedback).where(Feedback.project_id == project_id)
+    if level is not None:
+        stmt = stmt.where(Feedback.level == FeedbackLevel(level))
+    if example_id is not None:
+        stmt = stmt.where(Feedback.example_id == example_id)
+    if word is not None:
+        stmt = stmt.where(Feedback.word == word_key(word.strip()))
+    if offset < 0 or (limit is not None and not 0 <= limit <= MAX_PAGE):
+        raise ValueError(f"offset must be >= 0 and limit in 0..{MAX_PAGE}")
+    stmt = stmt.order_by(Feedback.last_event_id).offset(offset)
+    if limit is not None:
+        stmt = stmt.limit(limit)
+    return list(db_session.scalars(stmt.execution_options(populate_existing=True)))
+
+
+def history(*, db_session: Session, project_id: int, key: str) -> list[FeedbackEvent]:
+    """Every event of one key, oldest first (the audit trail, resets included)."""
+    stmt = select(FeedbackEvent).where(FeedbackEvent.project_id == project_id, FeedbackEvent.key == key)
+    return list(db_session.scalars(stmt.order_by(FeedbackEvent.id)))
+
+
+def list_events(
+    *,
+    db_session: Session,
+    project_id: int,
+    key: str | None = None,
+    after_id: int | None = None,
+    before_id: int | None = None,
+    newest_first: bool = False,
+    limit: int = 100,
+) -> list[FeedbackEvent]:
+    """The project's event log (or one key's) paged by event id: oldest first (``after_id``), or newest
+    first (``before_id``) for an activity feed that shows the latest clicks."""
+    stmt = select(FeedbackEvent).where(*_event_filters(project_id, key, after_id, before_id))
+    order = FeedbackEvent.id.desc() if newest_first else FeedbackEvent.id
+    return list(db_session.scalars(stmt.order_by(order).limit(min(limit, MAX_PAGE))))
+
+
+def count_events(
+    *,
+    db_session: Session,
+    project_id: int,
+    key: str | None = None,
+    after_id: int | None = None,
+    before_id: int | None = None,
+) -> int:
+    """How many events :func:`list_events` pages through with these filters."""
+    where = _event_filters(project_id, key, after_id, before_id)
+    return int(db_session.scalar(select(func.count()).select_from(FeedbackEvent).where(*where)) or 0)
+
+
+def _event_filters(project_id: int, key: str | None, after_id: int | None, before_id: int | None) -> list[Any]:
+    where: list[Any] = [FeedbackEvent.project_id == project_id]
+    if key is not None:
+        where.append(FeedbackEvent.key == key)
+    if after_id is not None:
+        where.append(FeedbackEvent.id > after_id)
+    if before_id is not None:
+        where.append(FeedbackEvent.id < before_id)
+    return where
+
+
+def to_feedback_set(*, db_session: Session, project: Project, dataset_id: int | None = None) -> FeedbackSet:
+    """The current feedback as the core's :class:`FeedbackSet`, in the order it was given.
+
+    Instance feedback is keyed by the example's ``ext_id`` (the id the core and feedback files use);
+    ``dataset_id`` keeps only instance feedback on that dataset's examples, since ext ids are only
+    unique within a dataset. ``words`` records the clicked word of each instance entry.
+    """
+    out = FeedbackSet()
+    inst = select(Feedback, Example.ext_id).join(Example, Example.id == Feedback.example_id)
+    inst = inst.where(Feedback.project_id == project.id, Feedback.level == FeedbackLevel.INSTANCE)
+    if dataset_id is not None:
+        inst = inst.where(Example.dataset_id == dataset_id)
+    for fb, ext_id in db_session.execute(inst.order_by(Feedback.last_event_id)):
+        assert fb.word_index is not None
+        out.instance.append(InstanceFeedback(example_id=ext_id, word_index=fb.word_index, action=fb.action))
+        if fb.word is not None:
+            out.words[(ext_id, fb.word_index)] = fb.word
+    task = select(Feedback).where(Feedback.project_id == project.id, Feedback.level == FeedbackLevel.TASK)
+    for fb in db_session.scalars(task.order_by(Feedback.last_event_id)):
+        assert fb.word is not None
+        out.task.append(TaskFeedback(word=fb.word, action=fb.action, label=fb.label, scope=fb.scope or Scope.ALL))
+    return out
+
+
+def import_feedback_set(
+    *,
+    db_session: Session,
+    project: Project,
+    feedback: FeedbackSet,
+    dataset_id: int,
+    user_id: int | None = None,
+) -> int:
+    """Record a core FeedbackSet (e.g. a feedback JSON file) as events, in order, in one transaction.
+
+    Instance entries name examples of ``dataset_id`` by ``ext_id``; an unknown id, a word position
+    out of range, or a recorded word that no longer matches the text raises FeedbackError and
+    records nothing. Returns the number of events written.
+    """
+    ext_ids = sorted({fb.example_id for fb in feedback.instance})
+    by_ext: dict[str, Example] = {}
+    for i in range(0, len(ext_ids), CHUNK):
+        chunk: Sequence[str] = ext_ids[i : i + CHUNK]
+        stmt = select(Example).where(Example.dataset_id == dataset_id, Example.ext_id.in_(chunk))
+        by_ext.update({ex.ext_id: ex for ex in db_session.scalars(stmt)})
+    missing = [e for e in ext_ids if e not in by_ext]
+    if missing:
+        raise FeedbackError(
+            f"feedback refers to {len(missing)} unknown example id(s) in dataset {dataset_id}: {missing[:5]}"
+        )
+    for (eid, i), word in feedback.words.items():
+        ex = by_ext.get(eid)
+        if ex is None:
+            continue
+        words = split_words(ex.text)[0]
+        if 0 <= i < len(words) and word_key(words[i]) != word_key(word):
+            raise FeedbackError(
+                f"feedback on word {i} of example {eid!r} was given on {word!r}, but that word is now {words[i]!r}"
+            )
+    n = 0
+    with write_scope(db_session):
+        for fb in feedback.instance:
+            set_feedback(
+                db_session=db_session,
+                project=project,
+                action=fb.action,
+                example=by_ext[fb.example_id],
+                word_index=fb.word_index,
+                user_id=user_id,
+                commit=False,
+            )
+            n += 1
+        for tf in feedback.task:
+            set_feedback(
+                db_session=db_session,
+                project=project,
+                action=tf.action,
+                word=tf.word,
+                label=tf.label,
+                scope=tf.scope,
+                user_id=user_id,
+                commit=False,
+            )
+            n += 1
+    return n

@@ -1,0 +1,160 @@
+"""Feedback over HTTP: one click = one committed event before the response; list, history, export, import.
+
+Export/import use the core's feedback JSON (the file ``xmd debug --feedback`` reads), so feedback can
+move between projects, or be simulated from rationale files and word lists.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Query
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from xmd.core.feedback import FeedbackSet, task_key
+from xmd.core.types import Action, FeedbackError
+from xmd.datasets import service as datasets_service
+from xmd.datasets.models import DatasetRole
+from xmd.feedback import service
+from xmd.feedback.models import Feedback, FeedbackEvent, FeedbackLevel
+from xmd.feedback.schemas import (
+    CLICK_FIELDS,
+    EventOut,
+    FeedbackOut,
+    FeedbackPage,
+    ImportIn,
+    InstanceIn,
+    TaskIn,
+    WriteOut,
+)
+from xmd.http.deps import DB, Annotator, Viewer
+from xmd.http.pagination import Page, page
+from xmd.projects import service as projects_service
+from xmd.users.models import User
+
+router = APIRouter(prefix="/api", tags=["feedback"])
+
+
+def _names(db: Session, ids: set[int | None]) -> dict[int, str]:
+    wanted = [i for i in ids if i is not None]
+    if not wanted:
+        return {}
+    return {u.id: u.name for u in db.scalars(select(User).where(User.id.in_(wanted)))}
+
+
+def _fb_out(fb: Feedback, names: dict[int, str]) -> FeedbackOut:
+    by = names.get(fb.updated_by) if fb.updated_by is not None else None
+    return FeedbackOut(**{f: getattr(fb, f) for f in CLICK_FIELDS}, updated_by=by, updated_at=fb.updated_at)
+
+
+def _ev_out(ev: FeedbackEvent, names: dict[int, str]) -> EventOut:
+    user = names.get(ev.user_id) if ev.user_id is not None else None
+    return EventOut(**{f: getattr(ev, f) for f in CLICK_FIELDS}, user=user, created_at=ev.created_at)
+
+
+def _written(db: Session, key: str, action: Action, fb: Feedback | None, user: User) -> WriteOut:
+    """The receipt of one click: its own event id (not the key's latest, which a concurrent click
+    may already have replaced) and the key's state as this transaction left it."""
+    return WriteOut(
+        key=key,
+        action=action,
+        event_id=db.info[service.LAST_EVENT],
+        current=None if fb is None else _fb_out(fb, {user.id: user.name}),
+    )
+
+
+@router.put("/examples/{example_id}/feedback", response_model=WriteOut)
+def set_instance_feedback(example_id: int, body: InstanceIn, db: DB, user: Annotator) -> WriteOut:
+    """Add / remove / reset one word of one example; committed before the response."""
+    example = datasets_service.get_example_or_raise(db_session=db, example_id=example_id)
+    project = projects_service.get_or_raise(db_session=db, project_id=example.project_id)
+    fb = service.set_feedback(
+        db_session=db, project=project, action=body.action, example=example, word_index=body.word_index, user_id=user.id
+    )
+    return _written(db, service.instance_key(example.id, body.word_index), body.action, fb, user)
+
+
+@router.put("/projects/{project_id}/task-feedback", response_model=WriteOut)
+def set_task_feedback(project_id: int, body: TaskIn, db: DB, user: Annotator) -> WriteOut:
+    """Add / remove / reset a word for the whole task (optionally one gold label, and a prediction scope)."""
+    project = projects_service.get_or_raise(db_session=db, project_id=project_id)
+    if not body.word.strip():
+        raise FeedbackError("the word is empty")
+    fb = service.set_feedback(
+        db_session=db,
+        project=project,
+        action=body.action,
+        word=body.word,
+        label=body.label,
+        scope=body.scope,
+        user_id=user.id,
+    )
+    key = service.task_feedback_key(task_key(body.word), body.label, body.scope)
+    return _written(db, key, body.action, fb, user)
+
+
+@router.get("/projects/{project_id}/feedback", response_model=FeedbackPage)
+def list_feedback(
+    project_id: int,
+    db: DB,
+    _: Viewer,
+    level: FeedbackLevel | None = None,
+    example_id: int | None = None,
+    word: Annotated[str | None, Query(max_length=200)] = None,
+    offset: Annotated[int, Query(ge=0)] = 0,
+    limit: Annotated[int, Query(ge=0, le=service.MAX_PAGE)] = 100,
+) -> FeedbackPage:
+    """Current feedback, in the order it was given, with who gave it and when."""
+    projects_service.get_or_raise(db_session=db, project_id=project_id)
+    args: dict[str, Any] = {"project_id": project_id, "level": level, "example_id": example_id, "word": word}
+    rows = service.list_feedback(db_session=db, offset=offset, limit=limit, **args)
+    total = len(service.list_feedback(db_session=db, **args))
+    names = _names(db, {fb.updated_by for fb in rows})
+    return FeedbackPage(**page([_fb_out(fb, names) for fb in rows], total, offset, limit))
+
+
+@router.get("/projects/{project_id}/feedback/events", response_model=Page[EventOut])
+def list_events(
+    project_id: int,
+    db: DB,
+    _: Viewer,
+    key: Annotated[str | None, Query(max_length=300, description="one key's history")] = None,
+    after_id: int | None = None,
+    before_id: int | None = None,
+    order: Literal["asc", "desc"] = "asc",
+    limit: Annotated[int, Query(ge=1, le=service.MAX_PAGE)] = 100,
+) -> Page[EventOut]:
+    """Every click, resets included: the audit trail (and what undo steps back through). Oldest
+    first with ``after_id`` paging, or ``order=desc`` with ``before_id`` for the latest clicks."""
+    projects_service.get_or_raise(db_session=db, project_id=project_id)
+    args: dict[str, Any] = {"project_id": project_id, "key": key, "after_id": after_id, "before_id": before_id}
+    events = service.list_events(db_session=db, newest_first=order == "desc", limit=limit, **args)
+    total = service.count_events(db_session=db, **args)
+    names = _names(db, {e.user_id for e in events})
+    return Page[EventOut](**page([_ev_out(e, names) for e in events], total, 0, limit))
+
+
+@router.get("/projects/{project_id}/feedback/export")
+def export_feedback(project_id: int, db: DB, _: Viewer, dataset_id: int | None = None) -> dict[str, Any]:
+    """The current feedback as the core's JSON (instance entries by example file id, with their words)."""
+    project = projects_service.get_or_raise(db_session=db, project_id=project_id)
+    if dataset_id is not None:
+        datasets_service.in_project(db_session=db, project=project, dataset_id=dataset_id)
+    fs = service.to_feedback_set(db_session=db, project=project, dataset_id=dataset_id)
+    return fs.to_dict()
+
+
+@router.post("/projects/{project_id}/feedback/import", response_model=dict[str, int])
+def import_feedback(project_id: int, body: ImportIn, db: DB, user: Annotator) -> dict[str, int]:
+    """Record an exported feedback file as new events, all or nothing (422 naming the first problem)."""
+    project = projects_service.get_or_raise(db_session=db, project_id=project_id)
+    ds = datasets_service.in_project(db_session=db, project=project, dataset_id=body.dataset_id)
+    if ds.role is not DatasetRole.TRAIN:
+        raise FeedbackError(f"feedback goes on training data; dataset {ds.name!r} is an eval set")
+    try:
+        fs = FeedbackSet.from_json(body.feedback)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise FeedbackError(f"not a feedback file: {exc}") from None
+    n = service.import_feedback_set(db_session=db, project=project, feedback=fs, dataset_id=ds.id, user_id=user.id)
+    return {"imported": n}

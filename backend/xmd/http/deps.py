@@ -1,0 +1,109 @@
+"""Request dependencies: a database session per request, the authenticated user, the role policy,
+and what the composition root (:mod:`xmd.app`) put on the app: settings and the model cache.
+
+Authorisation is an explicit call in each route (a ``Viewer`` / ``Annotator`` / ``Admin`` parameter,
+i.e. ``Depends(require(role))``), so a test can walk the whole route x role matrix. The three role
+aliases are declared here once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Annotated
+
+from fastapi import Depends, HTTPException, Query, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from sqlalchemy.orm import Session
+
+from xmd.config import Settings
+from xmd.core.cache import ModelCache
+from xmd.http import links
+from xmd.users import service as users_service
+from xmd.users.models import Role, User
+
+RANK = {Role.VIEWER: 0, Role.ANNOTATOR: 1, Role.ADMIN: 2}
+bearer = HTTPBearer(auto_error=False, description="an xmd API token: `xmd users create` prints one")
+
+
+def get_db(request: Request) -> Iterator[Session]:
+    """A session for this request; rolled back if the view raised before committing."""
+    session: Session = request.app.state.session_factory()
+    try:
+        yield session
+    except Exception:
+        session.rollback()
+        raise
+    finally:
+        session.close()
+
+
+DB = Annotated[Session, Depends(get_db)]
+
+
+def current_user(credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)], db: DB) -> User:
+    """The user owning the bearer token; 401 without a valid one (the token itself is never logged)."""
+    if credentials is None or not credentials.credentials:
+        raise HTTPException(401, "missing bearer token", headers={"WWW-Authenticate": "Bearer"})
+    user = users_service.authenticate(db_session=db, secret=credentials.credentials)
+    if user is None:
+        raise HTTPException(401, "invalid or revoked token", headers={"WWW-Authenticate": "Bearer"})
+    return user
+
+
+def user_from_token(
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
+    db: DB,
+    token: Annotated[str | None, Query(description="for EventSource, which cannot send headers")] = None,
+) -> User:
+    """Like :func:`current_user`, also accepting ``?token=`` (server-sent events and downloads use it)."""
+    if credentials is None and token:
+        credentials = HTTPAuthorizationCredentials(scheme="Bearer", credentials=token)
+    return current_user(credentials, db)
+
+
+def link_or_token_user(
+    version_id: int,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
+    db: DB,
+    token: Annotated[str | None, Query(description="an API token, for links that cannot send headers")] = None,
+    link: Annotated[
+        str | None, Query(description="a signed link from POST /api/versions/{version_id}/download-link")
+    ] = None,
+) -> User:
+    """Downloads: a bearer token, ``?token=``, or a short-lived signed ``?link=`` for this version."""
+    if credentials is None and not token and link:
+        user = links.verify(db, version_id, link)
+        if user is None:
+            raise HTTPException(401, "the download link is invalid or has expired; ask for a new one")
+        return user
+    return user_from_token(credentials, db, token)
+
+
+link_or_token_user.required_role = Role.VIEWER  # type: ignore[attr-defined]
+
+
+def require(role: Role) -> Callable[[User], User]:
+    """Dependency allowing ``role`` and every role above it (admin > annotator > viewer)."""
+
+    def check(user: Annotated[User, Depends(current_user)]) -> User:
+        if RANK[user.role] < RANK[role]:
+            raise HTTPException(403, f"this needs the {role.value} role; you are {user.role.value}")
+        return user
+
+    check.required_role = role  # type: ignore[attr-defined]
+    return check
+
+
+Viewer = Annotated[User, Depends(require(Role.VIEWER))]
+Annotator = Annotated[User, Depends(require(Role.ANNOTATOR))]
+Admin = Annotated[User, Depends(require(Role.ADMIN))]
+
+
+def settings_of(request: Request) -> Settings:
+    """The settings the app was created with."""
+    return request.app.state.settings
+
+
+def models_of(request: Request) -> ModelCache:
+    """The app's cache of loaded models (explain on request, "what if")."""
+    return request.app.state.models

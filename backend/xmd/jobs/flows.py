@@ -1,0 +1,97 @@
+"""Starting jobs: what each kind needs is checked here, before the row exists, and the row is then
+enqueued. The job bodies that run in a worker live with the domain they change
+(:mod:`xmd.explanations.flows`, :mod:`xmd.versions.flows`, :mod:`xmd.versions.hub`); the stale-job
+sweep that cleans up after a dead worker is :func:`sweep`.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from xmd.core.types import DataError, FeedbackError
+from xmd.datasets import service as datasets
+from xmd.datasets.models import DatasetRole
+from xmd.feedback import service as feedback
+from xmd.jobs import service
+from xmd.jobs.models import Job, JobKind
+from xmd.jobs.queue import Enqueue, QueueUnavailableError
+from xmd.jobs.schemas import EvaluateIn, ExplainIn, PushIn, RetrainIn
+from xmd.projects import service as projects
+from xmd.projects.models import Project
+from xmd.versions import service as versions
+
+
+def start(
+    db: Session,
+    enqueue: Enqueue,
+    project: Project,
+    kind: JobKind,
+    params: dict[str, Any],
+    secrets: dict[str, str] | None = None,
+) -> Job:
+    """Create the job row, commit it, then send it; if the broker refuses, the row says so (failed)."""
+    job = service.create(db_session=db, kind=kind, project_id=project.id, params=params)
+    try:
+        enqueue(job, secrets)
+    except Exception as exc:  # the broker is down or refused: say so on the row and to the caller
+        service.fail(db_session=db, job_id=job.id, error=f"could not reach the job queue: {type(exc).__name__}: {exc}")
+        raise QueueUnavailableError(
+            f"the job queue is unavailable ({type(exc).__name__}); job {job.id} was marked failed"
+        ) from exc
+    return service.get_or_raise(db_session=db, job_id=job.id)
+
+
+def _ids(db: Session, project: Project, ids: list[int] | None, role: DatasetRole) -> list[int]:
+    return [ds.id for ds in datasets.resolve_ids(db_session=db, project=project, ids=ids, role=role)]
+
+
+def start_explain(db: Session, enqueue: Enqueue, project: Project, body: ExplainIn) -> Job:
+    """Explain a training dataset (default: the first) with a ready version and a method."""
+    mv = versions.resolve(db_session=db, project=project, version_id=body.version_id)
+    method = projects.method_for(project, body.method)
+    ids = _ids(db, project, None if body.dataset_id is None else [body.dataset_id], DatasetRole.TRAIN)
+    if not ids:
+        raise DataError("the project has no training dataset to explain; upload one first")
+    params = {"version_id": mv.id, "dataset_id": ids[0], "method": method, "chunk_size": body.chunk_size}
+    return start(db, enqueue, project, JobKind.EXPLAIN, params)
+
+
+def start_retrain(db: Session, enqueue: Enqueue, project: Project, body: RetrainIn) -> Job:
+    """Retrain a ready version with the project's feedback; the settings are stored on the job row."""
+    mv = versions.resolve(db_session=db, project=project, version_id=body.version_id)
+    train = _ids(db, project, body.train_dataset_ids, DatasetRole.TRAIN)
+    if not train:
+        raise DataError("the project has no training dataset; upload one first")
+    evals = _ids(db, project, body.eval_dataset_ids, DatasetRole.EVAL)
+    if not feedback.list_feedback(db_session=db, project_id=project.id, limit=1):
+        raise FeedbackError("there is no feedback to train with yet: mark words to remove or add first")
+    params = body.model_dump(exclude={"train_dataset_ids", "eval_dataset_ids", "version_id"})
+    params.update(version_id=mv.id, train_dataset_ids=train, eval_dataset_ids=evals)
+    return start(db, enqueue, project, JobKind.RETRAIN, params)
+
+
+def start_evaluate(db: Session, enqueue: Enqueue, project: Project, body: EvaluateIn) -> Job:
+    """Measure a ready version on eval sets (default: all of them)."""
+    mv = versions.resolve(db_session=db, project=project, version_id=body.version_id)
+    evals = _ids(db, project, body.dataset_ids, DatasetRole.EVAL)
+    if not evals:
+        raise DataError("the project has no eval dataset; upload one with role=eval first")
+    return start(db, enqueue, project, JobKind.EVALUATE, {"version_id": mv.id, "dataset_ids": evals})
+
+
+def start_push(db: Session, enqueue: Enqueue, project: Project, body: PushIn) -> Job:
+    """Push a ready version to the Hub; the token goes in the message only, never in the row."""
+    mv = versions.resolve(db_session=db, project=project, version_id=body.version_id)
+    secrets = {"hf_token": body.token.get_secret_value()} if body.token is not None else None
+    params = {"version_id": mv.id, "repo_id": body.repo_id, "private": body.private}
+    return start(db, enqueue, project, JobKind.PUSH, params, secrets)
+
+
+def sweep(db: Session, *, stale_after_s: float) -> dict[str, list]:
+    """Fail running jobs whose heartbeat is older than ``stale_after_s`` (their worker died without a
+    word) and the model versions they left half-made."""
+    stale = service.mark_stale_as_failed(db_session=db, older_than=timedelta(seconds=stale_after_s))
+    return {"jobs": stale, "versions": versions.fail_orphans(db_session=db)}

@@ -1,0 +1,42 @@
+"""Every domain's tables, imported so that ``Base.metadata`` is complete (Alembic, tests, create_all).
+
+A composition root like :mod:`xmd.app`: the one module that knows every domain's tables."""
+
+from __future__ import annotations
+
+from xmd.datasets.models import Dataset, DatasetRole, Example
+from xmd.db.base import Base
+from xmd.explanations.models import AggregateState, Explanation, WordAggregate, WordOccurrence
+from xmd.feedback.models import Feedback, FeedbackEvent, FeedbackLevel
+from xmd.jobs.models import Job, JobKind, JobMetric, JobStatus
+from xmd.projects.models import Project
+from xmd.users.models import ApiToken, Role, User
+from xmd.versions.models import ModelKind, ModelStatus, ModelVersion
+
+metadata = Base.metadata
+
+__all__ = [
+    "AggregateState",
+    "ApiToken",
+    "Base",
+    "Dataset",
+    "DatasetRole",
+    "Example",
+    "Explanation",
+    "Feedback",
+    "FeedbackEvent",
+    "FeedbackLevel",
+    "Job",
+    "JobKind",
+    "JobMetric",
+    "JobStatus",
+    "ModelKind",
+    "ModelStatus",
+    "ModelVersion",
+    "Project",
+    "Role",
+    "User",
+    "WordAggregate",
+    "WordOccurrence",
+    "metadata",
+]

@@ -1,0 +1,277 @@
+"""Model versions: numbered per project, a tree of retrains, and a row's ``path`` is never rewritten.
+
+"Nothing is lost": a retrain always creates a child version with its own directory; the version it
+started from keeps its row, its files and its numbers.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import func, select, update
+from sqlalchemy.orm import Session
+
+from xmd.config import Settings
+from xmd.db.engine import lock_row
+from xmd.db.errors import ConflictError, NotFoundError, found
+from xmd.jobs.models import Job, JobStatus
+from xmd.projects.models import Project
+from xmd.versions.models import ModelKind, ModelStatus, ModelVersion
+
+
+def project_dir(settings: Settings, project_id: int) -> Path:
+    """The folder holding every version of a project (deleted with the project)."""
+    return settings.models_dir / f"p{project_id}"
+
+
+def version_dir(settings: Settings, project_id: int) -> str:
+    """Where a project's next version goes; ``{version}`` is filled in when the version is numbered."""
+    return str(project_dir(settings, project_id) / "v{version}")
+
+
+def get(*, db_session: Session, model_version_id: int) -> ModelVersion | None:
+    """Model version by id, or None."""
+    return db_session.get(ModelVersion, model_version_id)
+
+
+def get_or_raise(*, db_session: Session, model_version_id: int) -> ModelVersion:
+    """Model version by id; NotFoundError if there is none."""
+    return found(get(db_session=db_session, model_version_id=model_version_id), f"model version {model_version_id}")
+
+
+def resolve(*, db_session: Session, project: Project, version_id: int | None, ready: bool = True) -> ModelVersion:
+    """The requested version of ``project`` (404 if it belongs elsewhere; 409 if ``ready`` and it is
+    not), else the project's latest ready version: what "the model" means when a request names none."""
+    if version_id is not None:
+        mv = get_or_raise(db_session=db_session, model_version_id=version_id)
+        if mv.project_id != project.id:
+            raise NotFoundError(f"model version {version_id} not found in project {project.name!r}")
+        if ready and mv.status is not ModelStatus.READY:
+            raise ConflictError(f"model version {mv.name} is {mv.status.value}, not ready")
+        return mv
+    latest = latest_ready(db_session=db_session, project_id=project.id)
+    if latest is None:
+        raise NotFoundError(f"project {project.name!r} has no ready model version")
+    return latest
+
+
+def latest_ready(*, db_session: Session, project_id: int) -> ModelVersion | None:
+    """The project's newest ready version, or None."""
+    stmt = (
+        select(ModelVersion)
+        .where(ModelVersion.project_id == project_id, ModelVersion.status == ModelStatus.READY)
+        .order_by(ModelVersion.version.desc())
+        .limit(1)
+    )
+    return db_session.scalars(stmt).first()
+
+
+def ready_or_raise(*, db_session: Session, model_version_id: int) -> ModelVersion:
+    """A version a job may start from: it exists and is ready (ConflictError otherwise)."""
+    mv = get_or_raise(db_session=db_session, model_version_id=model_version_id)
+    if mv.status is not ModelStatus.READY:
+        raise ConflictError(f"model version {mv.name} is {mv.status.value}; it must be ready")
+    return mv
+
+
+def list_versions(*, db_session: Session, project_id: int) -> list[ModelVersion]:
+    """All versions of a project by number."""
+    stmt = select(ModelVersion).where(ModelVersion.project_id == project_id).order_by(ModelVersion.version)
+    return list(db_session.scalars(stmt))
+
+
+def _create(
+    db_session: Session,
+    *,
+    project_id: int,
+    parent_id: int | None,
+    name: str | None,
+    path: str,
+    kind: ModelKind,
+    status: ModelStatus,
+    metrics: dict[str, Any] | None,
+    feedback_snapshot: dict[str, Any] | None,
+    config: dict[str, Any] | None,
+) -> ModelVersion:
+    # Lock the project row first: two concurrent retrains then get consecutive numbers instead of
+    # one of them failing on the unique (project_id, version) constraint.
+    lock_row(db_session, Project, Project.id == project_id)
+    last = db_session.scalar(select(func.max(ModelVersion.version)).where(ModelVersion.project_id == project_id))
+    version = (last or 0) + 1
+    mv = ModelVersion(
+        project_id=project_id,
+        parent_id=parent_id,
+        version=version,
+        name=name or f"v{version}",
+        # "{version}" in the path is filled in here, because only this transaction knows the number.
+        path=path.replace("{version}", str(version)),
+        kind=kind,
+        status=status,
+        metrics=dict(metrics or {}),
+        feedback_snapshot=feedback_snapshot,
+        config=dict(config or {}),
+    )
+    db_session.add(mv)
+    db_session.commit()
+    return mv
+
+
+def create_base(
+    *,
+    db_session: Session,
+    project: Project,
+    path: str,
+    name: str | None = None,
+    status: ModelStatus | str = ModelStatus.READY,
+    metrics: dict[str, Any] | None = None,
+    config: dict[str, Any] | None = None,
+) -> ModelVersion:
+    """Register the user's model (a root of the version tree); ``{version}`` in ``path`` is filled in."""
+    return _create(
+        db_session,
+        project_id=project.id,
+        parent_id=None,
+        name=name,
+        path=path,
+        kind=ModelKind.BASE,
+        status=ModelStatus(status),
+        metrics=metrics,
+        feedback_snapshot=None,
+        config=config,
+    )
+
+
+def create_child(
+    *,
+    db_session: Session,
+    parent: ModelVersion,
+    path: str,
+    name: str | None = None,
+    status: ModelStatus | str = ModelStatus.TRAINING,
+    feedback_snapshot: dict[str, Any] | None = None,
+    config: dict[str, Any] | None = None,
+    metrics: dict[str, Any] | None = None,
+) -> ModelVersion:
+    """New debugged version retrained from ``parent``, numbered next in the project.
+
+    ``path`` must differ from every existing version's path (a retrain writes a new directory, it
+    never overwrites the model it started from); ``{version}`` in it is replaced by the new number.
+    """
+    if "{version}" not in path:
+        clash = db_session.scalar(
+            select(ModelVersion.id).where(ModelVersion.project_id == parent.project_id, ModelVersion.path == path)
+        )
+        if clash is not None:
+            raise ConflictError(f"path {path!r} already belongs to model version {clash}; a retrain needs a new path")
+    return _create(
+        db_session,
+        project_id=parent.project_id,
+        parent_id=parent.id,
+        name=name,
+        path=path,
+        kind=ModelKind.DEBUGGED,
+        status=ModelStatus(status),
+        metrics=metrics,
+        feedback_snapshot=feedback_snapshot,
+        config=config,
+    )
+
+
+def lineage(*, db_session: Session, model_version: ModelVersion) -> list[ModelVersion]:
+    """Versions from the root down to ``model_version`` (inclusive): what it was retrained from."""
+    chain = [model_version]
+    seen = {model_version.id}
+    while chain[-1].parent_id is not None:
+        parent = db_session.get(ModelVersion, chain[-1].parent_id)
+        if parent is None or parent.id in seen:  # cannot happen through this module; do not loop
+            break
+        seen.add(parent.id)
+        chain.append(parent)
+    return chain[::-1]
+
+
+def children(*, db_session: Session, model_version: ModelVersion) -> list[ModelVersion]:
+    """Versions retrained directly from ``model_version``."""
+    stmt = select(ModelVersion).where(ModelVersion.parent_id == model_version.id).order_by(ModelVersion.version)
+    return list(db_session.scalars(stmt))
+
+
+def mark_ready(
+    *,
+    db_session: Session,
+    model_version: ModelVersion,
+    metrics: dict[str, Any],
+    feedback_snapshot: dict[str, Any] | None,
+    config: dict[str, Any],
+) -> None:
+    """training → ready with its results, only while it is still training (a guarded UPDATE: a sweeper
+    that failed it meanwhile wins); ConflictError if it was failed while it trained."""
+    done = db_session.execute(
+        update(ModelVersion)
+        .where(ModelVersion.id == model_version.id, ModelVersion.status == ModelStatus.TRAINING)
+        .values(status=ModelStatus.READY, metrics=metrics, feedback_snapshot=feedback_snapshot, config=config),
+        execution_options={"synchronize_session": False},
+    )
+    db_session.commit()
+    if not done.rowcount:
+        raise ConflictError(
+            f"model version v{model_version.version} was marked failed while it trained (the job was abandoned)"
+        )
+
+
+def merge_metrics(*, db_session: Session, model_version: ModelVersion, metrics: dict[str, Any]) -> None:
+    """Merge metrics by eval-set name under a row lock: two evaluations must not drop each other's sets."""
+    lock_row(db_session, ModelVersion, ModelVersion.id == model_version.id)
+    db_session.refresh(model_version)
+    model_version.metrics = {**(model_version.metrics or {}), **metrics}
+    db_session.commit()
+
+
+def partial_dirs(path: Path) -> list[Path]:
+    """Hidden build folders the core's pipeline leaves next to ``path`` when its process dies."""
+    if not path.parent.is_dir():
+        return []
+    return sorted(path.parent.glob(f".{path.name}.partial-*"))
+
+
+def fail_orphans(*, db_session: Session, job_id: str | None = None) -> list[int]:
+    """Mark model versions still ``training`` whose job is not running any more (or, with ``job_id``,
+    that job's versions, whatever its state) as ``failed`` and delete their half-written build
+    folders; returns their ids.
+
+    A child version records the job that trains it in ``config["job_id"]``; only that job's worker
+    sets it ready, and only while the job runs, so a training version of a finished job is debris.
+    A worker that gives up on a job calls this with the job's id *before* it writes the job's final
+    state, so whoever sees the job ended also sees its version failed.
+    """
+    db = db_session
+    rows = db.execute(
+        select(ModelVersion.id, ModelVersion.path, ModelVersion.config).where(
+            ModelVersion.status == ModelStatus.TRAINING
+        )
+    ).all()
+    db.commit()
+    failed: list[int] = []
+    for mv_id, path, config in rows:
+        owner = (config or {}).get("job_id")
+        if not owner or (job_id is not None and owner != job_id):
+            continue
+        if job_id is None:
+            status = db.scalar(select(Job.status).where(Job.id == owner))
+            db.commit()
+            if status in (JobStatus.RUNNING, JobStatus.QUEUED):
+                continue
+        res = db.execute(
+            update(ModelVersion)
+            .where(ModelVersion.id == mv_id, ModelVersion.status == ModelStatus.TRAINING)
+            .values(status=ModelStatus.FAILED),
+            execution_options={"synchronize_session": False},
+        )
+        db.commit()
+        if res.rowcount:
+            failed.append(mv_id)
+            for partial in partial_dirs(Path(path)):
+                shutil.rmtree(partial, ignore_errors=True)
+    return failed

@@ -1,0 +1,91 @@
+// Generate src/api/schema.d.ts (types) and src/api/defaults.ts (the request bodies' default values,
+// e.g. the retrain settings the form starts from) from the server's OpenAPI schema, so the UI's API
+// types and defaults cannot drift from the routes. `node scripts/gen-api.mjs` writes the file; `--check` regenerates into memory and
+// exits 1 when the committed file differs (what CI runs through `npm run check:api`, and
+// tests/api/test_api_types.py). `--check FILE` compares with FILE instead (the test's stale control).
+//
+// The schema comes from the FastAPI app itself (no server, no database): the project's Python imports
+// the app factory and prints app.openapi(). Python is $XMD_PYTHON, else the repo's .venv, else python3.
+import { execFileSync } from 'node:child_process'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { delimiter, dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import openapiTS, { astToString } from 'openapi-typescript'
+
+const here = dirname(fileURLToPath(import.meta.url))
+const root = resolve(here, '..', '..')
+const target = join(root, 'frontend', 'src', 'api', 'schema.d.ts')
+const defaultsTarget = join(root, 'frontend', 'src', 'api', 'defaults.ts')
+
+// The composition root moves to xmd.app in the service redesign; older trees have it in xmd.api.app.
+const DUMP = `
+import importlib, importlib.util, inspect, json, sys
+root = "xmd.app" if importlib.util.find_spec("xmd.app") else "xmd.api.app"
+create_app = importlib.import_module(root).create_app
+kwargs = {"serve_ui": False} if "serve_ui" in inspect.signature(create_app).parameters else {}
+sys.stdout.write(json.dumps(create_app(**kwargs).openapi()))
+`
+
+function python() {
+  if (process.env.XMD_PYTHON) return process.env.XMD_PYTHON
+  const venv = join(root, '.venv', 'bin', 'python')
+  return existsSync(venv) ? venv : 'python3'
+}
+
+function dumpSchema() {
+  // this tree's sources first, so a worktree or a checkout without an editable install uses its own code
+  const paths = [join(root, 'backend'), root, process.env.PYTHONPATH].filter(Boolean)
+  const out = execFileSync(python(), ['-c', DUMP], {
+    cwd: root,
+    env: { ...process.env, PYTHONPATH: paths.join(delimiter), HF_HUB_OFFLINE: '1' },
+    maxBuffer: 64 * 1024 * 1024,
+  })
+  return JSON.parse(out.toString('utf8'))
+}
+
+const HEADER = `// GENERATED from the server's OpenAPI schema by frontend/scripts/gen-api.mjs: do not edit.
+// Regenerate with \`npm run gen:api\` (in frontend/); \`npm run check:api\` fails when this file is stale.
+
+`
+
+/** schema name -> property -> default, for the request bodies (`...In`) that declare defaults. */
+function defaultsOf(schema) {
+  const out = {}
+  for (const [name, s] of Object.entries(schema.components?.schemas ?? {}).sort(([a], [b]) => a.localeCompare(b))) {
+    if (!name.endsWith('In')) continue
+    const d = Object.fromEntries(
+      Object.entries(s.properties ?? {})
+        .filter(([, p]) => p.default !== undefined && p.default !== null)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([k, p]) => [k, p.default]),
+    )
+    if (Object.keys(d).length) out[name] = d
+  }
+  return out
+}
+
+export async function generate() {
+  const schema = dumpSchema()
+  const ast = await openapiTS(schema, { alphabetize: true, defaultNonNullable: false })
+  const defaults = `${HEADER}export const schemaDefaults = ${JSON.stringify(defaultsOf(schema), null, 2)}\n`
+  return { [target]: HEADER + astToString(ast), [defaultsTarget]: defaults }
+}
+
+const files = await generate()
+const check = process.argv.indexOf('--check')
+if (check >= 0) {
+  // `--check FILE`: compare the types with FILE (the test's stale control); the defaults stay where they are
+  const against = process.argv[check + 1] ? resolve(process.argv[check + 1]) : target
+  const pairs = [[against, files[target]], [defaultsTarget, files[defaultsTarget]]]
+  const stale = pairs.filter(([file, text]) => (existsSync(file) ? readFileSync(file, 'utf8') : '') !== text).map(([f]) => f)
+  if (stale.length) {
+    console.error(`${stale.join(', ')} is stale: the server's OpenAPI schema changed. Run \`npm run gen:api\` in frontend/ and commit it.`)
+    process.exit(1)
+  }
+  console.log('schema.d.ts and defaults.ts match the server schema')
+} else {
+  for (const [file, text] of Object.entries(files)) {
+    writeFileSync(file, text)
+    console.log(`wrote ${file}`)
+  }
+}

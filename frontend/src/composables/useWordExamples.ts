@@ -1,0 +1,124 @@
+// The task screen's selected word: the examples that contain it (paged, filtered by gold label and
+// prediction scope), task feedback on the word, feedback on single occurrences, and opened explanations.
+import { computed, reactive, ref, watch } from 'vue'
+import { api } from '../api/endpoints'
+import type { Action, ExampleRow, Explanation, Mark, Page, Scope, WordStats } from '../api/types'
+import { pushUndo, serial } from '../stores/undo'
+import { useAsync } from './useAsync'
+
+export const WORD_EXAMPLES_LIMIT = 10
+
+export interface WordExamplesSource {
+  pid: () => number
+  word: () => WordStats | null
+  query: () => { version_id?: number; method?: string }
+  /** the word's current task mark (what an undo of a task click restores) */
+  mark: () => Mark | null
+  labels: () => string[]
+  /** task feedback was written: the view reloads the ranking and the marks */
+  changed: () => void
+}
+
+export function useWordExamples(src: WordExamplesSource) {
+  const scope = ref<Scope>('all')
+  const label = ref<'' | number>('')
+  const offset = ref(0)
+  // The API filters by gold label and by prediction scope (`correctness`, from the stored predictions
+  // under the version shown) and counts the filtered set in `total`.
+  const page = ref<Page<ExampleRow>>({ items: [], total: null, offset: 0, limit: WORD_EXAMPLES_LIMIT })
+  const list = useAsync()
+  const note = ref('')
+  const busy = ref(false)
+  const open = reactive<Record<number, Explanation | 'loading' | undefined>>({})
+  const localMarks = reactive<Record<number, Mark | null>>({})
+
+  async function load() {
+    const word = src.word()
+    if (!word) return
+    const got = await list.run(() =>
+      api.wordExamples(src.pid(), word.word, {
+        offset: offset.value,
+        limit: WORD_EXAMPLES_LIMIT,
+        correctness: scope.value,
+        label: label.value,
+        ...src.query(),
+      }),
+    )
+    if (got) page.value = got.value
+  }
+
+  watch(
+    () => [src.word()?.word, scope.value, label.value, src.query().version_id, src.query().method],
+    () => {
+      note.value = ''
+      for (const k of Object.keys(open)) delete open[Number(k)]
+      for (const k of Object.keys(localMarks)) delete localMarks[Number(k)]
+      if (offset.value === 0) void load()
+      else offset.value = 0
+    },
+    { immediate: true },
+  )
+  watch(offset, load)
+
+  const scopeText = computed(() =>
+    scope.value === 'all' ? 'every example' : `examples the model predicts ${scope.value === 'correct' ? 'correctly' : 'wrongly'}`,
+  )
+
+  async function taskAction(action: Action) {
+    const word = src.word()
+    if (!word) return
+    busy.value = true
+    try {
+      const lab = label.value === '' ? null : label.value
+      const pid = src.pid()
+      await serial(() => api.setTaskFeedback(pid, { word: word.word, action, label: lab, scope: scope.value }))
+      pushUndo({ kind: 'task', pid, word: word.word, label: lab, scope: scope.value, before: src.mark(), after: action })
+      note.value =
+        action === 'reset'
+          ? `Feedback on “${word.word}” taken back.`
+          : `“${word.word}” marked ${action} in ${scopeText.value}${lab !== null ? ` labelled ${src.labels()[lab]}` : ''}.`
+      src.changed()
+    } catch (e) {
+      note.value = `not saved: ${(e as Error).message}`
+    } finally {
+      busy.value = false
+    }
+  }
+
+  /** Feedback on the word at its positions in one example. */
+  async function instanceAction(ex: ExampleRow, positions: number[], action: Action) {
+    const word = src.word()
+    if (!word) return
+    try {
+      await serial(async () => {
+        for (const i of positions) await api.setFeedback(ex.id, i, action)
+      })
+      for (const i of positions) pushUndo({ kind: 'instance', exampleId: ex.id, wordIndex: i, word: word.word, before: localMarks[ex.id] ?? null, after: action })
+      localMarks[ex.id] = action === 'reset' ? null : action
+      if (open[ex.id] && open[ex.id] !== 'loading') await toggle(ex, true)
+    } catch (e) {
+      note.value = `not saved: ${(e as Error).message}`
+    }
+  }
+
+  /** Open (or close) the explanation of one example; `refresh` reads it again while open. */
+  async function toggle(ex: ExampleRow, refresh = false) {
+    if (open[ex.id] && !refresh) {
+      delete open[ex.id]
+      return
+    }
+    open[ex.id] = 'loading'
+    try {
+      open[ex.id] = await api.explanation(ex.id, src.query())
+    } catch {
+      delete open[ex.id]
+    }
+  }
+
+  async function detailAction(ex: ExampleRow, i: number, a: Action) {
+    await api.setFeedback(ex.id, i, a)
+    await toggle(ex, true)
+  }
+
+  return { scope, label, offset, page, error: list.error, note, busy, open, localMarks, scopeText, taskAction, instanceAction, toggle, detailAction }
+}

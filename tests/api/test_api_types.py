@@ -1,0 +1,44 @@
+"""The UI's API types are generated from this app's OpenAPI schema (frontend/src/api/schema.d.ts);
+this runs the frontend's check so a route change without `npm run gen:api` fails the suite."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "frontend" / "scripts" / "gen-api.mjs"
+COMMITTED = ROOT / "frontend" / "src" / "api" / "schema.d.ts"
+
+
+def run_check(target: Path) -> subprocess.CompletedProcess[str]:
+    node = shutil.which("node")
+    assert node, "node is needed to check the generated API types (make test installs the frontend)"
+    env = {**os.environ, "XMD_PYTHON": sys.executable}
+    done = subprocess.run(
+        [node, str(SCRIPT), "--check", str(target)],
+        cwd=ROOT / "frontend",
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert "ERR_MODULE_NOT_FOUND" not in done.stderr, f"run `npm ci` in frontend/ (make frontend):\n{done.stderr}"
+    return done
+
+
+def test_generated_api_types_are_current(tmp_path: Path) -> None:
+    done = run_check(COMMITTED)
+    assert done.returncode == 0, f"{done.stderr}\n{done.stdout}"
+
+    # control: the same check refuses a copy that lags one field behind the schema
+    stale = tmp_path / "schema.d.ts"
+    text = COMMITTED.read_text(encoding="utf-8")
+    assert "suspicious: boolean;" in text
+    stale.write_text(text.replace("suspicious: boolean;", "", 1), encoding="utf-8")
+    done = run_check(stale)
+    assert done.returncode == 1, done.stdout
+    assert "is stale" in done.stderr and "npm run gen:api" in done.stderr
