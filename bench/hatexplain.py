@@ -65,9 +65,12 @@ class Post:
     rationale_tokens: list[int] | None
     text: str = ""
     token_words: list[list[int]] = field(default_factory=list)
+    annotator_rationales: list[list[int]] = field(default_factory=list)
 
     def example(self, split: str) -> Example:
-        return Example(id=self.id, text=self.text, label=self.label, split=split, meta={"targets": self.targets})
+        """The post as xmd sees it; ``meta`` keeps the raw rationale and token columns for evaluation mode."""
+        meta = {"targets": self.targets, "rationales": self.annotator_rationales or None, "post_tokens": self.tokens}
+        return Example(id=self.id, text=self.text, label=self.label, split=split, meta=meta)
 
     def word_rationale(self) -> list[int] | None:
         """0/1 per xmd word of ``text`` (None when the post has no agreed rationale)."""
@@ -144,7 +147,7 @@ def parse_row(row: dict[str, str], min_annotators: int = 2) -> Post:
         if not any(rationale):
             rationale = None
     text, token_words = align_tokens(tokens)
-    return Post(pid, tokens, label, targets, rationale, text, token_words)
+    return Post(pid, tokens, label, targets, rationale, text, token_words, [list(map(int, r)) for r in rats])
 
 
 def load_posts(path: Path, min_annotators: int = 2) -> list[Post]:
@@ -215,23 +218,6 @@ def derive_identity_words(
         "dropped_rare_forms": dropped,
     }
     return sorted(words), record
-
-
-def contains_any(text: str, keys: set[str]) -> bool:
-    return not keys.isdisjoint(post_keys(text))
-
-
-def delete_words(ex: Example, keys: set[str]) -> Example:
-    """``ex`` with every word whose key is in ``keys`` cut out (the deletion control)."""
-    words, spans = split_words(ex.text)
-    text, cursor = "", 0
-    for w, (s, e) in zip(words, spans, strict=True):
-        if word_key(w) in keys:
-            text += ex.text[cursor:s]
-            cursor = e
-    # Only the deleted spans go; the rest of the text (e.g. ``<user>``) is left exactly as it was.
-    text = " ".join((text + ex.text[cursor:]).split()) or "."
-    return Example(id=ex.id, text=text, label=ex.label, split=ex.split, meta=ex.meta)
 
 
 def write_word_list(words: Sequence[str], path: Path) -> Path:

@@ -39,11 +39,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import hatexplain as hx
 import real_data_stats as rs
 from benchlib import environment, load_average, log, resolve_device, set_threads
+from xmd.core.deletion import delete_feedback_words
 from xmd.core.feedback import FeedbackSet
 from xmd.core.modeling import load_model, minilm_path
 from xmd.core.pipeline import fine_tune
+from xmd.core.simulate import feedback_from_rationales, feedback_from_words
 from xmd.core.training import ERConfig, TrainConfig, train_loop
-from xmd.core.types import Action, InstanceFeedback, Scope, TaskFeedback
+from xmd.core.types import Action, Scope
 
 ROOT = Path(__file__).resolve().parent.parent
 WORDS_FILE = ROOT / "bench" / "data" / "hatexplain_identity_words.txt"
@@ -121,18 +123,24 @@ def base_model(ctx: dict, mode: dict, device: str) -> Path:
 
 
 def task_feedback(words: list[str], scope: Scope = Scope.ALL) -> FeedbackSet:
-    return FeedbackSet(task=[TaskFeedback(word=w, action=Action.REMOVE, scope=scope) for w in words])
+    """Task-level *remove* of every identity word (evaluation mode's word-list import)."""
+    fs, _ = feedback_from_words(words, action=Action.REMOVE, scope=scope, source=f"simulated:words:{WORDS_FILE.name}")
+    return fs
 
 
 def rationale_feedback(ctx: dict, predictions: dict[str, int]) -> FeedbackSet:
-    """*add* on every agreed rationale word of the training posts the base model predicts correctly."""
-    fb = FeedbackSet()
-    for post in ctx["train_posts"]:
-        mask = post.word_rationale()
-        if mask is None or predictions[post.id] != post.label:
-            continue
-        fb.instance.extend(InstanceFeedback(post.id, i, Action.ADD) for i, m in enumerate(mask) if m)
-    return fb
+    """*add* on every rationale word (>= 2 annotators) of the training posts the base model predicts correctly
+    (evaluation mode's rationale import: HateXplain's per-annotator flags beside its token list)."""
+    fs, summary = feedback_from_rationales(
+        ctx["train"],
+        "rationales",
+        tokens_column="post_tokens",
+        min_agreement=2,
+        only=Scope.CORRECT,
+        predictions=predictions,
+    )
+    ctx["add_summary"] = {"n_examples": summary.n_examples, "n_add": summary.n_add, "skipped": summary.skipped}
+    return fs
 
 
 def prepare(ctx: dict, mode: dict, loaded, *, test: bool = True) -> None:
@@ -171,15 +179,12 @@ def arm_training(spec: str, ctx: dict, args: argparse.Namespace) -> tuple[list, 
     name, *rest = spec.split(":")
     er = ERConfig(objective=rest[0] if rest else args.objective, lam=float(rest[1]) if len(rest) > 1 else args.lam)
     train = ctx["train"]
-    cf = [
-        replace(hx.delete_words(ex, ctx["keys"]), id=ex.id + "#cf")
-        for ex in train
-        if hx.contains_any(ex.text, ctx["keys"])
-    ]
+    cleaned = delete_feedback_words(train, ctx["remove_targets"])[0]  # the core's deletion control
+    cf = [replace(c, id=c.id + "#cf") for c, ex in zip(cleaned, train, strict=True) if ex.id in ctx["remove_targets"]]
     if name == "lambda0":
         return train, None, None
     if name == "deletion":
-        return [hx.delete_words(ex, ctx["keys"]) for ex in train], None, None
+        return cleaned, None, None
     if name == "counterfactual":
         return train + cf, None, None
     if name == "remove":
@@ -324,7 +329,11 @@ def main() -> None:
                 "train_posts_touched": n_add_examples,
                 "positions": sum(len(v) for v in ctx["add_targets"].values()),
             },
-            "core_api": "xmd.core.training.train_loop / pipeline.fine_tune; controls built in this script",
+            "core_api": (
+                "feedback: xmd.core.simulate.feedback_from_words / feedback_from_rationales; deletion control: "
+                "xmd.core.deletion.delete_feedback_words; training: xmd.core.training.train_loop (every arm from "
+                "the same weights, seed and data order); comparison: xmd.core.compare.compare_predictions"
+            ),
             "complete": not not_run,
             "not_run": not_run,
             "wall_seconds": time.perf_counter() - t_start,

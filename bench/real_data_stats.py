@@ -15,6 +15,8 @@ from dataclasses import replace
 import hatexplain as hx
 import numpy as np
 from xmd.core.attribution import explain
+from xmd.core.compare import compare_predictions, contains_words, seed_std
+from xmd.core.compare import verdict as core_verdict
 from xmd.core.effect import feedback_shares
 from xmd.core.evaluate import accuracy, auprc, macro_f1, plausibility, token_f1
 from xmd.core.feedback import FeedbackSet
@@ -39,7 +41,7 @@ def prepare_measurement(ctx: dict, mode: dict) -> None:
     """Fix the sets every arm is measured on: identity flags, the share sample, the rationale posts."""
     keys = ctx["keys"]
     for split in ("dev", "test"):
-        ctx[f"{split}_has_id"] = np.array([hx.contains_any(ex.text, keys) for ex in ctx[split]])
+        ctx[f"{split}_has_id"] = contains_words([ex.text for ex in ctx[split]], keys)
         ctx[f"{split}_gold"] = np.array([ex.label for ex in ctx[split]], dtype=np.int64)
     with_id = [ex for ex, h in zip(ctx["test"], ctx["test_has_id"], strict=True) if h]
     share_set = random.Random(0).sample(with_id, min(mode["share_n"], len(with_id)))
@@ -140,18 +142,6 @@ def paired_bootstrap(a: Sequence[np.ndarray], b: Sequence[np.ndarray], n: int = 
     return {"diff": float(diff.mean()), "ci95": [float(lo), float(hi)], "n_examples": int(diff.size)}
 
 
-def verdict(per_seed: Sequence[float], ci: Sequence[float], higher_is_better: bool) -> str:
-    """'better' when the 95 % interval excludes 0 on the good side and every seed agrees; 'worse' when the
-    interval excludes 0 on the bad side; otherwise 'within noise'."""
-    sign = 1.0 if higher_is_better else -1.0
-    lo, hi = (sign * ci[0], sign * ci[1]) if sign > 0 else (sign * ci[1], sign * ci[0])
-    if lo > 0 and all(sign * d > 0 for d in per_seed):
-        return "better"
-    if hi < 0:
-        return "worse"
-    return "within noise"
-
-
 def _ms(values: list[float]) -> dict:
     return {
         "mean": statistics.fmean(values),
@@ -185,8 +175,17 @@ METRICS = {
 }
 
 
+#: Metrics the core's comparison (xmd.core.compare) computes from predictions, under this benchmark's names.
+CORE_NAMES = {"accuracy": "accuracy", "macro_f1": "macro_f1", "fpr_identity": "fpr_words"}
+
+
 def compare(runs: list[dict], arm: str, control: str, metric: str, higher: bool, gold, has_id) -> dict | None:
-    """Debugged ``arm`` vs ``control`` on ``metric``: per-seed differences, bootstrap interval, verdict."""
+    """Debugged ``arm`` vs ``control`` on ``metric``: per-seed differences, paired bootstrap interval and the
+    verdict of ``xmd.core.compare`` (interval excludes 0 *and* the mean difference exceeds the seed noise).
+
+    Prediction metrics come from :func:`xmd.core.compare.compare_predictions` itself; plausibility (a mean
+    over posts of a per-post score) from :func:`paired_bootstrap` here, judged by the same verdict rule.
+    """
     by = {(r["arm"], r["seed"]): r for r in runs}
     seeds = sorted(s for (a, s) in by if a == arm and (control, s) in by)
     if not seeds:
@@ -194,10 +193,24 @@ def compare(runs: list[dict], arm: str, control: str, metric: str, higher: bool,
     a = [by[(arm, s)] for s in seeds]
     b = [by[(control, s)] for s in seeds]
     per_seed = [METRICS[metric](x) - METRICS[metric](y) for x, y in zip(a, b, strict=True)]
-    boot = paired_bootstrap(
-        [_per_example(x, metric, gold, has_id) for x in a], [_per_example(y, metric, gold, has_id) for y in b]
-    )
-    return {"seeds": seeds, "per_seed_diff": per_seed, **boot, "verdict": verdict(per_seed, boot["ci95"], higher)}
+    noise = max(seed_std([METRICS[metric](x) for x in a]) or 0.0, seed_std([METRICS[metric](y) for y in b]) or 0.0)
+    if metric in CORE_NAMES:
+        preds = {
+            "debug": np.array([[int(c) for c in x["test_pred"]] for x in a]),
+            control: np.array([[int(c) for c in y["test_pred"]] for y in b]),
+        }
+        cmp = compare_predictions(
+            gold, preds, hx.LABELS, has_words=has_id, positive=hx.TOXIC, n_resamples=BOOTSTRAP, seed=0
+        )
+        d = cmp["differences"][control][CORE_NAMES[metric]]
+        boot = {"diff": d["diff"], "ci95": [d["ci_low"], d["ci_high"]], "n_examples": int(gold.size)}
+        noise = d["noise"] or 0.0
+    else:
+        boot = paired_bootstrap(
+            [_per_example(x, metric, gold, has_id) for x in a], [_per_example(y, metric, gold, has_id) for y in b]
+        )
+    v = core_verdict(boot["diff"], boot["ci95"][0], boot["ci95"][1], noise, 1 if higher else -1)
+    return {"seeds": seeds, "per_seed_diff": per_seed, **boot, "seed_noise": noise, "verdict": v}
 
 
 def summarise(base: dict, runs: list[dict], gold: np.ndarray, has_id: np.ndarray) -> dict:

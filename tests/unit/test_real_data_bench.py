@@ -18,8 +18,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 
 import hatexplain as hx
 import real_data_stats as rs
-from xmd.core.types import DataError, Example
-from xmd.core.words import split_words, word_key
+from xmd.core.types import DataError
+from xmd.core.words import split_words
 
 
 def _row(tokens, labels=(0, 0, 2), targets=None, rationales=None) -> dict[str, str]:
@@ -85,14 +85,46 @@ def test_real_files_split_and_identity_words(val_posts, tmp_path):
         assert len(p.word_rationale()) == len(split_words(p.text)[0])
 
 
-def test_delete_words_and_contains_any():
-    keys = {"jews", "women"}
-    ex = Example("a", "<user> The JEWS and women, all jews.", 1)
-    out = hx.delete_words(ex, keys)
-    assert out.text == "<user> The and , all ." and out.label == 1 and out.id == "a"
-    assert not hx.contains_any(out.text, keys) and hx.contains_any(ex.text, keys)
-    assert hx.delete_words(Example("b", "women", 0), keys).text == "."  # never an empty text
-    assert word_key("Jews") in keys
+def test_core_evaluation_mode_and_deletion_agree_with_the_benchmark_data(val_posts):
+    """The core's rationale import and deletion control, run on the real rows, give what the benchmark expects."""
+    import real_data as rd
+    from xmd.core.align import content_words
+    from xmd.core.compare import contains_words
+    from xmd.core.deletion import delete_feedback_words
+    from xmd.core.simulate import feedback_from_rationales
+
+    train_posts, _ = hx.stratified_split(val_posts, 0.2, seed=0)
+    words, _ = hx.derive_identity_words(train_posts)
+    train = [p.example("train") for p in train_posts]
+    everything_right = {p.id: p.label for p in train_posts}
+    fs, summary = feedback_from_rationales(
+        train, "rationales", tokens_column="post_tokens", min_agreement=2, only="correct", predictions=everything_right
+    )
+    added: dict[str, set[int]] = {}
+    for f in fs.instance:
+        assert f.action.value == "add" and f.source == "simulated:rationales:rationales"
+        added.setdefault(f.example_id, set()).add(f.word_index)
+    # The benchmark measures plausibility against every xmd word of a marked token; the core's import leaves out
+    # the punctuation pieces of a multi-word token (the < and > of <user>), and nothing else differs.
+    expected = {}
+    for p in train_posts:
+        mask = p.word_rationale()
+        if mask is None:
+            continue
+        words_of = split_words(p.text)[0]
+        expected[p.id] = (
+            {i for tok in p.token_words for i in (content_words(tok, words_of) if mask[tok[0]] else [])}
+            if any(mask)
+            else set()
+        )
+    assert added == expected and summary.n_examples == len(expected) > 800
+    targets = rd.task_feedback(words).expand(train, num_labels=2)
+    cleaned, n_deleted = delete_feedback_words(train, targets)
+    assert n_deleted == sum(len(t) for t in targets.values()) > 300
+    assert not contains_words([ex.text for ex in cleaned], words).any()
+    assert contains_words([ex.text for ex in train], words).sum() == len(targets)
+    kept = next(ex for ex in cleaned if ex.id in targets and "<user>" in ex.text)
+    assert "<user>" in kept.text and "  " not in kept.text  # only the identity words' spans go
 
 
 def test_split_metrics_identity_fpr():
@@ -110,11 +142,25 @@ def test_bootstrap_and_verdict_on_constructed_numbers():
     b = [rng.random(400) < 0.6 for _ in range(3)]
     boot = rs.paired_bootstrap(a, b)
     assert boot["ci95"][0] < boot["diff"] < boot["ci95"][1] < 0
-    assert rs.verdict([-0.4, -0.35, -0.42], boot["ci95"], higher_is_better=False) == "better"
-    assert rs.verdict([-0.4, 0.01, -0.42], boot["ci95"], higher_is_better=False) == "within noise"  # a seed disagrees
-    assert rs.verdict([-0.4, -0.35, -0.42], boot["ci95"], higher_is_better=True) == "worse"
     same = rs.paired_bootstrap(a, a)
-    assert same["diff"] == 0 and rs.verdict([0.0], same["ci95"], True) == "within noise"
+    assert same["diff"] == 0 and same["ci95"] == [0.0, 0.0]
+    # Two seeds of predictions on 200 normal posts with an identity word and 200 toxic posts: the debugged arm
+    # flags 10 % of the normal ones, the control 50 %; accuracy follows. The core's comparison decides.
+    gold = np.array([0] * 200 + [1] * 200)
+    has_id = np.ones(400, dtype=bool)
+
+    def run(arm: str, seed: int, fp: float) -> dict:
+        pred = np.r_[(rng.random(200) < fp).astype(int), np.ones(200, dtype=int)]
+        m = rs.split_metrics(pred, gold, has_id)
+        return {"arm": arm, "seed": seed, "test_pred": "".join(map(str, pred)), "test": m, "dev": m}
+
+    runs = [run("remove", s, 0.1) for s in (0, 1)] + [run("lambda0", s, 0.5) for s in (0, 1)]
+    fpr = rs.compare(runs, "remove", "lambda0", "fpr_identity", False, gold, has_id)
+    assert fpr["verdict"] == "better" and fpr["diff"] < -0.3 and fpr["seeds"] == [0, 1]
+    assert rs.compare(runs, "remove", "lambda0", "accuracy", True, gold, has_id)["verdict"] == "better"
+    assert rs.compare(runs, "lambda0", "remove", "fpr_identity", False, gold, has_id)["verdict"] == "worse"
+    assert rs.compare(runs, "remove", "remove", "accuracy", True, gold, has_id)["verdict"] == "within_noise"
+    assert rs.compare(runs, "remove", "deletion", "accuracy", True, gold, has_id) is None  # no such control
 
 
 def test_every_arm_once_with_the_tiny_model(val_posts, tiny):
@@ -155,5 +201,5 @@ def test_every_arm_once_with_the_tiny_model(val_posts, tiny):
     summary = rs.summarise(ctx["base"], runs, ctx["test_gold"], ctx["test_has_id"])
     assert set(summary["arms"]) == {"lambda0", "remove", "deletion", "rationale_add"}
     c = summary["comparisons"]["rationale_add_vs_lambda0:auprc"]
-    assert c["verdict"] in ("better", "worse", "within noise") and c["seeds"] == [0]
+    assert c["verdict"] in ("better", "worse", "within_noise") and c["seeds"] == [0]
     assert "fpr_identity_relative_drop" in summary["targets"]
