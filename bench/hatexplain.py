@@ -220,6 +220,27 @@ def derive_identity_words(
     return sorted(words), record
 
 
+def identity_analysis(posts: Sequence[Post], words: Sequence[str]) -> dict:
+    """Why an identity-word bias may or may not be there to remove: how toxic the posts with an identity word
+    are in these (training) posts, and how often the annotators' rationale itself marks one."""
+    keys = set(words)
+    with_id = [p for p in posts if not keys.isdisjoint(post_keys(p.text))]
+    without = [p for p in posts if keys.isdisjoint(post_keys(p.text))]
+    toxic_id = [p for p in with_id if p.label == TOXIC and p.word_rationale() is not None]
+    marked = 0
+    for p in toxic_id:
+        ws = split_words(p.text)[0]
+        mask = p.word_rationale() or []
+        marked += any(m and word_key(w) in keys for w, m in zip(ws, mask, strict=True))
+    return {
+        "posts_with_identity_word": len(with_id),
+        "toxic_rate_with_identity_word": round(sum(p.label for p in with_id) / max(len(with_id), 1), 3),
+        "toxic_rate_without": round(sum(p.label for p in without) / max(len(without), 1), 3),
+        "toxic_posts_with_identity_word_and_rationale": len(toxic_id),
+        "of_which_rationale_marks_an_identity_word": marked,
+    }
+
+
 def write_word_list(words: Sequence[str], path: Path) -> Path:
     """One word per line (the format ``xmd`` word-list feedback reads)."""
     path.parent.mkdir(parents=True, exist_ok=True)

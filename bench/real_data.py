@@ -76,6 +76,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--log", type=Path, default=None, help="append each arm as a JSON line; skip arms found there")
     p.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "real_data.json")
     p.add_argument("--time-budget-s", type=float, default=None, help="start no arm that would end past this")
+    p.add_argument(
+        "--assemble",
+        type=Path,
+        default=None,
+        help="train nothing: a finished result of the same mode gives the base and config, --log the arms",
+    )
     return p.parse_args(argv)
 
 
@@ -101,7 +107,7 @@ def build_context(args: argparse.Namespace, mode: dict) -> dict:
         "dev_posts": dev_posts,
         "words": words,
         "keys": keys,
-        "derivation": derivation,
+        "derivation": {**derivation, "train_analysis": hx.identity_analysis(full_train, words)},
         "data_dir": str(src),
     }
 
@@ -249,12 +255,42 @@ def read_log(path: Path | None) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
+def assemble(args: argparse.Namespace, mode: dict) -> dict:
+    """One result from arms that ran in separate processes (``--log`` files concatenated), with the base
+    measurement and config of a finished result of the same mode: seeds can run side by side."""
+    ref = json.loads(args.assemble.read_text())
+    ctx = build_context(args, mode)
+    rs.prepare_measurement(ctx, mode)
+    logged = {(r["arm"], r["seed"]): r for r in read_log(args.log)}
+    runs = [logged[(a, s)] for s in mode["seeds"] for a in args.arms if (a, s) in logged]
+    not_run = [{"arm": a, "seed": s} for s in mode["seeds"] for a in args.arms if (a, s) not in logged]
+    doc = dict(ref)
+    doc["config"] = {
+        **ref["config"],
+        "identity_derivation": ctx["derivation"],
+        "seeds": mode["seeds"],
+        "complete": not not_run,
+        "not_run": not_run,
+        "assembled_from": f"{args.assemble.name} (base, config) and {args.log.name} (arms)",
+        "arm_seconds_total": sum(r["seconds"] for r in runs),
+    }
+    doc["environment"] = {**ref["environment"], "loadavg_end": load_average()}
+    doc["runs"] = runs
+    doc["summary"] = rs.summarise(ref["base"], runs, ctx["test_gold"], ctx["test_has_id"])
+    return doc
+
+
 def main() -> None:
     args = parse_args()
     name = "quick" if args.quick else "full" if args.full else "cpu"
     mode = dict(MODES[name])
     if args.seeds:
         mode["seeds"] = args.seeds
+    if args.assemble:
+        doc = assemble(args, mode)
+        args.out.write_text(json.dumps(doc, indent=2) + "\n")
+        print(json.dumps(doc["summary"]["targets"], indent=2))
+        return
     set_threads(args.threads)
     device = resolve_device(args.device)
     loadavg_start = load_average()

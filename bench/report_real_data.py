@@ -105,10 +105,11 @@ def _comparisons(doc: dict[str, Any]) -> list[str]:
                 metric,
                 ", ".join(f"{d:+.3f}" for d in c["per_seed_diff"]),
                 f"{c['diff']:+.3f} [{c['ci95'][0]:+.3f}, {c['ci95'][1]:+.3f}]",
-                f"**{c['verdict']}**",
+                _v(c.get("seed_noise")),
+                f"**{c['verdict'].replace('_', ' ')}**",
             ]
         )
-    return _table(["debugged", "vs control", "metric", "per seed", "mean [95 % CI]", "verdict"], rows)
+    return _table(["debugged", "vs control", "metric", "per seed", "mean [95 % CI]", "seed noise", "verdict"], rows)
 
 
 def _targets(doc: dict[str, Any]) -> list[str]:
@@ -121,7 +122,7 @@ def _targets(doc: dict[str, Any]) -> list[str]:
     }
     rows = []
     for key, t in doc["summary"]["targets"].items():
-        value = t["value"] if isinstance(t["value"], str) else f"{t['value']:.3f}"
+        value = t["value"].replace("_", " ") if isinstance(t["value"], str) else f"{t['value']:.3f}"
         rows.append(
             [names.get(key, key), f"{t['op']} {t['threshold']}", value, "**met**" if t["met"] else "**missed**"]
         )
@@ -156,6 +157,19 @@ def _dev(dev: dict[str, Any] | None) -> list[str]:
     return lines
 
 
+def _analysis(a: dict[str, Any] | None) -> list[str]:
+    if not a:
+        return []
+    return [
+        f"- In the train part {a['posts_with_identity_word']} posts contain an identity word; they are *toxic* "
+        f"{a['toxic_rate_with_identity_word']:.1%} of the time against {a['toxic_rate_without']:.1%} for the other "
+        f"posts, and the annotators' rationale marks an identity word in {a['of_which_rationale_marks_an_identity_word']} "
+        f"of the {a['toxic_posts_with_identity_word_and_rationale']} toxic ones with a rationale. HateXplain sampled "
+        "posts by these very terms, so here an identity word is no shortcut to *toxic* (unlike the Stormfront "
+        "data of issue 14): the bias the task-level feedback targets is small to begin with.",
+    ]
+
+
 def section(doc: dict[str, Any] | None, dev: dict[str, Any] | None) -> list[str]:
     """The '## Real data' section: setup, main table, comparisons, targets, dev candidates, figure."""
     lines = ["## Real data: HateXplain, debugged vs controls", "", CREDIT, ""]
@@ -175,13 +189,19 @@ def section(doc: dict[str, Any] | None, dev: dict[str, Any] | None) -> list[str]
         + ("" if c["complete"] else f" (**incomplete**: not run {c['not_run']})")
         + f". {env['device_name']}, torch threads {env['torch_threads']}, load average (1/5/15 min) "
         f"{fmt(env.get('loadavg_start'))} at start, {fmt(env.get('loadavg_end'))} at end; "
-        f"{c['wall_seconds'] / 60:.0f} min wall.",
+        + (
+            f"assembled from arms that ran in separate processes side by side ({c['assembled_from']}; "
+            f"{c['arm_seconds_total'] / 60:.0f} min of arm time in all)."
+            if c.get("assembled_from")
+            else f"{c['wall_seconds'] / 60:.0f} min wall."
+        ),
         "",
         f"- **Task level**: *remove* on the {len(c['identity_words'])} identity words of "
         f"`{c['identity_words_file']}`, scope all ({c['remove_feedback']['train_posts_touched']} training posts, "
         f"{c['remove_feedback']['positions']} positions). Derivation: {c['identity_derivation']['rule']}; "
         f"communities: {', '.join(c['identity_derivation']['communities'])}. Slurs and pejorative spellings are "
         "left out on purpose: they are evidence of toxicity, the bias is flagging a neutral mention.",
+        *_analysis(c["identity_derivation"].get("train_analysis")),
         f"- **Instance level**: *add* on {c['add_feedback']['source']} ({c['add_feedback']['train_posts_touched']} "
         f"posts, {c['add_feedback']['positions']} word positions).",
         "",
@@ -195,8 +215,11 @@ def section(doc: dict[str, Any] | None, dev: dict[str, Any] | None) -> list[str]
         ">= 2 annotators), mean over posts; AUPRC is average precision. Mean ± std (population) over seeds.",
         "",
         "Debugged vs each control, paired by seed: the difference per seed, and the paired bootstrap 95 % "
-        "interval over test posts of the seed-averaged difference. *better* = the interval excludes 0 on the "
-        "good side and every seed agrees; *worse* = it excludes 0 on the bad side.",
+        "interval over test posts of the seed-averaged difference (`xmd.core.compare.compare_predictions` for "
+        "accuracy and FPR; the same resampling of per-post scores for plausibility). Verdict "
+        "(`xmd.core.compare.verdict`): *better* / *worse* = the interval excludes 0 on that side **and** the mean "
+        "difference exceeds the seed noise (the larger standard deviation over seeds of the two arms; 0 with one "
+        "seed, so one seed can only show that a difference is larger than test-set sampling noise).",
         "",
     ]
     lines += _comparisons(doc)
