@@ -64,7 +64,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     g.add_argument("--quick", action="store_true", help="a small subsample, one seed, one epoch (minutes)")
     g.add_argument("--full", action="store_true", help="everything at max length 128 (meant for a GPU)")
     p.add_argument("--seeds", nargs="+", type=int, default=None)
-    p.add_argument("--arms", nargs="+", default=["lambda0", "remove", "deletion", "rationale_add"])
+    p.add_argument("--arms", nargs="*", default=["lambda0", "remove", "deletion", "rationale_add"])
+    p.add_argument("--no-base", action="store_true", help="skip measuring the base model (arms go to --log only)")
     p.add_argument("--device", default="auto")
     p.add_argument("--threads", type=int, default=None)
     p.add_argument("--dev-frac", type=float, default=0.2)
@@ -149,7 +150,7 @@ def rationale_feedback(ctx: dict, predictions: dict[str, int]) -> FeedbackSet:
     return fs
 
 
-def prepare(ctx: dict, mode: dict, loaded, *, test: bool = True) -> None:
+def prepare(ctx: dict, mode: dict, loaded, *, test: bool = True, base: bool = True) -> None:
     """Keep the base weights, fix the measured sets, expand both kinds of feedback, measure the base."""
     ctx["loaded"] = loaded
     ctx["base_state"] = {k: v.detach().clone() for k, v in loaded.model.state_dict().items()}
@@ -159,6 +160,8 @@ def prepare(ctx: dict, mode: dict, loaded, *, test: bool = True) -> None:
     ctx["train_pred"] = preds
     ctx["remove_targets"] = task_feedback(ctx["words"]).expand(ctx["train"], num_labels=2)
     ctx["add_targets"] = rationale_feedback(ctx, preds).expand(ctx["train"], num_labels=2)
+    if not base:
+        return
     ctx["base"] = rs.measure(loaded, ctx, mode, shares=test, plaus=test, splits=("test", "dev") if test else ("dev",))
     ctx["base"]["loadavg_end"] = load_average()
 
@@ -300,12 +303,13 @@ def main() -> None:
     hx.write_word_list(ctx["words"], WORDS_FILE)
     base_dir = base_model(ctx, mode, str(device))
     loaded = load_model(base_dir, device=device)
-    prepare(ctx, mode, loaded)
+    prepare(ctx, mode, loaded, base=not args.no_base)
     log(
         f"train {len(ctx['train'])}, dev {len(ctx['dev'])}, test {len(ctx['test'])}; {len(ctx['words'])} identity words"
     )
-    base = ctx["base"]
-    log(f"base: {rs.brief(base)}")
+    base = ctx.get("base")
+    if base is not None:
+        log(f"base: {rs.brief(base)}")
 
     done = {(r["arm"], r["seed"]): r for r in read_log(args.log)}
     runs, not_run, walls = [], [], []
@@ -328,6 +332,9 @@ def main() -> None:
                 with args.log.open("a") as fh:
                     fh.write(json.dumps(r) + "\n")
 
+    if base is None:
+        log(f"--no-base: {len(runs)} arm(s) in {args.log}; no result document")
+        return
     n_add_examples = len(ctx["add_targets"])
     doc = {
         "benchmark": "real_data",
