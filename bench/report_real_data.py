@@ -129,7 +129,7 @@ def _targets(doc: dict[str, Any]) -> list[str]:
     return _table(["target", "threshold", "measured", ""], rows)
 
 
-def _dev(dev: dict[str, Any] | None) -> list[str]:
+def _dev(dev: dict[str, Any] | None, doc: dict[str, Any] | None = None) -> list[str]:
     lines = ["### Candidates on the dev split", ""]
     if not dev:
         return [*lines, "Not measured yet (`bench/real_data_dev.py`).", ""]
@@ -145,13 +145,18 @@ def _dev(dev: dict[str, Any] | None) -> list[str]:
         "",
     ]
     rows = []
-    for r in dev["runs"]:
+    same = [r for r in (doc or {}).get("runs", []) if r["seed"] == dev["config"]["seed"] and r.get("epoch_dev")]
+    for r in [*same, *dev["runs"]]:
         per_epoch = "; ".join(
             f"{e['accuracy']:.3f} / {_v(e['fpr_identity'])} / {_v(e['fpr_other'])}" for e in r["epoch_dev"]
         )
         pl = r.get("dev_plausibility") or {}
-        rows.append([f"`{r['arm']}`", str(r["n_train"]), per_epoch, _v(pl.get("auprc")), f"{r['seconds']:.0f}"])
-    lines += _table(["candidate", "train rows", "per epoch: acc / identity FPR / other FPR", "AUPRC", "s"], rows)
+        name = f"`{r['arm']}`" + (" (real_data.py, defaults)" if r in same else "")
+        n_epochs = len(r["epoch_dev"])
+        rows.append([name, str(r["n_train"]), f"{n_epochs}: {per_epoch}", _v(pl.get("auprc")), f"{r['seconds']:.0f}"])
+    lines += _table(
+        ["candidate", "train rows", "epochs: per epoch acc / identity FPR / other FPR", "dev AUPRC", "s"], rows
+    )
     if c.get("not_run"):
         lines += [f"Not run (time budget): {', '.join(f'`{x}`' for x in c['not_run'])}.", ""]
     return lines
@@ -230,7 +235,7 @@ def section(doc: dict[str, Any] | None, dev: dict[str, Any] | None) -> list[str]
     lines += _comparisons(doc)
     lines += ["Targets (benchmark, not tests):", ""]
     lines += _targets(doc)
-    lines += _dev(dev)
+    lines += _dev(dev, doc)
     lines += ["![real data](bench/results/real_data.png)", ""]
     return lines
 
