@@ -65,6 +65,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     g.add_argument("--full", action="store_true", help="everything at max length 128 (meant for a GPU)")
     p.add_argument("--seeds", nargs="+", type=int, default=None)
     p.add_argument("--arms", nargs="*", default=["lambda0", "remove", "deletion", "rationale_add"])
+    p.add_argument("--epochs", type=int, default=None, help="retraining epochs of every arm (mode default)")
+    p.add_argument("--share-n", type=int, default=None, help="test posts for the identity-word shares")
+    p.add_argument("--plaus-n", type=int, default=None, help="test rationale posts for plausibility (seeded)")
     p.add_argument("--no-base", action="store_true", help="skip measuring the base model (arms go to --log only)")
     p.add_argument("--device", default="auto")
     p.add_argument("--threads", type=int, default=None)
@@ -289,6 +292,9 @@ def main() -> None:
     mode = dict(MODES[name])
     if args.seeds:
         mode["seeds"] = args.seeds
+    for key in ("epochs", "share_n", "plaus_n"):
+        if getattr(args, key) is not None:
+            mode[key] = getattr(args, key)
     if args.assemble:
         doc = assemble(args, mode)
         args.out.write_text(json.dumps(doc, indent=2) + "\n")
@@ -357,7 +363,9 @@ def main() -> None:
             ).__dict__,
             "er": ERConfig(objective=args.objective, lam=args.lam).__dict__,
             "seeds": mode["seeds"],
+            "mode_settings": mode,
             "share_examples": mode["share_n"],
+            "plausibility_examples": mode.get("plaus_n") or "all test posts with a rationale",
             "identity_words": ctx["words"],
             "identity_words_file": str(WORDS_FILE.relative_to(ROOT)),
             "identity_derivation": ctx["derivation"],

@@ -50,6 +50,9 @@ def prepare_measurement(ctx: dict, mode: dict) -> None:
     ctx["share_targets"] = fb.expand(share_set, num_labels=2)
     plaus = [(p.example("test"), p.word_rationale()) for p in ctx["test_posts"]]
     plaus = [(ex, r) for ex, r in plaus if r is not None]
+    if mode.get("plaus_n") and mode["plaus_n"] < len(plaus):
+        keep = set(random.Random(0).sample(range(len(plaus)), mode["plaus_n"]))
+        plaus = [x for i, x in enumerate(plaus) if i in keep]
     ctx["plaus_examples"] = [ex for ex, _ in plaus]
     ctx["plaus_rationales"] = [r for _, r in plaus]
 
