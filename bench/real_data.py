@@ -68,6 +68,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--epochs", type=int, default=None, help="retraining epochs of every arm (mode default)")
     p.add_argument("--share-n", type=int, default=None, help="test posts for the identity-word shares")
     p.add_argument("--plaus-n", type=int, default=None, help="test rationale posts for plausibility (seeded)")
+    p.add_argument("--note", default=None, help="a line for the result (e.g. why the run is reduced)")
     p.add_argument("--no-base", action="store_true", help="skip measuring the base model (arms go to --log only)")
     p.add_argument("--device", default="auto")
     p.add_argument("--threads", type=int, default=None)
@@ -278,6 +279,7 @@ def assemble(args: argparse.Namespace, mode: dict) -> dict:
         "complete": not not_run,
         "not_run": not_run,
         "assembled_from": f"{args.assemble.name} (base, config) and {args.log.name} (arms)",
+        "note": args.note,
         "arm_seconds_total": sum(r["seconds"] for r in runs),
     }
     doc["environment"] = {**ref["environment"], "loadavg_end": load_average()}

@@ -188,6 +188,8 @@ def section(doc: dict[str, Any] | None, dev: dict[str, Any] | None) -> list[str]
     c = doc["config"]
     env = doc["environment"]
     fmt = lambda x: "/".join(f"{v:.2f}" for v in x) if x else "?"  # noqa: E731
+    if c.get("note"):
+        lines += [f"**{c['note']}**", ""]
     lines += [
         f"`bench/real_data.py` (mode `{c['mode']}`): {c['task']}. Train: {c['splits']['train']}; dev: "
         f"{c['splits']['dev']}; test: {c['splits']['test']} (measured only). The user's model: {c['base_model']} "
