@@ -224,7 +224,13 @@ def section(doc: dict[str, Any] | None, dev: dict[str, Any] | None) -> list[str]
         "² the same on normal posts without one. ³ mean share of |attribution| on the identity words, toward "
         f"the gold label, over {c['share_examples']} test posts that contain one (seeded sample). "
         "⁴ plausibility of grad x input toward the gold label against the test rationales (tokens marked by "
-        ">= 2 annotators), mean over posts; AUPRC is average precision. Mean ± std (population) over seeds.",
+        ">= 2 annotators), mean over "
+        + (
+            f"a seeded sample of {c['plausibility_examples']} test posts with a rationale"
+            if isinstance(c.get("plausibility_examples"), int)
+            else "all test posts with a rationale"
+        )
+        + "; AUPRC is average precision. Mean ± std (population) over seeds.",
         "",
         "Debugged vs each control, paired by seed: the difference per seed, and the paired bootstrap 95 % "
         "interval over test posts of the seed-averaged difference (`xmd.core.compare.compare_predictions` for "
