@@ -66,7 +66,34 @@ def main() -> None:
     p.add_argument("--out", type=Path, default=rd.ROOT / "bench" / "results" / "real_data_dev.json")
     p.add_argument("--time-budget-s", type=float, default=None)
     p.add_argument("--quick", action="store_true")
+    p.add_argument(
+        "--assemble",
+        type=Path,
+        default=None,
+        help="train nothing: the candidates in --log, the base's dev metrics from this real_data.py result",
+    )
     args = p.parse_args()
+    if args.assemble:
+        ref = json.loads(args.assemble.read_text())
+        runs = [r for r in rd.read_log(args.log) if r["arm"] in args.candidates]
+        doc = {
+            "benchmark": "real_data_dev",
+            "environment": {**ref["environment"], "loadavg_end": load_average()},
+            "config": {
+                "split": f"dev: {ref['base']['dev']['n']} posts of val.csv (20 % stratified, seed 0); test untouched",
+                "epochs": args.epochs,
+                "seed": args.seed,
+                "base_train": ref["config"]["base_train"],
+                "candidates": args.candidates,
+                "not_run": [c for c in args.candidates if c not in {r["arm"] for r in runs}],
+                "assembled_from": f"{args.log.name} (candidates), {args.assemble.name} (base dev metrics)",
+            },
+            "base": {"dev": ref["base"]["dev"], "dev_plausibility": ref["base"].get("dev_plausibility") or {}},
+            "runs": runs,
+        }
+        args.out.write_text(json.dumps(doc, indent=2) + "\n")
+        print(f"{args.out}: {len(runs)} candidate(s)")
+        return
     main_args = rd.parse_args(["--quick"] if args.quick else [])
     mode = dict(rd.MODES["quick" if args.quick else "cpu"])
     set_threads(args.threads)
