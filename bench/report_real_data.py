@@ -94,6 +94,8 @@ def _main_table(doc: dict[str, Any]) -> list[str]:
 
 
 def _comparisons(doc: dict[str, Any]) -> list[str]:
+    if not doc["summary"]["comparisons"]:
+        return ["No comparison yet: no debugged arm and its control both finished (see above).", ""]
     rows = []
     for key, c in doc["summary"]["comparisons"].items():
         arm_control, metric = key.split(":")
@@ -120,6 +122,8 @@ def _targets(doc: dict[str, Any]) -> list[str]:
         "fpr_identity_better_than_deletion": "identity FPR better than deletion beyond noise",
         "auprc_better_than_lambda0": "rationale add: AUPRC better than λ = 0 beyond noise",
     }
+    if not doc["summary"]["targets"]:
+        return ["**Not measured**: the arms the targets compare did not finish (see above).", ""]
     rows = []
     for key, t in doc["summary"]["targets"].items():
         value = t["value"].replace("_", " ") if isinstance(t["value"], str) else f"{t['value']:.3f}"
@@ -198,7 +202,11 @@ def section(doc: dict[str, Any] | None, dev: dict[str, Any] | None) -> list[str]
         f"data order and steps ({c['retrain']['epochs']} epochs, lr {c['retrain']['lr']}, batch "
         f"{c['retrain']['batch_size']}, max length {c['retrain']['max_length']}); ER: objective "
         f"`{c['er']['objective']}`, λ = {c['er']['lam']}. Seeds: {', '.join(map(str, c['seeds']))}"
-        + ("" if c["complete"] else f" (**incomplete**: not run {c['not_run']})")
+        + (
+            ""
+            if c["complete"]
+            else " (**incomplete**; not run: " + ", ".join(f"`{r['arm']}` seed {r['seed']}" for r in c["not_run"]) + ")"
+        )
         + f". {env['device_name']}, torch threads {env['torch_threads']}, load average (1/5/15 min) "
         f"{fmt(env.get('loadavg_start'))} at start, {fmt(env.get('loadavg_end'))} at end; "
         + (
@@ -244,7 +252,8 @@ def section(doc: dict[str, Any] | None, dev: dict[str, Any] | None) -> list[str]
     lines += ["Targets (benchmark, not tests):", ""]
     lines += _targets(doc)
     lines += _dev(dev, doc)
-    lines += ["![real data](bench/results/real_data.png)", ""]
+    if doc["summary"]["arms"]:
+        lines += ["![real data](bench/results/real_data.png)", ""]
     return lines
 
 
@@ -262,6 +271,8 @@ def draw(results: Path) -> Path | None:
         return None
     doc = json.loads(path.read_text())
     base, arms = doc["base"], doc["summary"]["arms"]
+    if not arms:
+        return None
     panels = [
         ("fpr_identity", "identity-term FPR (normal posts)", base["test"]["fpr_identity"]),
         ("accuracy", "accuracy", base["test"]["accuracy"]),
