@@ -53,7 +53,12 @@ WORDS_FILE = ROOT / "bench" / "data" / "hatexplain_identity_words.txt"
 MODES = {
     # train_n / test_n: stratified subsamples (None = all); share_n: test posts for the share measurement.
     "quick": dict(train_n=320, test_n=400, base_epochs=2, epochs=1, seeds=[0], max_length=64, share_n=24),
-    "cpu": dict(train_n=None, test_n=None, base_epochs=3, epochs=2, seeds=[0, 1, 2], max_length=64, share_n=64),
+    # On the 2-core CPU: one retraining epoch, shares on 32 and plausibility on 400 test posts, so that twelve arms
+    # should fit in about 45 minutes of one quiet core (an estimate from runs on a loaded machine: roughly 1.5 CPU-s
+    # per training step and 1-2 CPU-minutes of measuring per arm; the base fine-tune took 6 CPU-minutes).
+    "cpu": dict(
+        train_n=None, test_n=None, base_epochs=3, epochs=1, seeds=[0, 1, 2], max_length=64, share_n=32, plaus_n=400
+    ),
     "full": dict(train_n=None, test_n=None, base_epochs=3, epochs=2, seeds=[0, 1, 2], max_length=128, share_n=256),
 }
 
