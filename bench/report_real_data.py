@@ -249,6 +249,15 @@ def section(doc: dict[str, Any] | None, dev: dict[str, Any] | None) -> list[str]
         "",
     ]
     lines += _comparisons(doc)
+    ab = {a: doc["summary"]["arms"].get(a, {}).get("auprc_abs") for a in ("lambda0", "rationale_add")}
+    if all(ab.values()):
+        lines += [
+            "Plausibility of |grad x input| (the scale the ER loss works on, which also counts words pushing "
+            f"*against* the gold label): AUPRC {_ms(ab['lambda0'])} for λ = 0 and {_ms(ab['rationale_add'])} for the "
+            "rationale *add* arm. The ER term raises the rationale words' |attribution| share, but partly with the "
+            "wrong sign, so the signed (positive-part) plausibility above falls.",
+            "",
+        ]
     lines += ["Targets (benchmark, not tests):", ""]
     lines += _targets(doc)
     lines += _dev(dev, doc)
