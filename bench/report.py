@@ -1159,6 +1159,9 @@ def render(results: Path) -> str:
             "### Effect by ER objective (why `both` is the default)",
         )
     lines += suspicion(load(results, "suspicion_demo"))
+    from report_real_data import section
+
+    lines += section(load(results, "real_data"), load(results, "real_data_dev"))
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -1170,8 +1173,10 @@ def main() -> None:
     args = p.parse_args()
     if not args.no_plots:
         from plots import draw_all
+        from report_real_data import draw
 
         draw_all(args.results)
+        draw(args.results)
     args.out.write_text(render(args.results))
     print(args.out)
 

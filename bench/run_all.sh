@@ -35,9 +35,11 @@ if [[ "${DEVICE}" == "cuda" ]]; then
         # A GPU step at batch 16 is bound by kernel launches: the same at batch 64.
         [er_overhead_b64]="er_overhead --device cuda --n 12 --warmup 2 --repeats 2 --batch-size 64 --variants plain erasure both_default"
         [er_overhead_b64_share30]="er_overhead --device cuda --n 12 --warmup 2 --repeats 2 --batch-size 64 --feedback-share 0.3 --variants plain erasure both_default"
+        # HateXplain at max length 128, all three seeds (bench/real_data.py --full).
+        [real_data]="real_data --device cuda --full --log runs/bench-real-data-cuda.jsonl --out bench/results/real_data_cuda.json"
         [effect_sweep]="effect_sweep --device cuda --workdir runs/bench-demo-cuda --objective both --losses mse mae --lams 0.3 1 3 --seeds 0 1 2 --log runs/bench-effect-cuda.jsonl ${EFFECT_ARGS[*]}"
     )
-    ORDER=(attribution_throughput er_overhead er_overhead_share30 er_overhead_b64 er_overhead_b64_share30 effect_sweep)
+    ORDER=(attribution_throughput er_overhead er_overhead_share30 er_overhead_b64 er_overhead_b64_share30 effect_sweep real_data)
 else
     SUFFIX=
     ARGS=(
@@ -56,10 +58,14 @@ else
         [effect_sweep]="effect_sweep --device ${DEVICE} --objective both --losses mse mae --lams 0.3 1 3 --seeds 0 1 2 --log runs/bench-effect.jsonl ${EFFECT_ARGS[*]}"
         # Why `both` is the default: each ER objective alone and `both` at two epoch/weight settings.
         [effect_objectives]="effect_sweep --device ${DEVICE} --settings erasure:1:mse attribution:10:mse both:1:mse:1:10 both:1:mse:2:5 --seeds 0 1 2 --log runs/bench-objectives.jsonl ${EFFECT_ARGS[*]}"
+        # Real data (HateXplain): identity-word remove vs λ = 0 vs deletion, rationale add vs λ = 0, three seeds,
+        # max length 64, within an hour on 2 quiet cores; then the candidate settings on the dev split only.
+        [real_data]="real_data --device ${DEVICE} ${THREADS_ARG[*]} --log runs/bench-real-data.jsonl"
+        [real_data_dev]="real_data_dev --device ${DEVICE} ${THREADS_ARG[*]} --log runs/bench-real-data-dev.jsonl"
         # The API benchmark starts the service itself (uvicorn on loopback) against a 100k-example store.
         [api_latency]="api_latency"
     )
-    ORDER=(attribution_throughput ig_chunking er_overhead er_overhead_share30 store_scale worker_scaling effect_sweep effect_objectives api_latency)
+    ORDER=(attribution_throughput ig_chunking er_overhead er_overhead_share30 store_scale worker_scaling effect_sweep effect_objectives real_data real_data_dev api_latency)
 fi
 
 for name in ${ONLY:-${ORDER[*]}}; do
