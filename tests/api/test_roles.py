@@ -52,6 +52,11 @@ def _order(item: tuple[str, str, APIRoute]) -> tuple[int, str]:
     return (0, path)
 
 
+SELF_AUTHENTICATED = {"/api/jobs/{job_id}/events": Role.VIEWER}
+"""Routes that check the token by hand: the event stream authenticates in a session of its own, closed
+before the stream starts, so an open stream holds no pool connection (a dependency would hold one)."""
+
+
 def test_every_route_checks_its_role(api: Api, project, db, session_factory):
     app = api.client.app
     ex = api.get(f"/api/datasets/{project['train']['id']}/examples", params={"limit": 1}).json()["items"][0]
@@ -79,7 +84,7 @@ def test_every_route_checks_its_role(api: Api, project, db, session_factory):
     assert len(routes) >= 37
     checked = 0
     for method, path, route in sorted(routes, key=_order):
-        need = required_role(route)
+        need = required_role(route) or SELF_AUTHENTICATED.get(path)
         if path in PUBLIC:
             assert need is None
             continue
