@@ -264,7 +264,7 @@ def test_retrain_shows_progress_and_loss_curve(page, service):
     form = page.get_by_test_id("retrain-form")
     form.get_by_label("Epochs").fill("6")
     form.get_by_label("λ (strength)").fill("2")
-    form.get_by_label("Explanation loss").select_option("huber")
+    form.get_by_label("Explanation loss", exact=True).select_option("huber")
     # before it starts: the phases it will run; no duration yet, since no retrain has measured the rates
     estimate = page.get_by_test_id("retrain-estimate")
     expect(estimate).to_contain_text("known once a retrain has run here")
