@@ -18,6 +18,12 @@ sys.path.insert(0, str(Path(__file__).parent / "store"))
 
 from tinymodel import build_tiny_model
 
+# Real HateXplain rows (../shared/data/hatexplain, read-only beside the checkout): the tests that read them and
+# bench/hatexplain.py find the same folder, wherever the checkout was cloned on this machine.
+_HATEXPLAIN = [Path(__file__).resolve().parents[2] / "shared/data/hatexplain", Path("/work/shared/data/hatexplain")]
+HATEXPLAIN_DIR = next((p for p in _HATEXPLAIN if (p / "val.csv").exists()), _HATEXPLAIN[-1])
+os.environ.setdefault("XMD_HATEXPLAIN_DIR", str(HATEXPLAIN_DIR))
+
 
 @pytest.fixture(scope="session")
 def tiny_model_dir(tmp_path_factory) -> Path:

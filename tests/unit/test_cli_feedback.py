@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 from pathlib import Path
 
 import pytest
 from xmd.cli import main
 from xmd.core.feedback import load_feedback
 
-HATEXPLAIN = Path("/work/shared/data/hatexplain/val.csv")
+HATEXPLAIN = Path(os.environ["XMD_HATEXPLAIN_DIR"]) / "val.csv"  # set by tests/conftest.py
 
 ROWS = [
     ("the movie was great fun", "positive", "[0, 0, 0, 1, 1]"),

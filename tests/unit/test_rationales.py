@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import csv
+import os
 import re
 from pathlib import Path
 
@@ -13,7 +14,7 @@ from xmd.core.rationales import align_rationales, parse_cell
 from xmd.core.types import DataError, Example
 from xmd.core.words import split_words, word_key
 
-HATEXPLAIN = Path("/work/shared/data/hatexplain/val.csv")
+HATEXPLAIN = Path(os.environ["XMD_HATEXPLAIN_DIR"]) / "val.csv"  # set by tests/conftest.py
 
 
 def marked(text: str, mask: list[int]) -> list[str]:
