@@ -120,7 +120,9 @@ def test_cancel_is_honoured_within_seconds_during_the_evaluation_before_training
             Example(id=e.id, text=e.text + LONG, label=e.label) for e in demo_examples(8000, prefix="b", shortcut=False)
         ]
         ds = datasets.add_dataset(db_session=db, project=project, name="big_eval", role="eval", examples=big)
+    # The cap raised to the whole set, so the evaluation lasts long enough (seconds) to be cancelled inside.
     params = {**RETRAIN, "max_length": 128, "version_id": seeded["version_id"], "eval_dataset_ids": [ds.id]}
+    params["eval_max_examples"] = 8000
     job_id = st.submit("retrain", seeded["project_id"], params)
     job = st.wait(job_id, lambda j: j.status.finished or (j.phase or "").startswith("measuring v1 on big_eval"))
     assert job.status is JobStatus.RUNNING, f"the job ended before its evaluation: {job.error}"
@@ -131,7 +133,7 @@ def test_cancel_is_honoured_within_seconds_during_the_evaluation_before_training
     took = time.monotonic() - asked
     assert job.status is JobStatus.CANCELLED, job.error
     assert took < 5.0, f"cancel took {took:.1f} s during the evaluation"
-    assert job.phase == "measuring v1 on big_eval" and job.phase_done < job.phase_total == 2000  # the default cap
+    assert job.phase == "measuring v1 on big_eval" and job.phase_done < job.phase_total == 8000  # the cap asked for
     with st.factory() as db:
         child = next(
             v

@@ -78,7 +78,10 @@ class VersionCache:
                     if not entry.is_dir():
                         self._fill(key, entry, fill)
             try:
-                os.utime(entry)
+                # An explicit fine-grained stamp: the kernel's own "now" is coarse (a few ms), and two uses
+                # within one tick would leave the least recently used order to the names.
+                now = time.time_ns()
+                os.utime(entry, ns=(now, now))
                 break
             except FileNotFoundError:
                 continue
