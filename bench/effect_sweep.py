@@ -41,11 +41,15 @@ from xmd.core.types import Action, TaskFeedback
 
 def parse_setting(spec: str) -> tuple[ERConfig, int]:
     parts = spec.split(":")
-    if len(parts) not in (3, 4, 5):
-        raise SystemExit(f"setting {spec!r}: expected objective:lam:loss[:epochs[:attribution_weight]]")
+    if len(parts) not in (3, 4, 5, 6):
+        raise SystemExit(
+            f"setting {spec!r}: expected objective:lam:loss[:epochs[:attribution_weight[:attribution_every]]]"
+        )
     er = ERConfig(objective=parts[0], lam=float(parts[1]), loss=parts[2])
-    if len(parts) == 5:
+    if len(parts) >= 5:
         er.attribution_weight = float(parts[4])
+    if len(parts) == 6:
+        er.attribution_every = int(parts[5])
     er.validate()
     return er, int(parts[3]) if len(parts) >= 4 else DEBUG_CONFIG.epochs
 
@@ -141,7 +145,12 @@ def read_log(path: Path | None) -> list[dict]:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--settings", nargs="+", default=None, help="objective:lam:loss[:epochs[:attribution_weight]]")
+    p.add_argument(
+        "--settings",
+        nargs="+",
+        default=None,
+        help="objective:lam:loss[:epochs[:attribution_weight[:attribution_every]]]",
+    )
     p.add_argument("--objective", default="both", help="grid form: the ER objective of every setting")
     p.add_argument("--losses", nargs="+", default=None, help="grid form: ER losses (e.g. mse mae)")
     p.add_argument("--lams", nargs="+", default=None, help="grid form: values of λ")

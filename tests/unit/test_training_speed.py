@@ -140,3 +140,43 @@ def test_attribution_on_a_subset_of_feedback_rows_still_trains_the_term(tiny_mod
     assert losses[0] != losses[1]
     with pytest.raises(ValueError):
         ERConfig(attribution_rows=-1).validate()
+
+
+def test_attribution_every_k_batches_runs_the_second_derivative_on_those_batches_only(tiny_model_dir, monkeypatch):
+    """``attribution_every=k``: the attribution forward (create_graph) runs on batches 0, k, 2k, … of the
+    whole run, weighted by k there; the other batches keep the erasure term (objective ``both``)."""
+    from xmd.core import training
+    from xmd.core.modeling import load_model
+
+    train = shortcut_data(48)
+    targets = FeedbackSet(task=[TaskFeedback(word="mango", action=Action.REMOVE)]).expand(train)
+    seen: list[int] = []  # global index of every batch, from the batch hook
+    calls: list[int] = []  # the batches that ran the attribution forward
+    real = training._split_forward
+
+    def counting(*args, **kwargs):
+        calls.append(len(seen) - 1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(training, "_split_forward", counting)
+    config = TrainConfig(batch_size=8, epochs=2, lr=1e-3)  # 6 batches per epoch, 12 in all
+    runs = {}
+    for k in (1, 3):
+        seen.clear()
+        calls.clear()
+        m = load_model(tiny_model_dir, device="cpu")
+        hist = train_loop(
+            m, train, config, er=ERConfig(attribution_every=k), targets=targets, batch_hook=lambda *a: seen.append(0)
+        )
+        runs[k] = (list(calls), [s.er_loss for s in hist.steps])
+    assert len(seen) == 12 and len(runs[1][0]) >= 8  # most batches hold a feedback row
+    # Batches 0, 3, 6, 9 of the whole run (across the epoch boundary), where they hold feedback rows.
+    assert runs[3][0] == [i for i in runs[1][0] if i % 3 == 0] and runs[3][0]
+    # The skipped batches (erasure only) carry a smaller ER term than the batches with the weighted
+    # attribution term beside them.
+    er3 = runs[3][1]
+    with_attr = [er3[i] for i in runs[3][0]]
+    without = [er3[i] for i in runs[1][0] if i % 3]
+    assert min(with_attr) > max(without)
+    with pytest.raises(ValueError):
+        ERConfig(attribution_every=0).validate()

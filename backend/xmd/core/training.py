@@ -135,6 +135,16 @@ class ERConfig:
             le=4096,
         ),
     )
+    attribution_every: int = field(
+        default=1,
+        metadata=opt(
+            "the attribution term (second derivative) on every k-th batch only, weighted by k so its mean "
+            "strength stays; the other batches take the erasure term alone (objective 'both') or no ER term "
+            "(objective 'attribution'); 1 = every batch",
+            ge=1,
+            le=64,
+        ),
+    )
     early_stop: bool = field(
         default=False,
         metadata=opt(
@@ -165,6 +175,8 @@ class ERConfig:
     )
 
     def validate(self) -> None:
+        if self.attribution_every < 1:
+            raise ValueError("attribution_every must be >= 1")
         if self.attribution_rows < 0 or self.early_stop_rows < 2 or self.early_stop_checks < 1:
             raise ValueError("attribution_rows must be >= 0, early_stop_rows >= 2 and early_stop_checks >= 1")
         if self.early_stop_patience < 1 or not 0.0 <= self.early_stop_min_progress <= 1.0:
@@ -374,20 +386,23 @@ def _er_term(
     fb: tuple[torch.Tensor, torch.Tensor],
     er: ERConfig,
     attr_rows: torch.Tensor | None = None,
+    skip_attribution: bool = False,
 ) -> torch.Tensor:
     """``L_ER`` for one batch under the configured objective (``both`` adds the two terms).
 
     ``word_scores`` may cover only the rows in ``attr_rows`` (the rows with feedback), which is
     how :func:`train_loop` avoids a second derivative through rows that have none.
+    ``skip_attribution`` leaves the attribution term out on the batches that
+    ``ERConfig.attribution_every`` skips (it is weighted by k on the others).
     """
     total = logits.new_zeros(())
-    if er.objective in ("attribution", "both"):
+    if er.objective in ("attribution", "both") and (word_scores is not None or not skip_attribution):
         assert word_scores is not None, "attribution objectives need in-graph word scores"
         sub_enc, sub_fb = enc, fb
         if attr_rows is not None:
             sub_enc = enc.select(attr_rows)
             sub_fb = tuple(t[attr_rows][:, : word_scores.shape[1]] for t in fb)
-        weight = er.attribution_weight if er.objective == "both" else 1.0
+        weight = (er.attribution_weight if er.objective == "both" else 1.0) * er.attribution_every
         total = total + weight * _attribution_term(sub_enc, word_scores, sub_fb, er)
     if er.objective in ("erasure", "both"):
         total = total + _erasure_term(model, enc, labels, logits, fb, er)
@@ -524,9 +539,12 @@ def train_loop(
                 enc = enc.to(device)
                 labels = torch.tensor([ex.label for ex in batch], device=device)
                 fb = _feedback_tensors(batch, targets or {}, enc.max_words, device) if use_er else None
+                # The attribution term runs on every k-th batch (ERConfig.attribution_every), counted over
+                # the whole run so that it does not depend on epoch boundaries.
+                skip_attr = use_er and (epoch * batches_per_epoch + bi) % er.attribution_every != 0
                 with amp:
                     word_scores, attr_rows = None, None
-                    if fb is not None and er.objective != "erasure":
+                    if fb is not None and er.objective != "erasure" and not skip_attr:
                         attr_rows = (fb[1] != 0).any(dim=1)
                         attr_rows = _attribution_subset(attr_rows, er.attribution_rows, er_gen)
                         logits, word_scores = _split_forward(model, enc, labels, attr_rows, er.method)
@@ -534,7 +552,7 @@ def train_loop(
                         logits = model(**enc.model_inputs()).logits
                     task_loss = F.cross_entropy(logits.float(), labels)
                     er_loss = (
-                        _er_term(model, enc, labels, logits, word_scores, fb, er, attr_rows)
+                        _er_term(model, enc, labels, logits, word_scores, fb, er, attr_rows, skip_attr)
                         if fb is not None
                         else task_loss.new_zeros(())
                     )

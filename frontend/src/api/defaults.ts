@@ -20,6 +20,7 @@ export const schemaDefaults = {
   },
   "RetrainIn": {
     "add_margin": 0.5,
+    "attribution_every": 1,
     "attribution_rows": 0,
     "attribution_weight": 5,
     "batch_size": 16,

@@ -1727,6 +1727,12 @@ export interface components {
              */
             add_margin?: number;
             /**
+             * Attribution Every
+             * @description the attribution term (second derivative) on every k-th batch only, weighted by k so its mean strength stays; the other batches take the erasure term alone (objective 'both') or no ER term (objective 'attribution'); 1 = every batch
+             * @default 1
+             */
+            attribution_every?: number;
+            /**
              * Attribution Rows
              * @description at most this many feedback rows per batch take the attribution term (its second derivative is the dearest part of a step), drawn with a seeded generator; 0 = every feedback row; the erasure term still sees every feedback row
              * @default 0
