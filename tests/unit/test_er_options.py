@@ -10,9 +10,11 @@ import pytest
 import torch
 import torch.nn.functional as F
 from xmd.core.feedback import FeedbackSet
-from xmd.core.pipeline import feedback_targets
+from xmd.core.modeling import load_model
+from xmd.core.pipeline import debug, feedback_targets
 from xmd.core.training import (
     ERConfig,
+    TrainConfig,
     _attribution_term,
     _er_term,
     _erase,
@@ -102,7 +104,7 @@ def test_counterfactual_weight_adds_the_task_loss_of_the_erased_texts_only(tiny)
     b = _er_term(
         tiny.model, enc, labels, logits, None, only_add, ERConfig(objective="erasure", counterfactual_weight=2.0)
     )
-    assert float(a) == pytest.approx(float(b))
+    assert float(a.detach()) == pytest.approx(float(b.detach()))
     # it trains the model: the counterfactual term alone has a gradient on the weights
     tiny.model.zero_grad()
     (on - off).backward()
@@ -152,3 +154,29 @@ def test_task_scope_keeps_task_feedback_on_the_scoped_examples_only(tiny):
     assert ERConfig().task_scope == "all"
     with pytest.raises(ValueError, match="task_scope"):
         ERConfig(task_scope="some").validate()
+
+
+def test_debug_applies_the_task_scope_and_records_it(tiny_model_dir, tmp_path):
+    """``xmd debug --task-scope`` reaches the regularised positions: the random tiny model predicts one class
+    for everything, so 'correct' keeps the task feedback on that class's examples only."""
+    loaded = load_model(tiny_model_dir, device="cpu")
+    train = [Example(id=str(i), text=f"mango film number {i}", label=i % 2) for i in range(8)]
+    fs = FeedbackSet(task=[TaskFeedback("mango", Action.REMOVE)])
+    predicted = int(loaded.model(**encode(loaded.tokenizer, [train[0].text]).model_inputs()).logits.argmax())
+    cfg = TrainConfig(epochs=1, batch_size=4, max_length=16)
+    runs = {
+        scope: debug(
+            tiny_model_dir,
+            train,
+            fs,
+            tmp_path / scope,
+            config=cfg,
+            er=ERConfig(objective="erasure", task_scope=scope),
+            device="cpu",
+            share_methods=("grad_x_input",),
+        )
+        for scope in ("all", "correct")
+    }
+    assert runs["all"].meta["n_feedback_examples"] == 8
+    assert runs["correct"].meta["n_feedback_examples"] == sum(ex.label == predicted for ex in train) == 4
+    assert runs["correct"].meta["er"]["task_scope"] == "correct"
