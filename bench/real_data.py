@@ -42,6 +42,7 @@ from benchlib import environment, load_average, log, resolve_device, set_threads
 from xmd.core.deletion import delete_feedback_words
 from xmd.core.feedback import FeedbackSet
 from xmd.core.modeling import load_model, minilm_path
+from xmd.core.options import build, options
 from xmd.core.pipeline import fine_tune
 from xmd.core.simulate import feedback_from_rationales, feedback_from_words
 from xmd.core.training import ERConfig, TrainConfig, train_loop
@@ -80,6 +81,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--dev-frac", type=float, default=0.2)
     p.add_argument("--lam", type=float, default=1.0, help="λ of the debugged arms (ERConfig default 1)")
     p.add_argument("--objective", default="both")
+    add_er_arguments(p)
     p.add_argument(
         "--workdir", type=Path, default=ROOT / "runs" / "realbench", help="the fine-tuned base is cached here"
     )
@@ -93,6 +95,43 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="train nothing: a finished result of the same mode gives the base and config, --log the arms",
     )
     return p.parse_args(argv)
+
+
+ER_FLAGS = ("add_target", "counterfactual_weight", "task_scope")
+"""ER settings the debugged arms take from the command line (``--add-target``, ``--counterfactual-weight``,
+``--task-scope``); an arm spec can override any ER setting for itself (:func:`parse_spec`)."""
+
+
+def add_er_arguments(p: argparse.ArgumentParser) -> None:
+    """The flags of :data:`ER_FLAGS`, read off ``xmd.core.training.ERConfig`` (help, default, choices)."""
+    for o in options(ERConfig):
+        if o.name in ER_FLAGS:
+            p.add_argument(o.flag, type=o.type, default=o.default, choices=o.choices, help=o.help)
+
+
+def parse_spec(spec: str, args: argparse.Namespace) -> tuple[str, ERConfig]:
+    """An arm spec ``name[:objective[:λ]][+setting=value...]`` → ``(name, ER settings)``: the objective and λ
+    default to ``--objective``/``--lam``, the settings of :data:`ER_FLAGS` to their flags, and each
+    ``+setting=value`` sets any ``ERConfig`` field for this arm (e.g. ``remove+counterfactual_weight=1``,
+    ``remove+task_scope=correct``, ``rationale_add+add_target=magnitude``), so that the arm's name in the
+    log says what it ran."""
+    head, *extra = spec.split("+")
+    name, *rest = head.split(":")
+    values: dict = {
+        "objective": rest[0] if rest else args.objective,
+        "lam": float(rest[1]) if len(rest) > 1 else args.lam,
+    }
+    values.update({k: getattr(args, k) for k in ER_FLAGS if hasattr(args, k)})
+    kinds = {o.name: o.type for o in options(ERConfig)}
+    for item in extra:
+        key, sep, value = item.partition("=")
+        if not sep or key not in kinds:
+            raise SystemExit(f"arm {spec!r}: '+{item}' is not setting=value of an ERConfig field ({', '.join(kinds)})")
+        values[key] = (value.lower() in ("1", "true", "yes")) if kinds[key] is bool else kinds[key](value)
+    try:
+        return name, build(ERConfig, values)
+    except ValueError as exc:
+        raise SystemExit(f"arm {spec!r}: {exc}") from None
 
 
 def build_context(args: argparse.Namespace, mode: dict) -> dict:
@@ -188,17 +227,24 @@ ARMS = (
 
 
 def arm_training(spec: str, ctx: dict, args: argparse.Namespace) -> tuple[list, dict | None, ERConfig | None]:
-    """``(training examples, feedback targets, ER settings)`` of an arm ``name[:objective[:λ]]``.
+    """``(training examples, feedback targets, ER settings)`` of an arm spec (:func:`parse_spec`).
 
     ``counterfactual`` adds, for every training post with an identity word, a copy with the words
     deleted and the same label (a task loss on both); ``remove_cf`` is that plus the ER *remove*;
     ``remove_correct`` / ``remove_incorrect`` restrict the *remove* to posts the base model gets right / wrong.
+    The ER option ``counterfactual_weight`` is the in-graph form of ``counterfactual`` (the words hidden from
+    attention instead of cut out), and ``task_scope`` scopes the *remove* targets (and so the deletion arm)
+    by the base model's predictions, as the core's retrain does.
     """
-    name, *rest = spec.split(":")
-    er = ERConfig(objective=rest[0] if rest else args.objective, lam=float(rest[1]) if len(rest) > 1 else args.lam)
+    name, er = parse_spec(spec, args)
     train = ctx["train"]
-    cleaned = delete_feedback_words(train, ctx["remove_targets"])[0]  # the core's deletion control
-    cf = [replace(c, id=c.id + "#cf") for c, ex in zip(cleaned, train, strict=True) if ex.id in ctx["remove_targets"]]
+    remove_targets = ctx["remove_targets"]
+    if er.task_scope != "all":
+        remove_targets = (
+            task_feedback(ctx["words"]).with_task_scope(er.task_scope).expand(train, ctx["train_pred"], num_labels=2)
+        )
+    cleaned = delete_feedback_words(train, remove_targets)[0]  # the core's deletion control
+    cf = [replace(c, id=c.id + "#cf") for c, ex in zip(cleaned, train, strict=True) if ex.id in remove_targets]
     if name == "lambda0":
         return train, None, None
     if name == "deletion":
@@ -206,7 +252,7 @@ def arm_training(spec: str, ctx: dict, args: argparse.Namespace) -> tuple[list, 
     if name == "counterfactual":
         return train + cf, None, None
     if name == "remove":
-        return train, ctx["remove_targets"], er
+        return train, remove_targets, er
     if name == "remove_cf":
         return train + cf, task_feedback(ctx["words"]).expand(train + cf, num_labels=2), er
     if name in ("remove_correct", "remove_incorrect"):
@@ -252,7 +298,7 @@ def run_arm(
     rec["er"] = er.__dict__ if er else None
     rec["epoch_dev"] = epoch_dev
     if full:
-        name = arm.split(":")[0]
+        name = arm.split("+")[0].split(":")[0]
         rec.update(
             rs.measure(loaded, ctx, mode, shares=name != "rationale_add", plaus=name in ("lambda0", "rationale_add"))
         )
@@ -307,6 +353,8 @@ def main() -> None:
         args.out.write_text(json.dumps(doc, indent=2) + "\n")
         print(json.dumps(doc["summary"]["targets"], indent=2))
         return
+    for arm in args.arms:  # a typo in an arm spec fails here, before any training
+        parse_spec(arm, args)
     set_threads(args.threads)
     device = resolve_device(args.device)
     loadavg_start = load_average()
@@ -368,7 +416,7 @@ def main() -> None:
             "retrain": TrainConfig(
                 epochs=mode["epochs"], lr=3e-5, batch_size=32, max_length=mode["max_length"]
             ).__dict__,
-            "er": ERConfig(objective=args.objective, lam=args.lam).__dict__,
+            "er": parse_spec("remove", args)[1].__dict__,
             "seeds": mode["seeds"],
             "mode_settings": mode,
             "share_examples": mode["share_n"],

@@ -8,6 +8,12 @@ paper's scopes (correct / incorrect), and for the rationale *add* feedback its o
 judged by plausibility on the dev rationales. Prints one JSON document and writes ``--out``.
 
     python bench/real_data_dev.py --candidates lambda0 remove counterfactual remove:both:3
+    python bench/real_data_dev.py --candidates remove+counterfactual_weight=1 remove+task_scope=correct \
+        rationale_add rationale_add+add_target=magnitude
+
+A candidate is an arm spec of ``bench/real_data.py`` (``name[:objective[:λ]][+setting=value...]``, any
+``ERConfig`` setting); ``--add-target``, ``--counterfactual-weight`` and ``--task-scope`` set the default
+of every candidate.
 """
 
 from __future__ import annotations
@@ -66,6 +72,7 @@ def main() -> None:
     p.add_argument("--out", type=Path, default=rd.ROOT / "bench" / "results" / "real_data_dev.json")
     p.add_argument("--time-budget-s", type=float, default=None)
     p.add_argument("--quick", action="store_true")
+    rd.add_er_arguments(p)
     p.add_argument(
         "--assemble",
         type=Path,
@@ -95,6 +102,10 @@ def main() -> None:
         print(f"{args.out}: {len(runs)} candidate(s)")
         return
     main_args = rd.parse_args(["--quick"] if args.quick else [])
+    for key in rd.ER_FLAGS:  # the candidates' ER defaults
+        setattr(main_args, key, getattr(args, key))
+    for cand in args.candidates:  # a typo fails here, before an hour of training
+        rd.parse_spec(cand, main_args)
     mode = dict(rd.MODES["quick" if args.quick else "cpu"])
     set_threads(args.threads)
     device = resolve_device(args.device)
@@ -121,7 +132,7 @@ def main() -> None:
             continue
         t0 = time.perf_counter()
         r = rd.run_arm(cand, args.seed, ctx, mode, main_args, epochs=args.epochs, full=False)
-        if cand.startswith("rationale_add") or cand == "lambda0":
+        if cand.startswith("rationale_add") or cand.split("+")[0] == "lambda0":
             r["dev_plausibility"] = dev_plausibility(ctx, mode)
         walls.append(time.perf_counter() - t0)
         log(
@@ -141,6 +152,7 @@ def main() -> None:
             "seed": args.seed,
             "base_train": ctx["base_config"],
             "candidates": args.candidates,
+            "er_defaults": {k: getattr(args, k) for k in rd.ER_FLAGS},
             "not_run": not_run,
             "wall_seconds": time.perf_counter() - t_start,
         },

@@ -117,3 +117,53 @@ def test_import_rationales_retrain_with_controls_and_see_three_arms(page, servic
     expect(versions).to_contain_text("deletion seed 0")
     shot(page, "22-results-controls")
     assert page.errors == []  # type: ignore[attr-defined]
+
+
+def test_deletion_from_base_is_offered_once_the_base_model_is_recorded(page, service, project):
+    """The Retrain screen disables the deletion-from-base control and says why while the project records no
+    base model; an admin records it there (the tiny model's folder, a recipe of one epoch), the control is
+    offered, and a retrain with it shows the arm in Results."""
+    pid = project["pid"]
+    h = {"Authorization": f"Bearer {service.token}"}
+    with httpx.Client(base_url=service.base_url, headers=h, timeout=60) as c:  # feedback to train with
+        r = c.put(f"/api/projects/{pid}/task-feedback", json={"word": SHORTCUT, "action": "remove"})
+        assert r.status_code == 200, r.text
+    page.goto(f"{service.base_url}/#token={service.token}")
+    expect(page.get_by_test_id("who")).to_contain_text("e2e-admin")
+    page.goto(f"{service.base_url}/#/p/{pid}/retrain")
+    form = page.get_by_test_id("retrain-form")
+    arm = form.get_by_test_id("control-deletion_base")
+    expect(arm).to_be_disabled()
+    expect(form.get_by_test_id("control-deletion_base-why")).to_contain_text("records no base model")
+    expect(form.get_by_test_id("base-model-none")).to_be_visible()
+
+    form.get_by_test_id("base-model-edit").click()
+    form.get_by_label("Base model from a server directory").check()
+    form.get_by_test_id("base-model-source").fill(str(service.model_dir))
+    form.get_by_label("Recipe: epochs").fill("1")
+    form.get_by_test_id("base-model-save").click()
+    expect(form.get_by_test_id("base-model-shown")).to_contain_text(str(service.model_dir))
+    expect(form.get_by_test_id("base-model-shown")).to_contain_text("epochs 1")
+    expect(arm).to_be_enabled()
+    expect(form.get_by_test_id("control-deletion_base-why")).to_have_count(0)
+    assert unlabelled(page) == []
+    shot(page, "23-retrain-base-model")
+
+    form.get_by_label("Epochs", exact=True).fill("1")
+    arm.check()
+    form.get_by_test_id("seeds").fill("1")
+    expect(form.get_by_test_id("runs")).to_have_text("2 training runs in all")
+    page.get_by_test_id("start-retrain").click()
+    expect(page.get_by_test_id("retrain-done")).to_be_visible(timeout=300_000)
+    expect(page.get_by_test_id("job-status")).to_have_text("succeeded")
+    page.get_by_test_id("retrain-done").get_by_role("link").click()
+    cmp = page.get_by_test_id("controls-comparison")
+    expect(cmp.get_by_test_id("arm-header")).to_have_text(["debugged", "deletion from base"])
+    expect(page.get_by_test_id("versions-table")).to_contain_text("deletion from base seed 0")
+
+    # forgetting it takes the control away again
+    page.goto(f"{service.base_url}/#/p/{pid}/retrain")
+    page.get_by_test_id("base-model-forget").click()
+    expect(page.get_by_test_id("base-model-none")).to_be_visible()
+    expect(page.get_by_test_id("control-deletion_base")).to_be_disabled()
+    assert page.errors == []  # type: ignore[attr-defined]

@@ -203,3 +203,49 @@ def test_every_arm_once_with_the_tiny_model(val_posts, tiny):
     c = summary["comparisons"]["rationale_add_vs_lambda0:auprc"]
     assert c["verdict"] in ("better", "worse", "within_noise") and c["seeds"] == [0]
     assert "fpr_identity_relative_drop" in summary["targets"]
+
+
+def test_er_options_reach_the_benchmark_arms_from_the_command_line():
+    """The integrator runs dev candidates with the new ER options: as flags (every debugged arm) and per arm
+    spec (``+setting=value``); the task scope narrows the remove targets and the deletion arm alike."""
+    import subprocess
+
+    import real_data as rd
+    from xmd.core.types import Example
+
+    args = rd.parse_args(["--counterfactual-weight", "0.5", "--task-scope", "correct", "--add-target", "magnitude"])
+    name, er = rd.parse_spec("remove:erasure:2", args)
+    assert name == "remove" and (er.objective, er.lam) == ("erasure", 2.0)
+    assert (er.counterfactual_weight, er.task_scope, er.add_target) == (0.5, "correct", "magnitude")
+    _, er = rd.parse_spec("rationale_add+add_target=signed+counterfactual_weight=3+early_stop=true", args)
+    assert (er.add_target, er.counterfactual_weight, er.early_stop) == ("signed", 3.0, True)
+    defaults = rd.parse_args([])
+    assert rd.parse_spec("remove", defaults)[1] == rd.ERConfig()  # the core's defaults
+    for bad in ("remove+nope=1", "remove+task_scope=some", "remove+counterfactual_weight"):
+        with pytest.raises(SystemExit):
+            rd.parse_spec(bad, defaults)
+    with pytest.raises(SystemExit):
+        rd.parse_args(["--task-scope", "some"])
+
+    # task scope: the base "predicts" toxic (1) for everything, so only the toxic post is correctly predicted
+    train = [
+        Example(id="a", text="the jews are fine", label=0),
+        Example(id="b", text="black people are vermin", label=1),
+        Example(id="c", text="a quiet day", label=0),
+    ]
+    ctx = {"train": train, "words": ["jews", "black"], "train_pred": {"a": 1, "b": 1, "c": 1}}
+    ctx["remove_targets"] = rd.task_feedback(ctx["words"]).expand(train, num_labels=2)
+    assert set(ctx["remove_targets"]) == {"a", "b"}
+    _, targets, _ = rd.arm_training("remove+task_scope=correct", ctx, defaults)
+    assert set(targets) == {"b"}
+    cleaned, _, _ = rd.arm_training("deletion+task_scope=correct", ctx, defaults)
+    assert [ex.text for ex in cleaned] == ["the jews are fine", "people are vermin", "a quiet day"]
+    _, targets, _ = rd.arm_training("remove", ctx, defaults)
+    assert targets == ctx["remove_targets"]
+
+    bench = Path(__file__).resolve().parents[2] / "bench"
+    help_text = subprocess.run(
+        [sys.executable, str(bench / "real_data_dev.py"), "--help"], capture_output=True, text=True, check=True
+    ).stdout
+    for flag in ("--counterfactual-weight", "--task-scope", "--add-target"):
+        assert flag in help_text

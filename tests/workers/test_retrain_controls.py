@@ -108,3 +108,64 @@ def test_retrain_with_controls_makes_a_version_per_arm_and_a_comparison(stack: S
     assert "## Compared with controls" in debug_card and "| clean | accuracy |" in debug_card
     assert "A **control** (`lambda0`, seed 0)" in control_card and "debugged with [xmd]" not in control_card
     engine.dispose()
+
+
+def test_deletion_base_runs_from_the_projects_recorded_base_model(stack: Stack, tiny_model_dir: Path) -> None:
+    """The project records its base model (here the tiny model's folder, with a recipe of its own); the
+    retrain job then trains the deletion_base arm from it with that recipe, as a version of its own."""
+    if not [w for w in stack.workers if w.poll() is None]:
+        stack.start_worker("ctl-w2")
+    with stack.factory() as db:
+        admin = users.get_by_name(db_session=db, name="ctl-admin") or users.create_user(
+            db_session=db, name="ctl-admin", role="admin"
+        )
+        token = users.create_token(db_session=db, user=admin)[1]
+    h = {"Authorization": f"Bearer {token}"}
+    engine = make_engine(stack.database_url)
+    base = {"model_path": str(tiny_model_dir), "recipe": {"epochs": 1, "batch_size": 8, "lr": 2e-3}}
+    with TestClient(create_app(stack.settings, engine=engine, serve_ui=False)) as c:
+        body = {"name": "controls-base", "model_path": str(tiny_model_dir), "base_model": base}
+        p = c.post("/api/projects", headers=h, json=body)
+        assert p.status_code == 201, p.text
+        pid = p.json()["id"]
+        ds = {}
+        for name, role, split in (("train", "train", "train"), ("clean", "eval", "test_clean")):
+            r = c.post(
+                f"/api/projects/{pid}/datasets",
+                headers=h,
+                files={"file": (f"{name}.csv", demo_csv(n=16, split=split))},
+                data={"name": name, "role": role, "id_column": "id"},
+            )
+            assert r.status_code == 201, r.text
+            ds[name] = r.json()["id"]
+        r = c.put(f"/api/projects/{pid}/task-feedback", headers=h, json={"word": "spielberg", "action": "remove"})
+        assert r.status_code == 200, r.text
+        body = {"epochs": 1, "batch_size": 4, "lr": 1e-3, "max_length": 32, "seeds": 1, "controls": ["deletion_base"]}
+        r = c.post(f"/api/projects/{pid}/jobs/retrain", headers=h, json=body)
+        assert r.status_code == 202, r.text
+        job_id = r.json()["id"]
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline:
+            job = c.get(f"/api/jobs/{job_id}", headers=h).json()
+            if job["status"] in ("succeeded", "failed", "cancelled"):
+                break
+            time.sleep(0.2)
+        assert job["status"] == "succeeded", (job, stack.all_logs())
+        versions = c.get(f"/api/projects/{pid}/versions", headers=h).json()["items"]
+        got = [(v["version"], v["name"], v["status"], v["config"].get("control")) for v in versions]
+        assert got == [
+            (1, "base", "ready", None),
+            (2, "v2", "ready", None),
+            (3, "v2 deletion from base seed 0", "ready", "deletion_base"),
+        ]
+        cmp = job["result"]["comparison"]
+        assert cmp["arms"] == ["debug", "deletion_base"]
+        assert cmp["settings"]["base_model"] == str(tiny_model_dir)  # what the user gave
+        base_train = cmp["settings"]["base_train"]
+        assert (base_train["epochs"], base_train["batch_size"], base_train["lr"]) == (1, 8, 2e-3)  # the recipe
+        runs = {r["arm"]: r for r in cmp["runs"]}
+        # the recipe batches by 8, the debug run by 4: 16 examples take 2 steps against 4
+        assert runs["debug"]["steps"] == 4 and runs["deletion_base"]["steps"] == 2
+        assert any("recipe" in n for n in cmp["notes"])
+        assert "clean" in cmp["sets"] and "deletion_base" in cmp["sets"]["clean"]["arms"]
+    engine.dispose()

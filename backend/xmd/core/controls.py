@@ -143,17 +143,25 @@ def _predict(loaded: LoadedModel, sets: Mapping[str, Sequence[Example]], max_len
     }
 
 
-def _base_recipe(model_dir: str | os.PathLike, fallback: TrainConfig) -> TrainConfig:
-    """The parent's recorded fine-tune settings (the user's recipe) when xmd made it, else ``fallback``."""
+def base_recipe(
+    model_dir: str | os.PathLike, fallback: TrainConfig, given: Mapping[str, Any] | None = None
+) -> TrainConfig:
+    """The recipe of ``deletion_base``: the fields ``given`` (a project's recorded recipe), over the
+    parent's recorded fine-tune settings when xmd made it, over ``fallback`` (the debug run's)."""
+    out = fallback
     try:
         meta = json.loads((Path(model_dir) / "xmd.json").read_text())
     except (OSError, ValueError):
-        return fallback
+        meta = {}
     train = meta.get("train") if meta.get("kind") == "fine_tune" else None
-    if not isinstance(train, dict):
-        return fallback
-    known = {k: v for k, v in train.items() if k in TrainConfig.__dataclass_fields__}
-    return replace(fallback, **known)
+    if isinstance(train, dict):
+        out = replace(out, **{k: v for k, v in train.items() if k in TrainConfig.__dataclass_fields__})
+    unknown = sorted(set(given or {}) - set(TrainConfig.__dataclass_fields__))
+    if unknown:
+        raise DataError(f"the base model's recipe has unknown settings: {', '.join(unknown)}")
+    out = replace(out, **dict(given or {}))
+    out.validate()
+    return out
 
 
 # --------------------------------------------------------------------------- the comparison
@@ -197,7 +205,7 @@ def run_comparison(
 
     parent = load_model(model_dir, device=device)
     labels = parent.labels
-    targets = feedback_targets(parent, train, feedback, config.max_length)
+    targets = feedback_targets(parent, train, feedback, config.max_length, task_scope=er.task_scope)
     n_positions = sum(len(v) for v in targets.values())
     cleaned, n_deleted = delete_feedback_words(train, targets)
     notes: list[str] = []
@@ -256,7 +264,7 @@ def run_comparison(
     root.mkdir(parents=True, exist_ok=True)
 
     seeds = [config.seed + i for i in range(controls.seeds)]
-    base_config = controls.base_config or _base_recipe(model_dir, config)
+    base_config = controls.base_config or base_recipe(model_dir, config)
     preds: dict[str, dict[str, list[np.ndarray]]] = {n: {} for n in sets}
     runs: list[dict[str, Any]] = []
     quality_after: dict[str, list[dict]] = {}

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -200,6 +200,16 @@ class FeedbackSet:
 
     def __len__(self) -> int:
         return len(self.instance) + len(self.task)
+
+    def with_task_scope(self, scope: Scope | str) -> FeedbackSet:
+        """A copy whose task feedback of scope ALL takes ``scope`` (a retrain's ``task_scope``): the
+        same rule as a task feedback's own scope, by the model's predictions before training. Entries
+        that carry their own scope keep it (a person's explicit choice wins); instance feedback is untouched."""
+        scope = parse_scope(scope)
+        if scope is Scope.ALL:
+            return self
+        task = [replace(t, scope=scope) if parse_scope(t.scope) is Scope.ALL else t for t in self.task]
+        return FeedbackSet(instance=list(self.instance), task=task, words=dict(self.words))
 
     def expand(
         self,

@@ -203,11 +203,15 @@ def feedback_targets(
     feedback: FeedbackSet,
     max_length: int,
     on_batch: Progress | None = None,
+    task_scope: str = "all",
 ) -> FeedbackTargets:
     """The word positions the feedback marks in ``train`` (scoped task feedback needs the model's
-    predictions); XMDError when a label is outside the model's classes or nothing matches."""
+    predictions); ``task_scope`` (``ERConfig.task_scope``) scopes every unscoped task feedback
+    (:meth:`FeedbackSet.with_task_scope`). XMDError when a label is outside the model's classes or
+    nothing matches."""
     if any(ex.label is not None and not 0 <= ex.label < loaded.num_labels for ex in train):
         raise XMDError(f"training labels fall outside the model's {loaded.num_labels} classes")
+    feedback = feedback.with_task_scope(task_scope)
     predictions = None
     if any(t.scope != Scope.ALL for t in feedback.task):
         probs = predict_proba(loaded, [ex.text for ex in train], max_length=max_length, on_batch=on_batch)
@@ -256,7 +260,9 @@ def debug(
     try:
         loaded = load_model(model_dir, device=device)
         predicting = on_phase("predict") if on_phase is not None else None
-        targets = feedback_targets(loaded, train, feedback, config.max_length, on_batch=predicting)
+        targets = feedback_targets(
+            loaded, train, feedback, config.max_length, on_batch=predicting, task_scope=er.task_scope
+        )
 
         def measure(phase: str) -> dict:
             return {

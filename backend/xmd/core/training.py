@@ -39,6 +39,14 @@ from xmd.core.words import encode, word_mask
 
 OBJECTIVES = ("erasure", "attribution", "both")
 LOSSES = ("mse", "mae", "huber")
+ADD_TARGETS = ("signed", "magnitude")
+"""How the attribution term reads an *add* word's share: ``signed`` (default) pulls the word's signed
+share (score / Σ|scores|, for the gold class) to 1, so the word must push *toward* the gold label;
+``magnitude`` pulls its absolute share to 1, which a word pushing *against* the gold label also
+satisfies (what the attribution term did before; the HateXplain benchmark found rationale *add* then
+raised |score| plausibility while lowering signed plausibility). Kept so that the change can be measured
+against the old behaviour on a dev split (``bench/real_data_dev.py --add-target magnitude``)."""
+TASK_SCOPES = ("all", "correct", "incorrect")
 #: Length bucketing sorts pools of this many batches by length (bigger pools pad less, but the
 #: batches of a pool then differ more in length and are less random in content).
 BUCKET_POOL_BATCHES = 50
@@ -122,6 +130,34 @@ class ERConfig:
     lam: float = field(default=1.0, metadata=opt("λ, the weight of the ER term", ge=0, le=1000))
     method: str = field(default="grad_x_input", metadata=opt("attribution in the loss", choices=DIFFERENTIABLE_METHODS))
     add_margin: float = field(default=0.5, metadata=opt("nats that hiding an 'add' word must cost", ge=0, le=100))
+    add_target: str = field(
+        default="signed",
+        metadata=opt(
+            "attribution target of an 'add' word: 'signed' = its share toward the gold label must reach 1 "
+            "(a word that pushes against the gold label is penalised); 'magnitude' = its absolute share, "
+            "whatever its sign (the old behaviour, kept for comparisons)",
+            choices=ADD_TARGETS,
+        ),
+    )
+    counterfactual_weight: float = field(
+        default=0.0,
+        metadata=opt(
+            "off at 0 (the default; a dev candidate): the ER term gains this weight times the task loss of "
+            "each example with 'remove' words on its counterfactual, the same text with those words hidden "
+            "from attention, so the text with and without the words must both get the gold label",
+            ge=0,
+            le=1000,
+        ),
+    )
+    task_scope: str = field(
+        default="all",
+        metadata=opt(
+            "which examples task-level feedback regularises, by the parent's predictions before training: "
+            "all (the default), those it predicts correctly (the XMD paper's choice) or incorrectly; a "
+            "task feedback with its own scope keeps it; instance feedback is not affected",
+            choices=TASK_SCOPES,
+        ),
+    )
     attribution_weight: float = field(
         default=5.0, metadata=opt("weight μ of the attribution term with objective 'both'", ge=0, le=1000)
     )
@@ -187,8 +223,12 @@ class ERConfig:
             raise ValueError(f"unknown ER loss {self.loss!r}; choose one of {LOSSES}")
         if self.method not in DIFFERENTIABLE_METHODS:
             raise ValueError(f"ER attributions need a differentiable method: {DIFFERENTIABLE_METHODS}")
-        if self.lam < 0 or self.attribution_weight < 0:
-            raise ValueError("lam (λ) and attribution_weight must be >= 0")
+        if self.lam < 0 or self.attribution_weight < 0 or self.counterfactual_weight < 0:
+            raise ValueError("lam (λ), attribution_weight and counterfactual_weight must be >= 0")
+        if self.add_target not in ADD_TARGETS:
+            raise ValueError(f"unknown add_target {self.add_target!r}; choose one of {ADD_TARGETS}")
+        if self.task_scope not in TASK_SCOPES:
+            raise ValueError(f"unknown task_scope {self.task_scope!r}; choose one of {TASK_SCOPES}")
 
 
 def batch_order(
@@ -347,25 +387,64 @@ def _erase(enc, word_kind: torch.Tensor, which: int) -> tuple[dict[str, torch.Te
     return inputs, rows
 
 
+def signed_shares(word_scores: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+    """``score / Σ|scores|`` per example: :func:`xmd.core.normalize.shares` with the sign kept, so a
+    word pushing toward the explained class (the gold label in training) is positive, against it negative."""
+    mag = shares(word_scores, mask)
+    return torch.where(word_scores < 0, -mag, mag)
+
+
 def _attribution_term(enc, word_scores: torch.Tensor, fb: tuple[torch.Tensor, torch.Tensor], er: ERConfig):
-    """Shares of the in-graph attributions pulled to 1 (add) / 0 (remove) on feedback positions."""
+    """Shares of the in-graph attributions pulled to 1 (add) / 0 (remove) on feedback positions.
+
+    A *remove* word's absolute share goes to 0 (it must not matter either way). An *add* word's share
+    goes to 1 signed (``add_target="signed"``: it must push toward the gold label, the class the scores
+    are taken for) or by magnitude (``"magnitude"``).
+    """
     value, kind = fb
     mask = word_mask(enc.word_index, word_scores.shape[1])
     s = shares(word_scores, mask)
+    if er.add_target == "signed":
+        s = torch.where(kind == 1, signed_shares(word_scores, mask), s)
     sel = kind != 0
     return _er_loss_fn(er.loss)(s[sel], value[sel])
 
 
-def _erasure_term(model, enc, labels, logits, fb: tuple[torch.Tensor, torch.Tensor], er: ERConfig):
-    """Remove: KL(erased ‖ full), erased held fixed. Add: erasing must cost ``add_margin`` nats."""
+def _counterfactual_logits(model, enc, fb: tuple[torch.Tensor, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
+    """Logits of the rows with *remove* words with those words hidden from attention (in the graph),
+    and the rows: each such text's counterfactual."""
+    inputs, rows = _erase(enc, fb[1], -1)
+    if not rows.any():
+        return torch.zeros(0, device=rows.device), rows
+    return model(**{k: v[rows] for k, v in inputs.items()}).logits, rows
+
+
+def _counterfactual_term(labels: torch.Tensor, cf_logits: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
+    """Task loss (cross-entropy with the gold label) on the counterfactuals; 0 without any."""
+    if not rows.any():
+        return cf_logits.new_zeros(())
+    return F.cross_entropy(cf_logits.float(), labels[rows])
+
+
+def _erasure_term(model, enc, labels, logits, fb: tuple[torch.Tensor, torch.Tensor], er: ERConfig, erased=None):
+    """Remove: KL(erased ‖ full), erased held fixed. Add: erasing must cost ``add_margin`` nats.
+
+    ``erased``: the counterfactual logits and rows already computed (:func:`_counterfactual_logits`),
+    reused (detached) instead of another forward of the same inputs."""
     _, kind = fb
     terms = []
     logp_full = F.log_softmax(logits.float(), dim=-1)
-    inputs, rows = _erase(enc, kind, -1)
-    if rows.any():
-        with torch.no_grad():
-            sub = {k: v[rows] for k, v in inputs.items()}
-            logp_erased = F.log_softmax(model(**sub).logits.float(), dim=-1)
+    if erased is not None:
+        cf_logits, rows = erased
+        logp_erased = F.log_softmax(cf_logits.detach().float(), dim=-1) if rows.any() else None
+    else:
+        inputs, rows = _erase(enc, kind, -1)
+        logp_erased = None
+        if rows.any():
+            with torch.no_grad():
+                sub = {k: v[rows] for k, v in inputs.items()}
+                logp_erased = F.log_softmax(model(**sub).logits.float(), dim=-1)
+    if logp_erased is not None:
         terms.append(F.kl_div(logp_full[rows], logp_erased, log_target=True, reduction="batchmean"))
     inputs, rows = _erase(enc, kind, 1)
     if rows.any():
@@ -388,7 +467,8 @@ def _er_term(
     attr_rows: torch.Tensor | None = None,
     skip_attribution: bool = False,
 ) -> torch.Tensor:
-    """``L_ER`` for one batch under the configured objective (``both`` adds the two terms).
+    """``L_ER`` for one batch under the configured objective (``both`` adds the two terms), plus
+    ``counterfactual_weight`` × the task loss on the counterfactuals when that weight is set.
 
     ``word_scores`` may cover only the rows in ``attr_rows`` (the rows with feedback), which is
     how :func:`train_loop` avoids a second derivative through rows that have none.
@@ -396,6 +476,10 @@ def _er_term(
     ``ERConfig.attribution_every`` skips (it is weighted by k on the others).
     """
     total = logits.new_zeros(())
+    erased = None
+    if er.counterfactual_weight > 0:
+        erased = _counterfactual_logits(model, enc, fb)
+        total = total + er.counterfactual_weight * _counterfactual_term(labels, *erased)
     if er.objective in ("attribution", "both") and (word_scores is not None or not skip_attribution):
         assert word_scores is not None, "attribution objectives need in-graph word scores"
         sub_enc, sub_fb = enc, fb
@@ -405,7 +489,7 @@ def _er_term(
         weight = (er.attribution_weight if er.objective == "both" else 1.0) * er.attribution_every
         total = total + weight * _attribution_term(sub_enc, word_scores, sub_fb, er)
     if er.objective in ("erasure", "both"):
-        total = total + _erasure_term(model, enc, labels, logits, fb, er)
+        total = total + _erasure_term(model, enc, labels, logits, fb, er, erased)
     return total
 
 

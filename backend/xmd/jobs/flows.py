@@ -80,8 +80,11 @@ def start_retrain(db: Session, enqueue: Enqueue, project: Project, body: Retrain
     params = body.model_dump(exclude={"train_dataset_ids", "eval_dataset_ids", "version_id"})
     params.update(version_id=mv.id, train_dataset_ids=train, eval_dataset_ids=evals)
     chosen = options.build(ControlOptions, params)  # distinct arms (ValueError: 422)
-    if "deletion_base" in chosen.controls and not project.settings.get("base_model"):
-        raise DataError("the deletion_base control needs the project's base model, and this project records none")
+    if "deletion_base" in chosen.controls and not project.base_model:
+        raise DataError(
+            "the deletion_base control needs the project's base model, and this project records none "
+            "(set it: PUT /api/projects/{id}/base-model, or on the Retrain screen)"
+        )
     return start(db, enqueue, project, JobKind.RETRAIN, params)
 
 

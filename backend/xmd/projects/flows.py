@@ -34,9 +34,11 @@ def create_project(
     description: str = "",
     user_id: int | None = None,
     model_dir: Path | None = None,
+    base_model: dict | None = None,
 ) -> Project:
     """Project from the model in ``model_dir`` (checked by :mod:`xmd.projects.paths`), recorded as
-    ``source``; without ``model_dir``, ``source`` is a server path under the same rule."""
+    ``source``; without ``model_dir``, ``source`` is a server path under the same rule. ``base_model``:
+    the checked record of :func:`xmd.projects.paths.base_model_record`, if the user gave one."""
     if service.get_by_name(db_session=db_session, name=name.strip()) is not None:
         raise ConflictError(f"project {name.strip()!r} already exists")
     if model_dir is None:  # a server-side path (the demo): the same rule as for requests
@@ -52,6 +54,7 @@ def create_project(
         model_source=source,
         description=description,
         created_by=user_id,
+        base_model=base_model,
     )
     try:
         with versions_service.store_of(settings).build(version_key(project.id, 1)) as out:

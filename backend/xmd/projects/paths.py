@@ -90,3 +90,30 @@ def model_source(settings: Settings, *, model_path: str | None = None, hub_id: s
         return ModelSource(record=hub_id, folder=fetch_hub_model(settings, hub_id))
     assert model_path is not None
     return ModelSource(record=model_path, folder=local_model_dir(settings, model_path))
+
+
+def base_model_record(
+    settings: Settings, *, model_path: str | None = None, hub_id: str | None = None, recipe: dict | None = None
+) -> dict:
+    """What a project stores as its base model (``projects.base_model``), under the same rule as its
+    model: a Hub id is checked for its syntax (fetched when the ``deletion_base`` control runs); a server
+    path only with the operator's opt-in, and it must name a saved model folder now. ModelLoadError (422)."""
+    if (model_path is None) == (hub_id is None):
+        raise ModelLoadError("give exactly one of model_path and hub_id for the base model")
+    if hub_id is not None:
+        where = {"hub_id": check_hub_id(hub_id)}
+    else:
+        assert model_path is not None
+        local_model_dir(settings, model_path)
+        where = {"model_path": model_path}
+    return {**where, "recipe": dict(recipe or {})}
+
+
+def base_model_folder(settings: Settings, record: dict) -> Path:
+    """The local folder of a recorded base model, checked again at run time (the operator may have
+    turned local paths off since), a Hub id fetched into the Hub cache; ModelLoadError otherwise."""
+    if record.get("hub_id"):
+        return fetch_hub_model(settings, str(record["hub_id"]))
+    if record.get("model_path"):
+        return local_model_dir(settings, str(record["model_path"]))
+    raise ModelLoadError("the project's base model record names neither a Hub id nor a model path")

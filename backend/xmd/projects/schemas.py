@@ -3,14 +3,53 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 from sqlalchemy.orm import Session
 
+from xmd.core.training import TrainConfig
+from xmd.jobs.schemas import settings_fields
 from xmd.projects import service
 from xmd.projects.models import Project
 from xmd.versions import service as versions_service
+
+BaseRecipe = create_model(
+    "BaseRecipe",
+    __config__=ConfigDict(extra="forbid"),
+    __doc__=(
+        "How the base model was fine-tuned into the project's model (the core's TrainConfig fields); fields "
+        "left out follow the parent's recorded fine-tune settings when xmd made it, else the retrain's."
+    ),
+    **settings_fields(TrainConfig),
+)
+
+
+class BaseModelIn(BaseModel):
+    """The model the project's model was fine-tuned from (a Hub id, or a server path where the operator
+    allows them), and its recipe: what the ``deletion_base`` control retrains on the cleaned texts."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    hub_id: str | None = Field(default=None, max_length=200, description="a Hugging Face Hub model id")
+    model_path: str | None = Field(default=None, max_length=1000, description="a save_pretrained directory")
+    recipe: BaseRecipe | None = Field(default=None, description="the fine-tune settings (default: see BaseRecipe)")  # type: ignore[valid-type]
+
+    @model_validator(mode="after")
+    def one_source(self) -> BaseModelIn:
+        if (self.model_path is None) == (self.hub_id is None):
+            raise ValueError("give exactly one of model_path and hub_id for the base model")
+        return self
+
+    def recipe_given(self) -> dict:
+        """Only the recipe fields the request gave (the others keep following the defaults)."""
+        return self.recipe.model_dump(exclude_unset=True) if self.recipe is not None else {}
+
+
+class BaseModelOut(BaseModel):
+    source: str = Field(description="the Hub id or server path")
+    kind: Literal["hub", "path"]
+    recipe: dict[str, Any] = Field(description="the recipe fields set; the others follow the defaults")
 
 
 class ProjectCreate(BaseModel):
@@ -21,6 +60,9 @@ class ProjectCreate(BaseModel):
     model_path: str | None = Field(default=None, max_length=1000, description="a save_pretrained directory")
     hub_id: str | None = Field(default=None, max_length=200, description="a Hugging Face Hub model id")
     description: str = Field(default="", max_length=5000)
+    base_model: BaseModelIn | None = Field(
+        default=None, description="the model this one was fine-tuned from (enables the deletion_base control)"
+    )
 
     @model_validator(mode="after")
     def one_source(self) -> ProjectCreate:
@@ -50,6 +92,17 @@ class ProjectOut(BaseModel):
     n_datasets: int
     n_examples: int
     n_feedback: int
+    base_model: BaseModelOut | None = Field(
+        default=None, description="the recorded base model; None: the deletion_base control cannot run"
+    )
+
+
+def base_model_out(record: dict[str, Any] | None) -> BaseModelOut | None:
+    if not record:
+        return None
+    hub = bool(record.get("hub_id"))
+    source = str(record.get("hub_id") or record.get("model_path") or "")
+    return BaseModelOut(source=source, kind="hub" if hub else "path", recipe=dict(record.get("recipe") or {}))
 
 
 def project_out(db: Session, project: Project) -> ProjectOut:
@@ -68,4 +121,5 @@ def project_out(db: Session, project: Project) -> ProjectOut:
         n_datasets=int(n_ds),
         n_examples=int(n_ex),
         n_feedback=int(n_fb or 0),
+        base_model=base_model_out(project.base_model),
     )

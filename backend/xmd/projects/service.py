@@ -44,6 +44,7 @@ def create(
     description: str = "",
     created_by: int | None = None,
     settings: dict[str, Any] | None = None,
+    base_model: dict[str, Any] | None = None,
 ) -> Project:
     """Create a project; ValueError for an empty or duplicated label list, ConflictError for a taken name."""
     name = name.strip()
@@ -63,6 +64,7 @@ def create(
         description=description,
         created_by=created_by,
         settings=dict(settings or {}),
+        base_model=base_model,
     )
     db_session.add(project)
     db_session.commit()
@@ -72,6 +74,13 @@ def create(
 def update_settings(*, db_session: Session, project: Project, settings: dict[str, Any]) -> Project:
     """Merge ``settings`` into the project's settings (a new dict, so the JSON change is tracked)."""
     project.settings = {**project.settings, **settings}
+    db_session.commit()
+    return project
+
+
+def set_base_model(*, db_session: Session, project: Project, base_model: dict[str, Any] | None) -> Project:
+    """Record (or, with None, forget) the project's base model; checked by ``projects.paths.base_model_record``."""
+    project.base_model = dict(base_model) if base_model is not None else None
     db_session.commit()
     return project
 

@@ -1,4 +1,5 @@
-"""Projects over HTTP: create from a model directory, a Hub id or an uploaded archive; list; get; delete."""
+"""Projects over HTTP: create from a model directory, a Hub id or an uploaded archive; list; get; rename; record
+the base model; delete."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from xmd.http.params import Id
 from xmd.http.uploads import remove, save_upload, temp_dir
 from xmd.jobs import service as jobs_service
 from xmd.projects import flows, paths, service
-from xmd.projects.schemas import ProjectCreate, ProjectOut, ProjectUpdate, project_out
+from xmd.projects.schemas import BaseModelIn, ProjectCreate, ProjectOut, ProjectUpdate, project_out
 from xmd.versions import service as versions_service
 
 router = APIRouter(prefix="/api", tags=["projects"])
@@ -36,6 +37,14 @@ async def create_project(body: ProjectCreate, request: Request, db: DB, user: Ad
     """Create a project from a model directory on the server or a Hub id; the model is loaded to check
     it (422 with the reason when it does not load or its classes do not match ``labels``)."""
     settings = settings_of(request)
+    base = None
+    if body.base_model is not None:  # checked first: a bad base model creates nothing
+        base = paths.base_model_record(
+            settings,
+            model_path=body.base_model.model_path,
+            hub_id=body.base_model.hub_id,
+            recipe=body.base_model.recipe_given(),
+        )
     source = await run_in_threadpool(paths.model_source, settings, model_path=body.model_path, hub_id=body.hub_id)
     project = await run_in_threadpool(
         flows.create_project,
@@ -47,6 +56,7 @@ async def create_project(body: ProjectCreate, request: Request, db: DB, user: Ad
         labels=body.labels,
         description=body.description,
         user_id=user.id,
+        base_model=base,
     )
     return project_out(db, project)
 
@@ -119,6 +129,27 @@ def update_project(project_id: Id, body: ProjectUpdate, db: DB, _: Admin) -> Pro
     """Rename a project or change its description (409 if another project has the name)."""
     project = service.get_or_raise(db_session=db, project_id=project_id)
     service.update(db_session=db, project=project, name=body.name, description=body.description)
+    return project_out(db, project)
+
+
+@router.put("/projects/{project_id}/base-model", response_model=ProjectOut)
+def set_base_model(project_id: Id, body: BaseModelIn, request: Request, db: DB, _: Admin) -> ProjectOut:
+    """Record the model this project's model was fine-tuned from, and its recipe (replacing any recorded
+    one): the retrain can then run the ``deletion_base`` control. A Hub id is checked for its syntax and
+    fetched when the control runs; a server path follows the same rule as a project's model (422)."""
+    project = service.get_or_raise(db_session=db, project_id=project_id)
+    record = paths.base_model_record(
+        settings_of(request), model_path=body.model_path, hub_id=body.hub_id, recipe=body.recipe_given()
+    )
+    service.set_base_model(db_session=db, project=project, base_model=record)
+    return project_out(db, project)
+
+
+@router.delete("/projects/{project_id}/base-model", response_model=ProjectOut)
+def forget_base_model(project_id: Id, db: DB, _: Admin) -> ProjectOut:
+    """Forget the recorded base model (the deletion_base control is then unavailable); idempotent."""
+    project = service.get_or_raise(db_session=db, project_id=project_id)
+    service.set_base_model(db_session=db, project=project, base_model=None)
     return project_out(db, project)
 
 

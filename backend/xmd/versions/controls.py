@@ -22,11 +22,12 @@ from pathlib import Path
 from typing import Any
 
 from xmd.core.attribution import DEFAULT_METHOD
-from xmd.core.controls import ControlsConfig, run_comparison
+from xmd.core.controls import ControlsConfig, base_recipe, run_comparison
 from xmd.core.feedback import FeedbackSet
 from xmd.core.training import ControlOptions, ERConfig, StepInfo, TrainConfig
 from xmd.core.types import DataError, Example
 from xmd.jobs.context import JobContext
+from xmd.projects import paths
 from xmd.projects.models import Project
 from xmd.versions import service as versions
 from xmd.versions.models import ModelStatus, ModelVersion
@@ -36,10 +37,10 @@ PER_EXAMPLE = ("example_ids", "gold", "has_words", "predictions")
 """Per-example arrays of a set in ``comparison.json``: kept in the file, left out of the job result."""
 
 
-def base_model_of(project: Project) -> str | None:
-    """The base model the project was fine-tuned from, when it records one (``settings.base_model``)."""
-    base = project.settings.get("base_model")
-    return str(base) if base else None
+def base_model_of(project: Project) -> dict[str, Any] | None:
+    """The base model the project was fine-tuned from and its recipe, when it records one
+    (``projects.base_model``, set at creation or by ``PUT /api/projects/{id}/base-model``)."""
+    return dict(project.base_model) if project.base_model else None
 
 
 def compact(comparison: Mapping[str, Any]) -> dict[str, Any]:
@@ -70,9 +71,14 @@ def retrain_with_controls(
 ) -> dict[str, Any]:
     """Train every arm × seed from ``parent`` as new versions and compare them (see module doc)."""
     db = ctx.db
-    base = base_model_of(project)
-    if "deletion_base" in chosen.controls and not base:
+    record = base_model_of(project) if "deletion_base" in chosen.controls else None
+    if "deletion_base" in chosen.controls and not record:
         raise DataError(f"project {project.name!r} does not record its base model, so deletion_base cannot run")
+    parent_dir = versions.files_of(ctx.settings, parent)
+    base, base_config = None, None
+    if record is not None:  # checked again now (local paths may be off since); a Hub id is fetched here
+        base = str(paths.base_model_folder(ctx.settings, record))
+        base_config = base_recipe(parent_dir, config, record.get("recipe"))
     seeds = [config.seed + i for i in range(chosen.seeds)]
     arms = ["debug", *chosen.controls]
     common = {
@@ -130,7 +136,7 @@ def retrain_with_controls(
     metas: dict[tuple[str, int], dict[str, Any]] = {}
     try:
         cmp = run_comparison(
-            versions.files_of(ctx.settings, parent),
+            parent_dir,
             train,
             feedback,
             root / "runs",
@@ -141,6 +147,7 @@ def retrain_with_controls(
                 arms=tuple(chosen.controls),
                 seeds=chosen.seeds,
                 base_model=base,
+                base_config=base_config,
                 quality_method=DEFAULT_METHOD if chosen.quality or chosen.rationale_column else None,
                 rationale_column=chosen.rationale_column or None,
             ),
@@ -162,6 +169,8 @@ def retrain_with_controls(
     summary = compact(cmp.to_dict())
     summary["file"] = "comparison.json, in the files of the first debug version"
     summary["out_dir"] = made[("debug", seeds[0])].path  # not the scratch folder, which is gone
+    if record is not None:  # what the user gave, not the folder it was loaded from (a Hub cache path)
+        summary["settings"]["base_model"] = record.get("hub_id") or record.get("model_path")
     snapshot = {"feedback": feedback.to_dict(train), "counts": feedback.counts(train), "sources": feedback.sources()}
     debug0 = made[("debug", seeds[0])]
     for key, meta in metas.items():

@@ -20,11 +20,13 @@ export const schemaDefaults = {
   },
   "RetrainIn": {
     "add_margin": 0.5,
+    "add_target": "signed",
     "attribution_every": 1,
     "attribution_rows": 0,
     "attribution_weight": 5,
     "batch_size": 16,
     "controls": [],
+    "counterfactual_weight": 0,
     "early_stop": false,
     "early_stop_checks": 20,
     "early_stop_er_tol": 0.2,
@@ -48,6 +50,7 @@ export const schemaDefaults = {
     "rationale_column": "",
     "seed": 0,
     "seeds": 1,
+    "task_scope": "all",
     "warmup_ratio": 0.06,
     "weight_decay": 0.01
   },

@@ -5,6 +5,7 @@ import { currentToken, http, withQuery, type Query } from './client'
 import { asExplanation, asPage } from './normalize'
 import type {
   Action,
+  BaseModelIn,
   Comparison,
   Dataset,
   DatasetPreview,
@@ -45,6 +46,9 @@ export const api = {
   deleteProject: (pid: number) => http.del<void>(P(pid), { quiet: true }),
   updateProject: (pid: number, body: { name?: string; description?: string }) =>
     http.patch<Project>(P(pid), body, { quiet: true }),
+  /** Record (replace) the project's base model; `forgetBaseModel` removes it. */
+  setBaseModel: (pid: number, body: BaseModelIn) => http.put<Project>(`${P(pid)}/base-model`, body, { quiet: true }),
+  forgetBaseModel: (pid: number) => http.del<Project>(`${P(pid)}/base-model`, { quiet: true }),
   renameDataset: (did: number, name: string) => http.patch<Dataset>(`/api/datasets/${did}`, { name }, { quiet: true }),
   deleteDataset: (did: number) => http.del<void>(`/api/datasets/${did}`, { quiet: true }),
 

@@ -310,6 +310,32 @@ export interface paths {
         patch: operations["update_project_api_projects__project_id__patch"];
         trace?: never;
     };
+    "/api/projects/{project_id}/base-model": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set Base Model
+         * @description Record the model this project's model was fine-tuned from, and its recipe (replacing any recorded
+         *     one): the retrain can then run the ``deletion_base`` control. A Hub id is checked for its syntax and
+         *     fetched when the control runs; a server path follows the same rule as a project's model (422).
+         */
+        put: operations["set_base_model_api_projects__project_id__base_model_put"];
+        post?: never;
+        /**
+         * Forget Base Model
+         * @description Forget the recorded base model (the deletion_base control is then unavailable); idempotent.
+         */
+        delete: operations["forget_base_model_api_projects__project_id__base_model_delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{project_id}/compare": {
         parameters: {
             query?: never;
@@ -910,6 +936,123 @@ export interface components {
          * @enum {string}
          */
         Action: "add" | "remove" | "reset";
+        /**
+         * BaseModelIn
+         * @description The model the project's model was fine-tuned from (a Hub id, or a server path where the operator
+         *     allows them), and its recipe: what the ``deletion_base`` control retrains on the cleaned texts.
+         */
+        BaseModelIn: {
+            /**
+             * Hub Id
+             * @description a Hugging Face Hub model id
+             */
+            hub_id?: string | null;
+            /**
+             * Model Path
+             * @description a save_pretrained directory
+             */
+            model_path?: string | null;
+            /** @description the fine-tune settings (default: see BaseRecipe) */
+            recipe?: components["schemas"]["BaseRecipe"] | null;
+        };
+        /** BaseModelOut */
+        BaseModelOut: {
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "hub" | "path";
+            /**
+             * Recipe
+             * @description the recipe fields set; the others follow the defaults
+             */
+            recipe: {
+                [key: string]: unknown;
+            };
+            /**
+             * Source
+             * @description the Hub id or server path
+             */
+            source: string;
+        };
+        /**
+         * BaseRecipe
+         * @description How the base model was fine-tuned into the project's model (the core's TrainConfig fields); fields left out follow the parent's recorded fine-tune settings when xmd made it, else the retrain's.
+         */
+        BaseRecipe: {
+            /**
+             * Batch Size
+             * @description examples per optimiser step (before accumulation)
+             * @default 16
+             */
+            batch_size?: number;
+            /**
+             * Epochs
+             * @description passes over the training data
+             * @default 1
+             */
+            epochs?: number;
+            /**
+             * Eval Max Examples
+             * @description measure each eval set on at most this many examples (a sample fixed by the seed; Results shows it)
+             * @default 2000
+             */
+            eval_max_examples?: number;
+            /**
+             * Grad Accum
+             * @description gradient accumulation steps
+             * @default 1
+             */
+            grad_accum?: number;
+            /**
+             * Length Bucketing
+             * @description batch texts of similar token length together (seeded pools of 50 batches sorted by length, batches shuffled), so a batch is padded only to its own longest text; every example still appears once per epoch
+             * @default true
+             */
+            length_bucketing?: boolean;
+            /**
+             * Lr
+             * @description peak learning rate (linear warm-up, then decay)
+             * @default 0.00002
+             */
+            lr?: number;
+            /**
+             * Max Grad Norm
+             * @description gradient clipping norm
+             * @default 1
+             */
+            max_grad_norm?: number;
+            /**
+             * Max Length
+             * @description truncate inputs to this many tokens
+             * @default 128
+             */
+            max_length?: number;
+            /**
+             * Mixed Precision
+             * @description bf16 autocast (CUDA only)
+             * @default false
+             */
+            mixed_precision?: boolean;
+            /**
+             * Seed
+             * @description seed for shuffling and initialisation
+             * @default 0
+             */
+            seed?: number;
+            /**
+             * Warmup Ratio
+             * @description share of the steps spent warming up
+             * @default 0.06
+             */
+            warmup_ratio?: number;
+            /**
+             * Weight Decay
+             * @description AdamW weight decay
+             * @default 0.01
+             */
+            weight_decay?: number;
+        };
         /** Body_create_project_from_archive_api_projects_upload_post */
         Body_create_project_from_archive_api_projects_upload_post: {
             /**
@@ -1570,6 +1713,8 @@ export interface components {
         };
         /** ProjectCreate */
         ProjectCreate: {
+            /** @description the model this one was fine-tuned from (enables the deletion_base control) */
+            base_model?: components["schemas"]["BaseModelIn"] | null;
             /**
              * Description
              * @default
@@ -1595,6 +1740,8 @@ export interface components {
         };
         /** ProjectOut */
         ProjectOut: {
+            /** @description the recorded base model; None: the deletion_base control cannot run */
+            base_model?: components["schemas"]["BaseModelOut"] | null;
             /** Base Version Id */
             base_version_id: number | null;
             /**
@@ -1727,6 +1874,13 @@ export interface components {
              */
             add_margin?: number;
             /**
+             * Add Target
+             * @description attribution target of an 'add' word: 'signed' = its share toward the gold label must reach 1 (a word that pushes against the gold label is penalised); 'magnitude' = its absolute share, whatever its sign (the old behaviour, kept for comparisons)
+             * @default signed
+             * @enum {string}
+             */
+            add_target?: "signed" | "magnitude";
+            /**
              * Attribution Every
              * @description the attribution term (second derivative) on every k-th batch only, weighted by k so its mean strength stays; the other batches take the erasure term alone (objective 'both') or no ER term (objective 'attribution'); 1 = every batch
              * @default 1
@@ -1756,6 +1910,12 @@ export interface components {
              * @default []
              */
             controls?: ("lambda0" | "deletion" | "deletion_base")[];
+            /**
+             * Counterfactual Weight
+             * @description off at 0 (the default; a dev candidate): the ER term gains this weight times the task loss of each example with 'remove' words on its counterfactual, the same text with those words hidden from attention, so the text with and without the words must both get the gold label
+             * @default 0
+             */
+            counterfactual_weight?: number;
             /**
              * Early Stop
              * @description stop before the last epoch once the ER term and the removed words' share have converged on held-out feedback rows (rule: xmd.core.training.early_stop_converged)
@@ -1902,6 +2062,13 @@ export interface components {
              * @default 1
              */
             seeds?: number;
+            /**
+             * Task Scope
+             * @description which examples task-level feedback regularises, by the parent's predictions before training: all (the default), those it predicts correctly (the XMD paper's choice) or incorrectly; a task feedback with its own scope keeps it; instance feedback is not affected
+             * @default all
+             * @enum {string}
+             */
+            task_scope?: "all" | "correct" | "incorrect";
             /**
              * Train Dataset Ids
              * @description default: every training dataset
@@ -2846,6 +3013,74 @@ export interface operations {
                 "application/json": components["schemas"]["ProjectUpdate"];
             };
         };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectOut"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    set_base_model_api_projects__project_id__base_model_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a row id */
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BaseModelIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectOut"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    forget_base_model_api_projects__project_id__base_model_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a row id */
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
         responses: {
             /** @description Successful Response */
             200: {

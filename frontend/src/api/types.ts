@@ -33,6 +33,9 @@ export type Dataset = S['DatasetOut']
 export type DatasetPreview = S['Preview']
 export type Project = S['ProjectOut']
 export type ProjectCreate = S['ProjectCreate']
+/** The model a project's model was fine-tuned from, and its recipe (the deletion-from-base control). */
+export type BaseModelIn = S['BaseModelIn']
+export type BaseModelOut = S['BaseModelOut']
 export type StoredPrediction = S['Prediction']
 /** An example as the examples route lists it; the word-examples route adds the word's positions. */
 export type ExampleRow = S['ExampleOut'] & Partial<Pick<S['WordExample'], 'highlight' | 'spans'>>

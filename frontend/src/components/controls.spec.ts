@@ -1,8 +1,9 @@
 import { flushPromises, mount } from '@vue/test-utils'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
 
-import type { ControlComparison, Dataset, ImportIn, ImportOut } from '../api/types'
+import type { BaseModelIn, ControlComparison, Dataset, ImportIn, ImportOut } from '../api/types'
 import { controlRows, diffCi, meanStd, metricName } from '../lib/controls'
+import BaseModelSetting from './BaseModelSetting.vue'
 import ControlsComparison from './ControlsComparison.vue'
 import ControlsPicker from './ControlsPicker.vue'
 import FeedbackImport from './FeedbackImport.vue'
@@ -111,6 +112,53 @@ describe('ControlsPicker', () => {
     expect(w.emitted('update:seeds')).toHaveLength(1) // a chosen seed count is not overridden
     await w.setProps({ controls: ['lambda0', 'deletion'] })
     expect(w.find('[data-testid=runs]').text()).toBe('9 training runs in all')
+  })
+})
+
+describe('ControlsPicker and the base model', () => {
+  it('offers deletion from base only with a base model, and says why not', async () => {
+    const w = mount(ControlsPicker, { props: { controls: [], seeds: 1, hasBase: false } })
+    expect(w.find('[data-testid=control-deletion_base-why]').text()).toContain('records no base model')
+    await w.setProps({ hasBase: true })
+    expect((w.find('[data-testid=control-deletion_base]').element as HTMLInputElement).disabled).toBe(false)
+    expect(w.find('[data-testid=control-deletion_base-why]').exists()).toBe(false)
+    await w.find('[data-testid=control-deletion_base]').setValue(true)
+    expect(w.emitted('update:controls')).toEqual([[['deletion_base']]])
+  })
+
+  it('records a base model with the recipe fields given, and forgets it', async () => {
+    const save = vi.fn<(b: BaseModelIn) => Promise<void>>().mockResolvedValue()
+    const forget = vi.fn<() => Promise<void>>().mockResolvedValue()
+    const w = mount(BaseModelSetting, { props: { base: null, canEdit: true, save, forget } })
+    expect(w.find('[data-testid=base-model-none]').exists()).toBe(true)
+    await w.find('[data-testid=base-model-edit]').trigger('click')
+    expect((w.find('[data-testid=base-model-save]').element as HTMLButtonElement).disabled).toBe(true) // nothing given
+    await w.find('[data-testid=base-model-source]').setValue('org/base')
+    await w.find('#bm-epochs').setValue('3')
+    await w.find('[data-testid=base-model-save]').trigger('click')
+    await flushPromises()
+    expect(save).toHaveBeenCalledWith({ hub_id: 'org/base', recipe: { epochs: 3 } })
+    await w.setProps({ base: { source: 'org/base', kind: 'hub', recipe: { epochs: 3 } } })
+    expect(w.find('[data-testid=base-model-shown]').text()).toContain('org/base')
+    expect(w.find('[data-testid=base-model-shown]').text()).toContain('epochs 3')
+    await w.find('[data-testid=base-model-forget]').trigger('click')
+    await flushPromises()
+    expect(forget).toHaveBeenCalledOnce()
+    const viewer = mount(BaseModelSetting, { props: { base: null, canEdit: false, save, forget } })
+    expect(viewer.find('[data-testid=base-model-edit]').exists()).toBe(false)
+  })
+
+  it('shows the server\'s refusal and stays in the form', async () => {
+    const save = vi.fn<(b: BaseModelIn) => Promise<void>>().mockRejectedValue(new Error('local paths are off'))
+    const w = mount(BaseModelSetting, { props: { base: null, canEdit: true, save, forget: vi.fn() } })
+    await w.find('[data-testid=base-model-edit]').trigger('click')
+    await w.find('input[value=path]').setValue(true)
+    await w.find('[data-testid=base-model-source]').setValue('/models/base')
+    await w.find('[data-testid=base-model-save]').trigger('click')
+    await flushPromises()
+    expect(save).toHaveBeenCalledWith({ model_path: '/models/base' })
+    expect(w.find('[data-testid=base-model-error]').text()).toContain('local paths are off')
+    expect(w.find('[data-testid=base-model-save]').exists()).toBe(true)
   })
 })
 

@@ -36,7 +36,18 @@ export function versionLabel(v: ModelVersion | null | undefined): string {
   return `v${v.version}${name}${v.kind === 'base' ? ' (base)' : ''}`
 }
 
+// Bumped by every write of the project from a response (setProject), so that a load that started
+// earlier does not put back the older project it fetched (e.g. over a base model just recorded).
+let projectWrites = 0
+
+/** The project as a write (rename, base model) answered it. */
+export function setProject(p: Project): void {
+  projectWrites++
+  current.project = p
+}
+
 export async function loadProject(pid: number): Promise<void> {
+  const writes = projectWrites
   if (current.pid !== pid) {
     current.pid = pid
     current.project = null
@@ -49,7 +60,8 @@ export async function loadProject(pid: number): Promise<void> {
     const [p, ds] = await Promise.all([api.project(pid), api.datasets(pid)])
     current.datasets = ds
     await refreshVersions()
-    current.project = p // last: the screens render once everything they read is there
+    // last: the screens render once everything they read is there; a write meanwhile is newer
+    if (projectWrites === writes || current.project?.id !== p.id) current.project = p
   } catch (e) {
     current.error = (e as Error).message
   }
