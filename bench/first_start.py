@@ -117,7 +117,15 @@ def run(demo_examples: int, timeout_s: float, data_dir: Path) -> dict[str, Any]:
         {"name": p["name"], "label": p["label"], "done": p["done"], "total": p["total"], "seconds": p["seconds"]}
         for p in (prep or {}).get("phases") or []
     ]
-    return {"seconds": times, "prepare_demo_phases": phases, "terminal_lines": len(lines)}
+    train = next((p for p in phases if p["name"] == "train" and p["seconds"]), None)
+    per_step = train["seconds"] / max(1, train["done"]) if train else None
+    return {
+        "seconds": times,
+        "fine_tune_steps": train["done"] if train else None,
+        "fine_tune_s_per_step": per_step,
+        "prepare_demo_phases": phases,
+        "terminal_lines": len(lines),
+    }
 
 
 def main() -> None:
