@@ -216,6 +216,7 @@ def install_demo(
                 db_session=db, project=project, name=name, role=DEMO_ROLES[name], examples=examples
             )
             have[name] = ds.id
+    tick(on_phase("datasets") if on_phase else None, len(sets), len(sets))
     if jobs.count_jobs(db_session=db, project_id=project.id, kind=JobKind.EXPLAIN):
         return project, None
     body = ExplainIn(dataset_id=have["train"])
