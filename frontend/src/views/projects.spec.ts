@@ -67,7 +67,7 @@ describe('ProjectsView and the demo preparation', () => {
       await flushPromises()
       expect(w.find('[data-testid="demo-ready"]').exists()).toBe(true)
     }, { timeout: 5000 })
-    expect(w.get(`[data-project="${DEMO}"]`).exists()).toBe(true)
+    expect(w.find(`[data-project="${DEMO}"]`).exists()).toBe(true)
     expect(w.get('[data-testid="demo-ready"] a').attributes('href')).toContain('/p/7')
     w.unmount()
   })
