@@ -42,8 +42,8 @@ frontend: $(FRONTEND_STAMP)
 install-e2e: install
 	command -v chromium || (apt-get update && apt-get install -y chromium)
 
-## Install, then serve the web UI with the demo project ready to debug (SQLite + embedded broker + an
-## embedded worker: no servers needed). Open the printed URL; Ctrl-C stops everything.
+## Install, then serve the web UI at once and prepare the demo project in the background, shown in the UI
+## (SQLite + embedded broker + embedded workers: no servers needed). Open the printed URL; Ctrl-C stops everything.
 demo: install frontend
 	XMD_DATA_DIR=$${XMD_DATA_DIR:-runs/serve} $(BIN)/xmd serve --demo --port $${PORT:-8000}
 

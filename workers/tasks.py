@@ -57,6 +57,14 @@ def push(job_id: str, secrets: dict[str, str] | None = None) -> dict[str, Any] |
     return run_job(job_id, push_job, secrets=secrets)
 
 
+@app.task(name="xmd.prepare_demo")
+def prepare_demo(job_id: str, secrets: dict[str, str] | None = None) -> dict[str, Any] | None:
+    """Set up ``xmd serve --demo``'s project: demo data, MiniLM fine-tune, project, datasets, explain job."""
+    from xmd.projects.flows import prepare_demo_job
+
+    return run_job(job_id, prepare_demo_job)
+
+
 @app.task(name="xmd.sweep")
 def sweep_stale() -> dict[str, list]:
     """Fail jobs whose worker died (for a beat schedule; every worker also sweeps on its own)."""

@@ -51,13 +51,28 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--port", type=int, default=8000)
     p.add_argument("--demo", action="store_true", help="prepare the demo project (fine-tunes MiniLM on first start)")
     p.add_argument("--no-worker", action="store_true", help="do not start an embedded worker (run `xmd worker`)")
+    p.add_argument(
+        "--demo-examples",
+        type=int,
+        default=None,
+        help="--demo: training examples of the demo data (default 2000; fewer make a quicker, weaker demo)",
+    )
 
 
 def cmd_serve(args) -> None:
     from xmd.config import Settings
-    from xmd.serve import serve
+    from xmd.serve import DEMO_EXAMPLES, serve
 
-    serve(Settings.from_env(), host=args.host, port=args.port, demo=args.demo, worker=not args.no_worker)
+    if args.demo_examples is not None and args.demo_examples < 16:
+        raise SystemExit("--demo-examples must be at least 16")
+    serve(
+        Settings.from_env(),
+        host=args.host,
+        port=args.port,
+        demo=args.demo,
+        worker=not args.no_worker,
+        demo_examples=args.demo_examples or DEMO_EXAMPLES,
+    )
 
 
 def cmd_db(args) -> None:

@@ -3,6 +3,11 @@ worker, serve the API and the web UI. ``--demo`` also prepares the demo project 
 fine-tuned on reviews where the director "spielberg" is a planted shortcut for *positive*), so a
 newcomer lands in the UI with something to debug.
 
+The UI answers at once: the demo's set-up (minutes of fine-tuning on a first start) runs as a
+``prepare_demo`` job on the embedded worker, which the project list shows with its phase, steps and ETA,
+and the terminal summarises in a line now and then. A server stopped half-way marks the job failed;
+the next start resumes from what was finished (:func:`xmd.projects.flows.start_demo`).
+
 Two embedded workers run: one for retrains, one for everything else (explain, evaluate, push), so a
 short job never waits behind a long retrain.
 
@@ -15,24 +20,38 @@ import contextlib
 import logging
 import os
 import signal
+import threading
+import time
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, sessionmaker
 
 from xmd.config import Settings
 from xmd.db.engine import database_url, make_engine, make_session_factory
 from xmd.db.migrate import upgrade
 from xmd.files import secure_data_dir
-from xmd.projects.flows import DEMO_PROJECT, prepare_demo
+from xmd.jobs import flows as job_flows
+from xmd.jobs import service as jobs
+from xmd.jobs.models import Job, JobStatus
+from xmd.jobs.queue import sender
+from xmd.projects.flows import DEMO_PROJECT, prepare_demo, start_demo
 
 __all__ = ["DEMO_PROJECT", "ensure_admin", "prepare_demo", "serve"]
 
 log = logging.getLogger(__name__)
 ADMIN = "admin"
 RETRAIN_QUEUE_SUFFIX = "retrain"
+DEMO_EXAMPLES = 2000
+"""Training examples of the demo data (``--demo-examples``)."""
+REPORT_EVERY_S = 30.0
+"""The terminal gets a line about the demo's preparation when its phase changes, else at most this often."""
+STOPPED = (
+    "the server was stopped before the demo project was ready; the next `xmd serve --demo` resumes "
+    "from what was finished"
+)
 
 
 def ensure_admin(db: Session) -> str:
@@ -52,6 +71,7 @@ def serve(
     demo: bool = False,
     worker: bool = True,
     demo_workdir: Path | None = None,
+    demo_examples: int = DEMO_EXAMPLES,
 ) -> None:
     """Run until interrupted."""
     import uvicorn
@@ -68,13 +88,9 @@ def serve(
     secure_data_dir(settings.data_dir)
     upgrade(database_url(settings.database_url, data_dir_path=settings.data_dir))
     engine = make_engine(settings.database_url, data_dir_path=settings.data_dir)
-    with make_session_factory(engine)() as db:
+    factory = make_session_factory(engine)
+    with factory() as db:
         token = ensure_admin(db)
-        project_id = None
-        if demo:
-            print("preparing the demo project (first start fine-tunes MiniLM on the demo data: a few minutes)")
-            project_id, _ = prepare_demo(db, settings, demo_workdir or settings.data_dir / "demo")
-    engine.dispose()
 
     procs = []
     worker_log = settings.data_dir / "logs" / "worker.log"
@@ -83,11 +99,19 @@ def serve(
 
         # The workers' banners, root warnings and per-task lines go to a file: the terminal keeps the URL,
         # progress and errors (job failures are shown in the UI, with the job's error). One worker per queue,
-        # so short jobs never wait behind a retrain.
+        # so short jobs never wait behind a retrain (or the demo's fine-tune).
         worker_log.parent.mkdir(parents=True, exist_ok=True)
         with open(worker_log, "ab") as log:
             for queue in dict.fromkeys([settings.default_queue, settings.retrain_queue]):
                 procs.append(start_worker(settings, queues=[queue], concurrency=1, stdout=log))
+    project_id = prep_id = None
+    owned = False
+    if demo:  # no waiting here: the set-up is a job the UI and the terminal follow
+        workdir = demo_workdir or settings.data_dir / "demo"
+        with factory() as db:
+            project, prep = start_demo(db, settings, sender(settings), workdir, n_train=demo_examples)
+            project_id, prep_id = (project.id if project else None), (prep.id if prep else None)
+            owned = prep is not None and prep.status is JobStatus.QUEUED  # not another server's running job
     url = f"http://{host}:{port}/"
     fragment = f"#token={token}" + (f"&project={project_id}" if project_id else "")
     print(
@@ -95,6 +119,16 @@ def serve(
         + (f"worker log: {worker_log}\n" if worker else ""),
         flush=True,
     )
+    reporter = None
+    if prep_id is not None:
+        print(
+            "preparing the demo project in the background (the first start fine-tunes MiniLM on the demo data);"
+            " the UI shows its progress and lists the project once it is ready"
+            + ("" if worker else "; it waits for a worker: run `xmd worker`"),
+            flush=True,
+        )
+        reporter = DemoReporter(factory, prep_id)
+        reporter.start()
     # No access log line per request (the UI polls every few seconds) unless asked: XMD_ACCESS_LOG=1.
     config = uvicorn.Config(
         create_app(settings),
@@ -113,11 +147,70 @@ def serve(
     finally:
         from workers.launch import stop_worker
 
+        if reporter is not None:
+            reporter.stop()
+        if prep_id is not None and owned:  # stop the fine-tune at its next step, and say why on the job row
+            with contextlib.suppress(Exception), factory() as db:
+                job_flows.abandon(db, prep_id, error=STOPPED)
+        engine.dispose()
         for proc in procs:
             with contextlib.suppress(Exception):
                 stop_worker(proc)
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+def describe(job: Job) -> str:
+    """One line about the demo's preparation for the terminal (the UI shows the same from the job row)."""
+    if job.status is JobStatus.SUCCEEDED:
+        name = (job.result or {}).get("project_name", DEMO_PROJECT)
+        return f"the demo project is ready: {name!r} is in the project list (its training set is being explained)"
+    if job.status.finished:
+        return f"preparing the demo project {job.status.value}: {job.error or 'no reason given'}"
+    if job.status is JobStatus.QUEUED:
+        return "preparing the demo project: waiting for a worker"
+    line = f"preparing the demo project: {job.phase or 'starting'}"
+    if job.phase_total and job.phase_unit == "steps":
+        line += f", step {job.phase_done or 0}/{job.phase_total}"
+    if job.eta_s is not None and job.eta_s >= 1:
+        line += f", about {_minutes(job.eta_s)} left"
+    return line
+
+
+def _minutes(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
+
+
+class DemoReporter(threading.Thread):
+    """Prints :func:`describe` of the preparation job when its phase changes (at most every
+    :data:`REPORT_EVERY_S` seconds otherwise), and once more when it ends."""
+
+    def __init__(self, factory: sessionmaker[Session], job_id: str, poll_s: float = 1.0) -> None:
+        super().__init__(name="xmd-demo-reporter", daemon=True)
+        self.factory, self.job_id, self.poll_s = factory, job_id, poll_s
+        self._halt = threading.Event()
+
+    def run(self) -> None:
+        shown, phase, last = "", None, 0.0
+        while not self._halt.is_set():
+            try:
+                with self.factory() as db:
+                    job = jobs.get(db_session=db, job_id=self.job_id)
+                    line = describe(job) if job is not None else "the demo preparation job is gone"
+                    key, ended = (job.status, job.phase) if job else (None, None), job is None or job.status.finished
+            except Exception:  # the database may be busy for a moment: try again at the next poll
+                log.debug("demo reporter: could not read the job", exc_info=True)
+            else:
+                if line != shown and (key != phase or ended or time.monotonic() - last >= REPORT_EVERY_S):
+                    print(line, flush=True)
+                    shown, phase, last = line, key, time.monotonic()
+                if ended:
+                    return
+            self._halt.wait(self.poll_s)
+
+    def stop(self) -> None:
+        self._halt.set()
+        self.join(timeout=5)
 
 
 def _server_class(uvicorn: Any) -> type:

@@ -14,6 +14,9 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -25,8 +28,8 @@ from xmd.core.effect import word_share
 from xmd.core.feedback import FeedbackSet, save_feedback
 from xmd.core.modeling import load_model, minilm_path
 from xmd.core.pipeline import debug, fine_tune
-from xmd.core.training import ERConfig, TrainConfig, TrainHistory
-from xmd.core.types import Action, TaskFeedback
+from xmd.core.training import ERConfig, ProgressCallback, TrainConfig, TrainHistory, count_steps
+from xmd.core.types import Action, Progress, TaskFeedback, tick
 
 log = logging.getLogger(__name__)
 
@@ -42,22 +45,61 @@ DEBUG_ER = ERConfig()
 STORY_SHARE_EXAMPLES = 128
 
 
+def demo_data_ready(workdir: Path) -> bool:
+    """Whether the demo data is on disk (``labels.json`` is written last, and the folder appears whole)."""
+    return (workdir / "data" / "labels.json").exists()
+
+
+def baseline_ready(workdir: Path) -> bool:
+    """Whether the fine-tuned baseline is on disk (``fine_tune`` moves it into place whole)."""
+    return (workdir / "models" / "baseline" / "xmd.json").exists()
+
+
 def prepare_baseline(
-    workdir: Path, *, n_train: int = 2000, seed: int = 0, device: str = "auto", progress: bool = True
+    workdir: Path,
+    *,
+    n_train: int = 2000,
+    seed: int = 0,
+    device: str = "auto",
+    progress: bool = True,
+    callback: ProgressCallback | None = None,
+    on_phase: Callable[[str], Progress] | None = None,
 ) -> tuple[Path, dict[str, list]]:
-    """Demo data plus the fine-tuned baseline model; reused when already on disk."""
+    """Demo data plus the fine-tuned baseline model; reused when already on disk, so a run that was
+    stopped half-way redoes only what is missing (each part appears whole or not at all).
+
+    ``callback`` gets every fine-tuning step; ``on_phase(name)`` is told when the ``"data"``, ``"load"``
+    and ``"train"`` parts start (only when they run; a hook answering False cancels).
+    """
     data_dir = workdir / "data"
-    if not (data_dir / "train.jsonl").exists():
-        write_demo_dataset(data_dir, seed=seed, n_train=n_train)
+    if not demo_data_ready(workdir):
+        tick(on_phase("data") if on_phase else None, 0, 1)
+        partial = workdir / ".data.partial"
+        shutil.rmtree(partial, ignore_errors=True)
+        write_demo_dataset(partial, seed=seed, n_train=n_train)
+        shutil.rmtree(data_dir, ignore_errors=True)  # an incomplete folder from an older, interrupted run
+        os.replace(partial, data_dir)
     labels = list(DEMO_LABELS)
     sets = {
         name: load_examples(data_dir / f"{name}.jsonl", labels=labels, split=name, id_column="id")
         for name in ("train", "test_clean", "test_anti")
     }
     baseline = workdir / "models" / "baseline"
-    if not (baseline / "xmd.json").exists():
+    if not baseline_ready(workdir):
+        tick(on_phase("load") if on_phase else None, 0, 1)
+        for stale in [baseline, *baseline.parent.glob(f".{baseline.name}.partial-*")]:  # left by a killed run
+            shutil.rmtree(stale, ignore_errors=True)
         base = load_model(minilm_path(), labels=labels, device=device)
-        fine_tune(base, sets["train"], baseline, config=BASELINE_CONFIG, progress=progress, name="demo baseline")
+        tick(on_phase("train") if on_phase else None, 0, count_steps(len(sets["train"]), BASELINE_CONFIG))
+        fine_tune(
+            base,
+            sets["train"],
+            baseline,
+            config=BASELINE_CONFIG,
+            progress=progress,
+            callback=callback,
+            name="demo baseline",
+        )
     return baseline, sets
 
 

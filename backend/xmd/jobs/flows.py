@@ -16,10 +16,12 @@ from xmd.core.training import ControlOptions, RetrainConfig, count_steps
 from xmd.core.types import DataError, FeedbackError
 from xmd.datasets import service as datasets
 from xmd.datasets.models import DatasetRole
+from xmd.db.base import utcnow
 from xmd.feedback import service as feedback
 from xmd.jobs import phases, service
 from xmd.jobs import secrets as job_secrets
-from xmd.jobs.models import Job, JobKind
+from xmd.jobs.context import process_alive
+from xmd.jobs.models import Job, JobKind, JobStatus
 from xmd.jobs.queue import Enqueue, QueueUnavailableError
 from xmd.jobs.schemas import EvaluateIn, ExplainIn, PushIn, RetrainIn
 from xmd.projects import service as projects
@@ -33,13 +35,15 @@ NO_EVAL = "the project has no eval dataset; upload one with role=eval first"
 def start(
     db: Session,
     enqueue: Enqueue,
-    project: Project,
+    project: Project | None,
     kind: JobKind,
     params: dict[str, Any],
     secrets: dict[str, str] | None = None,
 ) -> Job:
-    """Create the job row, commit it, then send it; if the broker refuses, the row says so (failed)."""
-    job = service.create(db_session=db, kind=kind, project_id=project.id, params=params)
+    """Create the job row, commit it, then send it; if the broker refuses, the row says so (failed).
+    A job of no project (``project=None``: the demo's set-up) is listed by ``GET /api/jobs``."""
+    project_id = project.id if project is not None else None
+    job = service.create(db_session=db, kind=kind, project_id=project_id, params=params)
     pads = job_secrets.seal(db, job.id, secrets)  # the message carries pads only (xmd.jobs.secrets)
     try:
         enqueue(job, pads)
@@ -102,6 +106,36 @@ def start_push(db: Session, enqueue: Enqueue, project: Project, body: PushIn) ->
     secrets = {"hf_token": body.token.get_secret_value()} if body.token is not None else None
     params = {"version_id": mv.id, "repo_id": body.repo_id, "private": body.private}
     return start(db, enqueue, project, JobKind.PUSH, params, secrets)
+
+
+def fail_abandoned(db: Session, kind: JobKind, *, stale_after_s: float, error: str) -> list[str]:
+    """Fail the unfinished jobs of ``kind`` that nobody works on any more, at the start of a server that
+    runs them itself: queued ones (an earlier server queued them and stopped) and running ones whose
+    worker is gone (its process is dead, or on another host, silent for ``stale_after_s``). A running job
+    whose worker still lives is left alone. Returns the ids failed; each row says ``error``."""
+    failed = []
+    for job in service.list_jobs(db_session=db, kind=kind, limit=500):
+        if job.status.finished:
+            continue
+        if job.status is JobStatus.RUNNING:
+            alive = process_alive(job.worker_host)
+            last = job.heartbeat_at or job.started_at or job.created_at
+            if alive or (alive is None and utcnow() - last < timedelta(seconds=stale_after_s)):
+                continue
+        if service.fail(db_session=db, job_id=job.id, error=error):
+            failed.append(job.id)
+    return failed
+
+
+def abandon(db: Session, job_id: str, *, error: str) -> bool:
+    """Stop an unfinished job for good, saying why (the server that runs it is stopping): its worker
+    stops at its next step (the cancel flag), and the row says ``error``. False if it had finished."""
+    job = service.get(db_session=db, job_id=job_id)
+    if job is None or job.status.finished:
+        return False
+    if job.status is JobStatus.RUNNING:
+        service.request_cancel(db_session=db, job_id=job_id)
+    return service.fail(db_session=db, job_id=job_id, error=error)
 
 
 def sweep(db: Session, *, stale_after_s: float) -> dict[str, list]:

@@ -22,6 +22,8 @@ class JobKind(str, enum.Enum):
     RETRAIN = "retrain"
     EVALUATE = "evaluate"
     PUSH = "push"
+    PREPARE_DEMO = "prepare_demo"
+    """``xmd serve --demo``'s set-up (fine-tune, project, datasets): a job of no project, shown on the project list."""
 
 
 class JobStatus(str, enum.Enum):

@@ -32,7 +32,10 @@ TASK_NAMES: dict[JobKind, str] = {
     JobKind.RETRAIN: "xmd.retrain",
     JobKind.EVALUATE: "xmd.evaluate",
     JobKind.PUSH: "xmd.push",
+    JobKind.PREPARE_DEMO: "xmd.prepare_demo",
 }
+LONG_KINDS = (JobKind.RETRAIN, JobKind.PREPARE_DEMO)
+"""Kinds that train a model for minutes: they go to the retrain queue, so short jobs never wait behind them."""
 SQLITE_BUSY_TIMEOUT_S = 30
 """The embedded broker is one SQLite file shared by the API and every worker: wait for its lock."""
 
@@ -73,8 +76,8 @@ def _client(settings: Settings) -> Any:
 
 
 def queue_for(settings: Settings, kind: JobKind) -> str:
-    """Retrains can go to a separate (GPU) queue; everything else to the default queue."""
-    return settings.retrain_queue if kind is JobKind.RETRAIN else settings.default_queue
+    """Retrains (and the demo's fine-tune) can go to a separate (GPU) queue; everything else to the default queue."""
+    return settings.retrain_queue if kind in LONG_KINDS else settings.default_queue
 
 
 def enqueue(settings: Settings, job: Job, *, secrets: dict[str, str] | None = None) -> None:

@@ -1,4 +1,5 @@
-"""Jobs over HTTP: start (202 + job id), status, loss curve, server-sent events, cancel.
+"""Jobs over HTTP: start (202 + job id), lists (a project's, and all), status, loss curve, server-sent
+events, cancel.
 
 The API only writes the job row and enqueues its id (:mod:`xmd.jobs.queue`); workers do the work and
 write progress to the row, which is what every read here returns. What a job needs is checked by its
@@ -19,7 +20,7 @@ from fastapi.security import HTTPAuthorizationCredentials
 from xmd.db.errors import NotFoundError
 from xmd.http.deps import DB, Admin, Annotator, Viewer, bearer, user_from_token
 from xmd.http.pagination import Offset, Page, page, page_of
-from xmd.http.params import Cursor, Id, JobId
+from xmd.http.params import Cursor, Id, JobId, OptId
 from xmd.jobs import flows, service
 from xmd.jobs.models import JobKind, JobStatus
 from xmd.jobs.queue import Enqueue, queue_for
@@ -102,7 +103,27 @@ def list_jobs(
 ) -> Page[JobOut]:
     """The project's jobs, newest first."""
     projects_service.get_or_raise(db_session=db, project_id=project_id)
-    args: dict[str, Any] = {"project_id": project_id, "status": status, "kind": kind}
+    return _page(request, db, {"project_id": project_id, "status": status, "kind": kind}, offset, limit)
+
+
+@router.get("/jobs", response_model=Page[JobOut])
+def list_all_jobs(
+    request: Request,
+    db: DB,
+    _: Viewer,
+    status: JobStatus | None = None,
+    kind: JobKind | None = None,
+    project_id: OptId = None,
+    offset: Offset = 0,
+    limit: Annotated[int, Query(ge=1, le=500)] = 50,
+) -> Page[JobOut]:
+    """Every job, newest first, including those of no project (``prepare_demo``: ``xmd serve --demo``
+    setting up the demo project, which the project list shows while it runs)."""
+    return _page(request, db, {"project_id": project_id, "status": status, "kind": kind}, offset, limit)
+
+
+def _page(request: Request, db: DB, args: dict[str, Any], offset: int, limit: int) -> Page[JobOut]:
+    """A page of jobs with their queue places (a queued job says whom it waits behind)."""
     rows = service.list_jobs(db_session=db, offset=offset, limit=limit, **args)
     total = service.count_jobs(db_session=db, **args)
     queued = [j.id for j in rows if j.status is JobStatus.QUEUED]

@@ -15,6 +15,8 @@ import type {
   ImportIn,
   ImportOut,
   Job,
+  JobKind,
+  JobStatus,
   Me,
   MetricPoint,
   NewToken,
@@ -114,6 +116,9 @@ export const api = {
   pushJob: (pid: number, body: { version_id: number; repo_id: string; private: boolean; token?: string }) =>
     http.post<Job>(`${P(pid)}/jobs/push`, body, { quiet: true }),
   jobs: async (pid: number, quiet = false) => asPage<Job>(await http.get(`${P(pid)}/jobs`, undefined, { quiet })).items,
+  /** Every job (newest first), e.g. `{ kind: 'prepare_demo', limit: 1 }`: the demo's set-up, tied to no project. */
+  allJobs: async (query: { kind?: JobKind; status?: JobStatus; limit?: number } = {}) =>
+    asPage<Job>(await http.get('/api/jobs', query, { quiet: true })).items,
   job: (jid: string) => http.get<Job>(`/api/jobs/${jid}`, undefined, { quiet: true }),
   metrics: async (jid: string, after?: number) =>
     asPage<MetricPoint>(await http.get(`/api/jobs/${jid}/metrics`, { after }, { quiet: true })).items,

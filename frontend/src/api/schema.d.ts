@@ -149,6 +149,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List All Jobs
+         * @description Every job, newest first, including those of no project (``prepare_demo``: ``xmd serve --demo``
+         *     setting up the demo project, which the project list shows while it runs).
+         */
+        get: operations["list_all_jobs_api_jobs_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/jobs/{job_id}": {
         parameters: {
             query?: never;
@@ -1450,7 +1471,7 @@ export interface components {
          * JobKind
          * @enum {string}
          */
-        JobKind: "explain" | "retrain" | "evaluate" | "push";
+        JobKind: "explain" | "retrain" | "evaluate" | "push" | "prepare_demo";
         /** JobOut */
         JobOut: {
             /** Cancel Requested */
@@ -2710,6 +2731,43 @@ export interface operations {
                     "application/json": {
                         [key: string]: string;
                     };
+                };
+            };
+        };
+    };
+    list_all_jobs_api_jobs_get: {
+        parameters: {
+            query?: {
+                kind?: components["schemas"]["JobKind"] | null;
+                limit?: number;
+                /** @description items to skip */
+                offset?: number;
+                /** @description a row id */
+                project_id?: number | null;
+                status?: components["schemas"]["JobStatus"] | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Page_JobOut_"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };

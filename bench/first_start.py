@@ -1,0 +1,156 @@
+"""How long a newcomer waits on the first ``xmd serve --demo`` (what ``make demo`` runs after installing):
+seconds until the URL is printed, until the UI and ``/api/health`` answer, until the demo project is made
+(the ``prepare_demo`` job succeeded) and until its training set is explained (the story's first screen,
+*Task explanations*, works). A fresh data directory each run, so the fine-tune is the first start's.
+
+Prints one JSON document: the times, the preparation job's phase log (seconds per phase), the load
+(``uptime`` at the start and the end: on a shared machine the times say little without it) and the
+environment. The server is stopped (SIGTERM) at the end. Example::
+
+    nice -n 5 .venv/bin/python bench/first_start.py > bench/results/first_start.json
+    .venv/bin/python bench/first_start.py --demo-examples 192   # a quick smoke run
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import httpx
+from benchlib import emit, environment, load_average, log, resolve_device
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _uptime() -> str:
+    try:
+        return subprocess.run(["uptime"], capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return ""
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _answers(url: str) -> bool:
+    try:
+        return httpx.get(url, timeout=2).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+def run(demo_examples: int, timeout_s: float, data_dir: Path) -> dict[str, Any]:
+    port = _free_port()
+    base = f"http://127.0.0.1:{port}"
+    env = {**os.environ, "XMD_DATA_DIR": str(data_dir), "HF_HUB_OFFLINE": "1"}
+    env.pop("XMD_DATABASE_URL", None)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "backend"), str(ROOT), env.get("PYTHONPATH", "")])
+    argv = [sys.executable, "-m", "xmd.cli", "serve", "--demo", "--port", str(port)]
+    argv += ["--demo-examples", str(demo_examples)]
+    lines: list[str] = []
+    t0 = time.monotonic()
+    proc = subprocess.Popen(
+        argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True
+    )
+
+    def read() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            lines.append(line)
+            log(line.rstrip())
+
+    threading.Thread(target=read, daemon=True).start()
+    times: dict[str, float | None] = dict.fromkeys(["url_printed", "health", "ui", "project_ready", "explained"])
+    token = None
+    prep: dict[str, Any] | None = None
+    try:
+        while time.monotonic() - t0 < timeout_s and proc.poll() is None:
+            now = time.monotonic() - t0
+            if token is None:
+                m = re.search(r"#token=([^&\s]+)", "".join(lines))
+                if m:
+                    token, times["url_printed"] = m.group(1), now
+            if times["health"] is None and _answers(f"{base}/api/health"):
+                times["health"] = now
+            if times["ui"] is None and _answers(f"{base}/"):
+                times["ui"] = now
+            if token and times["health"] is not None:
+                h = {"Authorization": f"Bearer {token}"}
+                jobs = httpx.get(f"{base}/api/jobs", params={"kind": "prepare_demo"}, headers=h).json()["items"]
+                prep = jobs[0] if jobs else prep
+                if prep and prep["status"] in ("failed", "cancelled"):
+                    raise RuntimeError(f"the preparation {prep['status']}: {prep['error']}")
+                if prep and prep["status"] == "succeeded":
+                    times["project_ready"] = times["project_ready"] or now
+                    explain = httpx.get(f"{base}/api/jobs/{prep['result']['explain_job_id']}", headers=h).json()
+                    if explain["status"] == "succeeded":
+                        times["explained"] = now
+                        break
+                    if explain["status"] in ("failed", "cancelled"):
+                        raise RuntimeError(f"the explain job {explain['status']}: {explain['error']}")
+            time.sleep(0.25)
+        else:
+            raise RuntimeError(f"not done within {timeout_s} s (server exit code {proc.poll()})")
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(60)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+    phases = [
+        {"name": p["name"], "label": p["label"], "done": p["done"], "total": p["total"], "seconds": p["seconds"]}
+        for p in (prep or {}).get("phases") or []
+    ]
+    train = next((p for p in phases if p["name"] == "train" and p["seconds"]), None)
+    per_step = train["seconds"] / max(1, train["done"]) if train else None
+    return {
+        "seconds": times,
+        "fine_tune_steps": train["done"] if train else None,
+        "fine_tune_s_per_step": per_step,
+        "prepare_demo_phases": phases,
+        "terminal_lines": len(lines),
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--demo-examples", type=int, default=2000, help="training examples (default 2000: make demo's)")
+    ap.add_argument("--timeout", type=float, default=3600.0, help="give up after this many seconds")
+    ap.add_argument("--keep", type=Path, default=None, help="data directory to use and keep (default: a temp one)")
+    args = ap.parse_args()
+    load_start, uptime_start = load_average(), _uptime()
+    if args.keep is not None:
+        result = run(args.demo_examples, args.timeout, args.keep)
+    else:
+        with tempfile.TemporaryDirectory(prefix="xmd-first-start-") as tmp:
+            result = run(args.demo_examples, args.timeout, Path(tmp) / "data")
+    emit(
+        {
+            "benchmark": "first_start",
+            "params": {"demo_examples": args.demo_examples, "nice": os.nice(0)},
+            **result,
+            "uptime_start": uptime_start,
+            "uptime_end": _uptime(),
+            "environment": environment(resolve_device("cpu"), loadavg_start=load_start),
+        }
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,111 @@
+"""``xmd serve --demo`` as a newcomer meets it (issue 15, first start): the UI and the API answer at once,
+and the demo's set-up (the MiniLM fine-tune, the project, its datasets, the explain job) runs as a
+``prepare_demo`` job that ``GET /api/jobs`` lists with its phase, steps and ETA. A server killed half-way
+leaves a job that says so, and the next start resumes and ends with one whole demo project.
+
+Small settings keep it quick: 192 training examples (12 fine-tuning steps of the real MiniLM)."""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+
+import httpx
+import pytest
+from servehelpers import Serve, free_port, kill_workers, until
+
+ROOT = Path(__file__).resolve().parents[2]
+DIST = ROOT / "frontend" / "dist" / "index.html"
+N_TRAIN = 192
+STEPS = 12  # count_steps(192, BASELINE_CONFIG): 6 batches of 32, 2 epochs
+
+
+@pytest.mark.slow
+def test_the_ui_answers_at_once_and_the_demo_is_prepared_as_a_job_that_survives_a_crash(tmp_path: Path):
+    data = tmp_path / "data"
+    first = Serve(data, free_port(), N_TRAIN)
+    try:
+        url = first.url_line()
+        assert "&project=" not in url  # nothing to open yet: the project list shows the preparation
+        first.wait_health()
+        # the API and the UI answer while the preparation has not finished
+        jobs = first.prep_jobs()
+        assert len(jobs) == 1 and jobs[0]["status"] in ("queued", "running"), jobs
+        assert jobs[0]["project_id"] is None
+        assert [p["name"] for p in first.get("/api/projects")["items"]] == []
+        ui = httpx.get(first.base + "/")
+        if DIST.exists():
+            assert ui.status_code == 200 and "<div id=" in ui.text
+        else:
+            assert ui.status_code == 404
+        # ... and it is listed with its phase, steps and an ETA while it fine-tunes
+        training = until(
+            lambda: next(
+                (
+                    j
+                    for j in first.prep_jobs()
+                    if j["status"] == "running" and j["phase"] == "fine-tuning MiniLM" and (j["phase_done"] or 0) >= 2
+                ),
+                None,
+            ),
+            "the fine-tune's progress",
+            first,
+        )
+        assert training["phase_total"] == STEPS and training["phase_unit"] == "steps"
+        assert training["eta_s"] is not None and training["eta_s"] > 0
+        assert 0 < training["progress"] < 100
+        assert {p["name"] for p in training["phases"]} == {"data", "load", "train", "project", "datasets"}
+        # a crash half-way: the server and its workers die without a word
+        os.killpg(first.proc.pid, signal.SIGKILL)
+        first.proc.wait(10)
+        assert kill_workers(data) >= 2
+        assert "preparing the demo project: " in first.terminal  # the terminal follows the job
+    finally:
+        first.stop()
+        kill_workers(data)
+
+    second = Serve(data, free_port(), N_TRAIN)
+    try:
+        second.url_line()
+        second.wait_health()
+        jobs = second.prep_jobs()
+        assert len(jobs) == 2, jobs
+        old = next(j for j in jobs if j["id"] == training["id"])
+        assert old["status"] == "failed" and "stopped before the demo project was ready" in old["error"]
+        new = next(j for j in jobs if j["id"] != training["id"])
+        done = until(
+            lambda: next(
+                (j for j in second.prep_jobs() if j["id"] == new["id"] and j["status"] not in ("queued", "running")),
+                None,
+            ),
+            "the second preparation",
+            second,
+        )
+        assert done["status"] == "succeeded", done
+        # the data written before the crash was reused: no "writing the demo data" phase this time
+        assert [p["name"] for p in done["phases"]] == ["load", "train", "project", "datasets"]
+        projects = second.get("/api/projects")["items"]
+        assert [p["name"] for p in projects] == ["demo: spielberg shortcut"]
+        pid = projects[0]["id"]
+        assert done["result"]["project_id"] == pid and done["result"]["explain_job_id"]
+        sets = {d["name"]: (d["role"], d["n_examples"]) for d in second.get(f"/api/projects/{pid}/datasets")["items"]}
+        assert sets == {"train": ("train", N_TRAIN), "test_clean": ("eval", 400), "test_anti": ("eval", 400)}
+        explain = second.get(f"/api/jobs/{done['result']['explain_job_id']}")
+        assert explain["kind"] == "explain" and explain["project_id"] == pid
+        until(lambda: "the demo project is ready" in second.terminal, "the terminal's ready line", second)
+        assert "preparing the demo project: fine-tuning MiniLM, step" in second.terminal
+    finally:
+        second.stop()
+
+    # a third start finds the project whole: no new job, and the printed URL opens it
+    third = Serve(data, free_port(), N_TRAIN)
+    try:
+        assert f"&project={pid}" in third.url_line()
+        third.wait_health()
+        assert len(third.prep_jobs()) == 2
+    finally:
+        third.stop()
+    # the terminal stayed quiet: the URL and the preparation's lines, no worker banner or traceback
+    terminal = first.terminal + second.terminal + third.terminal
+    assert "celery@" not in terminal and "Traceback" not in terminal and "Loading weights" not in terminal
