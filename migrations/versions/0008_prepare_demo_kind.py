@@ -3,8 +3,8 @@
 The kind column is a VARCHAR sized to the longest kind plus a named CHECK of the allowed values
 (``xmd.db.base.enum_column``): both change. SQLite rebuilds the table (batch mode).
 
-Revision ID: 0007
-Revises: 0006
+Revision ID: 0008
+Revises: 0007
 Create Date: 2026-11-26
 """
 
@@ -15,8 +15,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0007"
-down_revision: str | None = "0006"
+revision: str = "0008"
+down_revision: str | None = "0007"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
