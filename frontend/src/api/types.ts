@@ -72,6 +72,8 @@ export interface RetrainResult {
   comparison?: ControlComparison | null
   /** With controls: the version id of every run, by "<arm>-seed<k>". */
   versions?: Record<string, number>
+  /** The jobs explaining the training sets under the new version, started when it became ready. */
+  explain_jobs?: { dataset_id: number; job_id: string | null; method?: string; error?: string }[]
 }
 
 export type ModelVersion = Omit<S['VersionOut'], 'retrain'> & { retrain?: RetrainResult | null }
