@@ -16,6 +16,7 @@ import pytest
 from sqlalchemy import select
 from workerstack import Stack
 from xmd.explanations.models import WordAggregate
+from xmd.explanations.service import explained_counts
 from xmd.feedback import service as feedback_store
 from xmd.jobs import service as jobs
 from xmd.jobs.models import JobStatus
@@ -89,6 +90,15 @@ def test_retrain_reports_progress_and_makes_a_new_version(two_workers: Stack, se
     assert job.result["version"] == 2 and set(job.result["metrics_after"]) == {"test_clean"}
     assert set(job.result["metrics_before"]) == {"test_clean"} and job.result["shares_after"]
     assert (Path(child.path) / "model.safetensors").is_file() and (Path(child.path) / "README.md").is_file()
+
+    # The retrain started explaining the training set under the new version, as a job of its own (issue 15)
+    (follow,) = job.result["explain_jobs"]
+    assert follow["dataset_id"] == seeded["train_id"] and follow["method"] == "grad_x_input"
+    explained = st.wait_status(follow["job_id"], JobStatus.SUCCEEDED)
+    assert explained.params["version_id"] == child.id and explained.result["n_explained"] == 24
+    with st.factory() as db:
+        counts = explained_counts(db_session=db, project_id=seeded["project_id"], model_version_id=child.id)
+        assert [(d, n) for d, *_, n in counts] == [(seeded["train_id"], 24)]
 
     # Evaluate the new version: metrics land in the version, keyed by eval set name.
     ev = st.submit("evaluate", seeded["project_id"], {"version_id": child.id, "dataset_ids": [seeded["eval_id"]]})

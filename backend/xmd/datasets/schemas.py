@@ -10,6 +10,7 @@ from sqlalchemy.orm import Session
 
 from xmd.datasets import service
 from xmd.datasets.models import Dataset, DatasetRole, Example
+from xmd.explanations import service as explanations_service
 from xmd.http.pagination import Page
 from xmd.http.params import BodyId
 from xmd.projects.models import Project
@@ -17,6 +18,16 @@ from xmd.projects.models import Project
 Correctness = Literal["correct", "incorrect", "all"]
 SLICE_FILTERS = ("search", "regex", "label", "correctness", "has_feedback", "version_id", "method")
 """The examples route's query parameters a saved slice may hold."""
+
+
+class ExplainedOut(BaseModel):
+    """Examples of a dataset explained under one version and method (what the Data tab lists)."""
+
+    version_id: int
+    version: int
+    method: str
+    n_explained: int
+    complete: bool
 
 
 class DatasetOut(BaseModel):
@@ -30,6 +41,9 @@ class DatasetOut(BaseModel):
     n_examples: int
     label_counts: dict[str, int]
     created_at: datetime
+    explained: list[ExplainedOut] = Field(
+        default_factory=list, description="per model version and method, how many of its examples are explained"
+    )
 
 
 class DatasetRename(BaseModel):
@@ -97,7 +111,13 @@ def _columns(row: Any, schema: type[BaseModel]) -> dict[str, Any]:
 def dataset_out(db: Session, ds: Dataset, project: Project) -> DatasetOut:
     counts = service.label_counts(db_session=db, dataset_id=ds.id)
     named = {("(none)" if k is None else project.labels[k]): v for k, v in counts.items()}
-    return DatasetOut.model_validate({**_columns(ds, DatasetOut), "label_counts": named})
+    explained = [
+        ExplainedOut(version_id=v, version=n_v, method=m, n_explained=n, complete=n >= ds.n_examples)
+        for _, v, n_v, m, n in explanations_service.explained_counts(
+            db_session=db, project_id=project.id, dataset_id=ds.id
+        )
+    ]
+    return DatasetOut.model_validate({**_columns(ds, DatasetOut), "label_counts": named, "explained": explained})
 
 
 def examples_out(

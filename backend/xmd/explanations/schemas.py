@@ -11,14 +11,19 @@ import typing
 from typing import Literal
 
 from pydantic import BaseModel, Field, create_model
+from sqlalchemy.orm import Session
 
 from xmd.core.aggregate import WordStats
 from xmd.core.normalize import normalize_scores
 from xmd.core.types import Explanation as CoreExplanation
-from xmd.datasets.models import Example
+from xmd.datasets import service as datasets_service
+from xmd.datasets.models import DatasetRole, Example
 from xmd.datasets.schemas import ExampleOut
+from xmd.explanations import service as explanations_service
 from xmd.http.pagination import Page
 from xmd.http.params import BodyId
+from xmd.jobs import service as jobs_service
+from xmd.jobs.models import JobKind
 from xmd.projects.models import Project
 from xmd.versions.models import ModelVersion
 
@@ -66,10 +71,32 @@ WordOut = create_model(
 )
 
 
+class DatasetCoverage(BaseModel):
+    dataset_id: int
+    name: str
+    explained: int = Field(description="examples of this training set explained under the version and method")
+    total: int
+
+
+class Coverage(BaseModel):
+    """How much of the training data a ranking or list under one version and method is built from, so a
+    screen never shows a ranking of 2 explained examples as if it were the whole training set's."""
+
+    version_id: int
+    version: int
+    method: str
+    explained: int = Field(description="training examples explained under this version and method")
+    total: int = Field(description="training examples of the project")
+    complete: bool = Field(description="every training example is explained")
+    job_id: str | None = Field(description="a queued or running job explaining this version and method")
+    datasets: list[DatasetCoverage]
+
+
 class WordPage(Page[WordOut]):
     version_id: int
     method: str
     n_examples: int = Field(description="examples aggregated into this ranking")
+    coverage: Coverage
 
 
 class WordExample(ExampleOut):
@@ -78,7 +105,7 @@ class WordExample(ExampleOut):
 
 
 class WordExamplePage(Page[WordExample]):
-    pass
+    coverage: Coverage
 
 
 class WhatIf(BaseModel):
@@ -119,3 +146,37 @@ def explanation_out(
 def word_out(ws: WordStats, feedback: dict[str, list[WordFeedback]]) -> WordOut:
     """A ranked word with the task feedback given on it (``suspicious`` comes with ``ws.to_dict()``)."""
     return WordOut(**ws.to_dict(), feedback=feedback.get(ws.word, []))
+
+
+def coverage_of(db: Session, project: Project, mv: ModelVersion, method: str) -> Coverage:
+    """What the training sets hold explained under (``mv``, ``method``), and the explain job filling them."""
+    train = datasets_service.list_datasets(db_session=db, project_id=project.id, role=DatasetRole.TRAIN)
+    counts = {
+        d: n
+        for d, _, _, _, n in explanations_service.explained_counts(
+            db_session=db, project_id=project.id, model_version_id=mv.id, method=method
+        )
+    }
+    sets = [
+        DatasetCoverage(dataset_id=ds.id, name=ds.name, explained=counts.get(ds.id, 0), total=ds.n_examples)
+        for ds in train
+    ]
+    job = next(
+        (
+            j
+            for j in jobs_service.active_jobs(db_session=db, project_id=project.id)
+            if j.kind is JobKind.EXPLAIN and j.params.get("version_id") == mv.id and j.params.get("method") == method
+        ),
+        None,
+    )
+    explained, total = sum(s.explained for s in sets), sum(s.total for s in sets)
+    return Coverage(
+        version_id=mv.id,
+        version=mv.version,
+        method=method,
+        explained=explained,
+        total=total,
+        complete=explained >= total,
+        job_id=None if job is None else job.id,
+        datasets=sets,
+    )

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
-from sqlalchemy import bindparam, delete, select
+from sqlalchemy import bindparam, delete, func, select
 from sqlalchemy.orm import Session
 
 from xmd.core.types import DataError
@@ -353,3 +353,31 @@ def get_explanation(
 def get_state(*, db_session: Session, model_version_id: int, method: str) -> AggregateState | None:
     """Examples aggregated and label totals for (version, method), or None if nothing was explained."""
     return db_session.get(AggregateState, (model_version_id, method))
+
+
+def explained_counts(
+    *,
+    db_session: Session,
+    project_id: int,
+    dataset_id: int | None = None,
+    model_version_id: int | None = None,
+    method: str | None = None,
+) -> list[tuple[int, int, int, str, int]]:
+    """Examples explained per (dataset, version, method) of a project, as rows ``(dataset id, version id,
+    version number, method, n)`` ordered by dataset, version and method: what a ranking under a version
+    and method is built from, and what the Data tab lists as explained."""
+    stmt = (
+        select(Example.dataset_id, Explanation.model_version_id, ModelVersion.version, Explanation.method, func.count())
+        .join(Example, Example.id == Explanation.example_id)
+        .join(ModelVersion, ModelVersion.id == Explanation.model_version_id)
+        .where(Example.project_id == project_id)
+        .group_by(Example.dataset_id, Explanation.model_version_id, ModelVersion.version, Explanation.method)
+        .order_by(Example.dataset_id, ModelVersion.version, Explanation.method)
+    )
+    if dataset_id is not None:
+        stmt = stmt.where(Example.dataset_id == dataset_id)
+    if model_version_id is not None:
+        stmt = stmt.where(Explanation.model_version_id == model_version_id)
+    if method is not None:
+        stmt = stmt.where(Explanation.method == method)
+    return [(int(d), int(v), int(n_v), str(m), int(n)) for d, v, n_v, m, n in db_session.execute(stmt)]

@@ -16,12 +16,14 @@ from xmd.datasets.schemas import examples_out
 from xmd.explanations import ranking, service
 from xmd.explanations.flows import explanation_for, marks_for
 from xmd.explanations.schemas import (
+    Coverage,
     ExplanationOut,
     WhatIf,
     WordExample,
     WordExamplePage,
     WordFeedback,
     WordPage,
+    coverage_of,
     explanation_out,
     word_out,
 )
@@ -101,6 +103,7 @@ def list_words(
         version_id=mv.id,
         method=m,
         n_examples=state.n_examples if state is not None else 0,
+        coverage=coverage_of(db, project, mv, m),
     )
 
 
@@ -137,7 +140,18 @@ def word_examples(
         total = ranking.count_examples_with_word(db_session=db, **args)
     else:
         total = stats.count if label is None else stats.label_counts[label] if label < len(stats.label_counts) else 0
-    return WordExamplePage(items=items, total=total, offset=offset, limit=limit)
+    return WordExamplePage(
+        items=items, total=total, offset=offset, limit=limit, coverage=coverage_of(db, project, mv, m)
+    )
+
+
+@router.get("/projects/{project_id}/coverage", response_model=Coverage)
+def coverage(project_id: Id, db: DB, _: Viewer, version_id: OptId = None, method: str | None = None) -> Coverage:
+    """How many training examples are explained under a version (default: latest ready) and method, per
+    training set, and the explain job filling them if one is queued or running."""
+    project = projects_service.get_or_raise(db_session=db, project_id=project_id)
+    mv = versions_service.resolve(db_session=db, project=project, version_id=version_id)
+    return coverage_of(db, project, mv, projects_service.method_for(project, method))
 
 
 @router.post("/projects/{project_id}/predict", response_model=ExplanationOut)

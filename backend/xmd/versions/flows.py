@@ -28,15 +28,19 @@ from xmd.core.types import DataError, Example
 from xmd.datasets import service as datasets
 from xmd.datasets.models import Dataset, DatasetRole
 from xmd.feedback import service as feedback_store
+from xmd.jobs import flows as job_flows
 from xmd.jobs import phases as job_phases
+from xmd.jobs import queue
 from xmd.jobs import service as jobs_store
 from xmd.jobs.context import JobContext
 from xmd.jobs.models import JobKind
+from xmd.jobs.queue import QueueUnavailableError
+from xmd.jobs.schemas import ExplainIn
 from xmd.projects import service as projects
 from xmd.projects.models import Project
 from xmd.versions import service as versions
 from xmd.versions.controls import retrain_with_controls
-from xmd.versions.models import ModelStatus
+from xmd.versions.models import ModelStatus, ModelVersion
 
 TRAIN_SHARE = (5.0, 90.0)
 """Progress range of the training steps when no rate is measured yet (no ETA); with one, the phases'
@@ -87,7 +91,7 @@ def _record_location(meta_file: Path, location: str) -> None:
 
 def retrain_job(ctx: JobContext) -> dict[str, Any]:
     """Body of ``xmd.retrain``: feedback → ``pipeline.debug`` → a new ready version with metrics."""
-    db, params, job = ctx.db, ctx.params, ctx.job
+    db, params = ctx.db, ctx.params
     parent = versions.ready_or_raise(db_session=db, model_version_id=int(params["version_id"]))
     project = projects.get_or_raise(db_session=db, project_id=parent.project_id)
     train_config, er, chosen = _configs(params)
@@ -104,8 +108,51 @@ def retrain_job(ctx: JobContext) -> dict[str, Any]:
     }
     ctx.check_cancel()
     if chosen.controls:
-        return retrain_with_controls(ctx, parent, project, train_config, er, chosen, train, feedback, evals)
+        result = retrain_with_controls(ctx, parent, project, train_config, er, chosen, train, feedback, evals)
+    else:
+        result = _retrain(ctx, parent, project, train_config, er, train_sets, eval_sets, train, feedback, evals)
+    return {**result, "explain_jobs": explain_after(ctx, project, int(result["version_id"]), train_sets)}
 
+
+def explain_after(
+    ctx: JobContext,
+    project: Project,
+    version_id: int,
+    train_sets: Sequence[Dataset],
+    enqueue: queue.Enqueue | None = None,
+) -> list[dict]:
+    """Start explaining the training sets under the new version, as jobs of their own (visible, with
+    progress, cancellable), so the explanation screens, which default to the newest version, rank words
+    over the whole training set rather than the few examples explained on demand. A queue that refuses
+    leaves the job row failed with the reason; the retrain itself has succeeded either way. ``enqueue``:
+    how the jobs are sent (default: to this worker's broker)."""
+    send = enqueue or queue.sender(ctx.settings)
+    started: list[dict] = []
+    for ds in train_sets:
+        body = ExplainIn(dataset_id=ds.id, version_id=version_id)
+        try:
+            job = job_flows.start_explain(ctx.db, send, project, body)
+        except QueueUnavailableError as exc:
+            started.append({"dataset_id": ds.id, "job_id": None, "error": str(exc)})
+            continue
+        started.append({"dataset_id": ds.id, "job_id": job.id, "method": job.params["method"]})
+    return started
+
+
+def _retrain(
+    ctx: JobContext,
+    parent: ModelVersion,
+    project: Project,
+    train_config: TrainConfig,
+    er: ERConfig,
+    train_sets: Sequence[Dataset],
+    eval_sets: Sequence[Dataset],
+    train: list[Example],
+    feedback: FeedbackSet,
+    evals: dict[str, list[Example]],
+) -> dict[str, Any]:
+    """The retrain without controls: one new version trained from ``parent``."""
+    db, job = ctx.db, ctx.job
     child = versions.create_child(
         db_session=db,
         parent=parent,

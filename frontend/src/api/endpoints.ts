@@ -7,6 +7,7 @@ import type {
   Action,
   BaseModelIn,
   Comparison,
+  Coverage,
   Dataset,
   DatasetPreview,
   ExampleRow,
@@ -80,9 +81,11 @@ export const api = {
   explanation: async (eid: number, q: Query = {}): Promise<Explanation> =>
     asExplanation(await http.get(`/api/examples/${eid}/explanation`, q)),
   /** Every word carries the server's `suspicious` flag (xmd.core.aggregate.is_suspicious). */
-  words: async (pid: number, q: Query) => asPage<WordStats>(await http.get(`${P(pid)}/words`, q)),
+  words: async (pid: number, q: Query) => covered(asPage<WordStats>, await http.get(`${P(pid)}/words`, q)),
   wordExamples: async (pid: number, word: string, q: Query) =>
-    asPage<ExampleRow>(await http.get(`${P(pid)}/words/${encodeURIComponent(word)}/examples`, q)),
+    covered(asPage<ExampleRow>, await http.get(`${P(pid)}/words/${encodeURIComponent(word)}/examples`, q)),
+  /** How many training examples are explained under a version and method (what a ranking is built from). */
+  coverage: (pid: number, q: Query) => http.get<Coverage>(`${P(pid)}/coverage`, q, { quiet: true }),
 
   // feedback
   setFeedback: (eid: number, word_index: number, action: Action) =>
@@ -143,6 +146,11 @@ export const api = {
   // A URL valid for a few minutes with a signature instead of the API token, for a plain browser download.
   downloadLink: (vid: number) =>
     http.post<{ url: string; expires_at: string }>(`/api/versions/${vid}/download-link`, undefined, { quiet: true }),
+}
+
+/** A page that carries its coverage (the ranking routes): the envelope plus how much it is built from. */
+function covered<T>(asP: (raw: unknown) => Page<T>, raw: unknown): Page<T> {
+  return { ...asP(raw), coverage: (raw as { coverage?: Coverage } | null)?.coverage ?? null }
 }
 
 export type Api = typeof api

@@ -378,6 +378,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{project_id}/coverage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Coverage
+         * @description How many training examples are explained under a version (default: latest ready) and method, per
+         *     training set, and the explain job filling them if one is queued or running.
+         */
+        get: operations["coverage_api_projects__project_id__coverage_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{project_id}/datasets": {
         parameters: {
             query?: never;
@@ -1166,6 +1187,55 @@ export interface components {
                 [key: string]: unknown;
             } | null;
         };
+        /**
+         * Coverage
+         * @description How much of the training data a ranking or list under one version and method is built from, so a
+         *     screen never shows a ranking of 2 explained examples as if it were the whole training set's.
+         */
+        Coverage: {
+            /**
+             * Complete
+             * @description every training example is explained
+             */
+            complete: boolean;
+            /** Datasets */
+            datasets: components["schemas"]["DatasetCoverage"][];
+            /**
+             * Explained
+             * @description training examples explained under this version and method
+             */
+            explained: number;
+            /**
+             * Job Id
+             * @description a queued or running job explaining this version and method
+             */
+            job_id: string | null;
+            /** Method */
+            method: string;
+            /**
+             * Total
+             * @description training examples of the project
+             */
+            total: number;
+            /** Version */
+            version: number;
+            /** Version Id */
+            version_id: number;
+        };
+        /** DatasetCoverage */
+        DatasetCoverage: {
+            /** Dataset Id */
+            dataset_id: number;
+            /**
+             * Explained
+             * @description examples of this training set explained under the version and method
+             */
+            explained: number;
+            /** Name */
+            name: string;
+            /** Total */
+            total: number;
+        };
         /** DatasetOut */
         DatasetOut: {
             /**
@@ -1173,6 +1243,11 @@ export interface components {
              * Format: date-time
              */
             created_at: string;
+            /**
+             * Explained
+             * @description per model version and method, how many of its examples are explained
+             */
+            explained?: components["schemas"]["ExplainedOut"][];
             /** Id */
             id: number;
             /** Label Column */
@@ -1290,6 +1365,22 @@ export interface components {
             offset: number;
             /** Total */
             total: number;
+        };
+        /**
+         * ExplainedOut
+         * @description Examples of a dataset explained under one version and method (what the Data tab lists).
+         */
+        ExplainedOut: {
+            /** Complete */
+            complete: boolean;
+            /** Method */
+            method: string;
+            /** N Explained */
+            n_explained: number;
+            /** Version */
+            version: number;
+            /** Version Id */
+            version_id: number;
         };
         /** ExplainIn */
         ExplainIn: {
@@ -2330,6 +2421,7 @@ export interface components {
         };
         /** WordExamplePage */
         WordExamplePage: {
+            coverage: components["schemas"]["Coverage"];
             /** Items */
             items: components["schemas"]["WordExample"][];
             /** Limit */
@@ -2403,6 +2495,7 @@ export interface components {
         };
         /** WordPage */
         WordPage: {
+            coverage: components["schemas"]["Coverage"];
             /** Items */
             items: components["schemas"]["WordOut"][];
             /** Limit */
@@ -3187,6 +3280,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CompareOut"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    coverage_api_projects__project_id__coverage_get: {
+        parameters: {
+            query?: {
+                method?: string | null;
+                /** @description a row id */
+                version_id?: number | null;
+            };
+            header?: never;
+            path: {
+                /** @description a row id */
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Coverage"];
                 };
             };
             /** @description Validation Error */

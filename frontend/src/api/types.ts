@@ -27,7 +27,14 @@ export interface Page<T> {
   total: number | null
   offset: number
   limit: number
+  /** how many training examples the page is built from (rankings and a word's examples only) */
+  coverage?: Coverage | null
 }
+
+/** Training examples explained under one version and method, and the explain job filling the rest. */
+export type Coverage = S['Coverage']
+/** Examples of a dataset explained under one version and method (the Data tab's list). */
+export type Explained = S['ExplainedOut']
 
 export type Dataset = S['DatasetOut']
 export type DatasetPreview = S['Preview']
@@ -68,6 +75,8 @@ export interface RetrainResult {
   comparison?: ControlComparison | null
   /** With controls: the version id of every run, by "<arm>-seed<k>". */
   versions?: Record<string, number>
+  /** The jobs explaining the training sets under the new version, started when it became ready. */
+  explain_jobs?: { dataset_id: number; job_id: string | null; method?: string; error?: string }[]
 }
 
 export type ModelVersion = Omit<S['VersionOut'], 'retrain'> & { retrain?: RetrainResult | null }

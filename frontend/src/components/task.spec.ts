@@ -196,3 +196,80 @@ describe('TaskView', () => {
     expect(w.findAll('[data-testid=word-examples] li')[1].find('mark.hl-word').classes()).toContain('m-remove')
   })
 })
+
+// Issue 15: a ranking built from part of the training data says so, and an empty page says why.
+const coverage = (explained: number, total: number, method = 'grad_x_input') => ({
+  version_id: 3,
+  version: 2,
+  method,
+  explained,
+  total,
+  complete: explained >= total,
+  job_id: null,
+  datasets: [{ dataset_id: 7, name: 'train', explained, total }],
+})
+
+describe('WordRanking: coverage and empty states', () => {
+  const props = { labels: LABELS, marks: new Map(), selected: null, limit: 50, busy: false, error: '', sort: 'importance' as const, label: '' as const, search: '', minCount: 2, offset: 0 }
+
+  it('says the ranking comes from 2 of 2,000 examples and asks to explain all', async () => {
+    const w = mount(WordRanking, { props: { ...props, page: { ...wordPage, coverage: coverage(2, 2000) } } })
+    expect(w.find('[data-testid=coverage-note]').text()).toContain('built from 2 of 2,000 training examples')
+    expect(w.find('[data-testid=coverage-note]').text()).toContain('v2 with grad_x_input')
+    await w.find('[data-testid=explain-all]').trigger('click')
+    expect(w.emitted('explain')).toHaveLength(1)
+    // a job already explaining: its progress instead of the button
+    await w.setProps({ job: fx.job({ id: 'j', kind: 'explain', status: 'running', progress: 40 }) })
+    expect(w.find('[data-testid=explain-all]').exists()).toBe(false)
+    expect(w.find('[data-testid=coverage-job]').text()).toContain('40 %')
+  })
+
+  it('says nothing is explained with the method chosen, rather than "no words yet"', () => {
+    const empty = { items: [], total: 0, offset: 0, limit: 50, coverage: coverage(0, 40, 'saliency') }
+    const w = mount(WordRanking, { props: { ...props, page: empty } })
+    expect(w.find('[data-testid=coverage-note]').text()).toContain('No training example is explained under v2 with saliency yet')
+    expect(w.find('[data-testid=words-empty]').exists()).toBe(false)
+    expect(w.text()).not.toContain('No words yet')
+  })
+
+  it('says no word matches a search, and which filters leave no word, when all is explained', () => {
+    const empty = { items: [], total: 0, offset: 0, limit: 50, coverage: coverage(40, 40) }
+    const w = mount(WordRanking, { props: { ...props, search: 'xyz', page: empty } })
+    expect(w.find('[data-testid=coverage-note]').exists()).toBe(false)
+    expect(w.find('[data-testid=words-empty]').text()).toBe('No word matches “xyz” among the words seen in at least 2 examples.')
+    const w2 = mount(WordRanking, { props: { ...props, minCount: 50, label: 1 as const, page: empty } })
+    expect(w2.find('[data-testid=words-empty]').text()).toBe(
+      'No word in the 40 explained examples is found in examples labelled positive and seen in at least 50 examples: loosen the filters.',
+    )
+  })
+})
+
+describe('TaskView: an example opened before a task click', () => {
+  beforeEach(() => {
+    vi.clearAllMocks()
+    auth.me = fx.me({ id: 1, name: 'ann', role: 'annotator' })
+    Object.assign(current, { pid: 1, project: { id: 1, name: 'demo', labels: LABELS }, versionId: 3, method: '', dataVersion: 0 })
+    A.words.mockResolvedValue(wordPage)
+    A.wordExamples.mockResolvedValue(examplePage)
+    A.feedback.mockResolvedValue({ items: [], total: 0, offset: 0, limit: 1000 })
+    A.setTaskFeedback.mockResolvedValue({})
+  })
+
+  it('shows the new task mark in the open explanation', async () => {
+    const words = ['spielberg', 'made', 'it', '.']
+    const before = fx.explanation({ words, scores: [0.5, 0.1, 0.1, 0], probs: [0.2, 0.8], prediction: 1, target: 1 })
+    A.explanation.mockResolvedValueOnce(before).mockResolvedValueOnce({ ...before, taskMarks: { 0: 'remove' } })
+    const w = mount(TaskView)
+    await flushPromises()
+    await w.find('button.word-row[data-word=spielberg]').trigger('click')
+    await flushPromises()
+    const item = () => w.findAll('[data-testid=word-examples] li')[0]
+    await item().find('button[aria-expanded]').trigger('click')
+    await flushPromises()
+    expect(item().find('[data-testid=example-detail] button.w.m-remove').exists()).toBe(false)
+    await w.find('[data-testid=task-remove]').trigger('click')
+    await flushPromises()
+    expect(A.explanation).toHaveBeenCalledTimes(2)
+    expect(item().find('[data-testid=example-detail] button.w.m-remove').text()).toContain('spielberg')
+  })
+})

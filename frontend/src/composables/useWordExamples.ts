@@ -78,11 +78,30 @@ export function useWordExamples(src: WordExamplesSource) {
           ? `Feedback on “${word.word}” taken back.`
           : `“${word.word}” marked ${action} in ${scopeText.value}${lab !== null ? ` labelled ${src.labels()[lab]}` : ''}.`
       src.changed()
+      await refreshOpen()
     } catch (e) {
       note.value = `not saved: ${(e as Error).message}`
     } finally {
       busy.value = false
     }
+  }
+
+  /** Read the open explanations again: their marks come from the API (a task click reaches every
+   * example that contains the word, including one opened before the click). */
+  async function refreshOpen() {
+    const q = src.query()
+    await Promise.all(
+      Object.keys(open).map(async (k) => {
+        const id = Number(k)
+        if (open[id] === undefined || open[id] === 'loading') return
+        try {
+          const fresh = await api.explanation(id, q)
+          if (open[id] !== undefined) open[id] = fresh
+        } catch {
+          /* keep what is shown; the status bar has the error */
+        }
+      }),
+    )
   }
 
   /** Feedback on the word at its positions in one example. */
@@ -120,5 +139,5 @@ export function useWordExamples(src: WordExamplesSource) {
     await toggle(ex, true)
   }
 
-  return { scope, label, offset, page, error: list.error, note, busy, open, localMarks, scopeText, taskAction, instanceAction, toggle, detailAction }
+  return { scope, label, offset, page, error: list.error, note, busy, open, localMarks, scopeText, taskAction, instanceAction, toggle, detailAction, refreshOpen }
 }
