@@ -106,6 +106,38 @@ def test_the_most_changed_scan_is_capped_and_says_so(api: Api, project, two_vers
     assert [p["ext_id"] for p in got["items"]] == [ex.ext_id for ex in first7]
 
 
+def test_the_word_group_reads_texts_whole_words_only_and_caps_its_scan(api: Api, project, db, monkeypatch):
+    """Whole words by the core's rule (``spielberg's`` is another word), found in the text even where no
+    version explained the example (or the word lies past the model's truncation); the scan is capped."""
+    pid = project["id"]
+    base = versions_service.get_or_raise(db_session=db, model_version_id=project["base_version_id"])
+    vs = {"a": base.id, "b": base.id}
+    assert api.put(f"/api/projects/{pid}/task-feedback", json={"word": "plot", "action": "add"}).status_code == 200
+    extra = (
+        b"id,text,label\nx-1,so many plots here,negative\nx-2,the plot's twist,positive\nx-3,The PLOT works,positive\n"
+    )
+    r = api.post(
+        f"/api/projects/{pid}/datasets",
+        files={"file": ("extra.csv", extra, "text/csv")},
+        data={"name": "extra", "role": "eval", "id_column": "id"},
+    )
+    assert r.status_code == 201, r.text
+    from sqlalchemy import select
+
+    # every dataset of the project (the eval set's texts too), in file order
+    examples = list(db.scalars(select(Example).where(Example.project_id == pid).order_by(Example.id)))
+    candidates = [ex for ex in examples if "plot" in ex.text.lower()]
+    whole = [ex for ex in candidates if "plot" in {word_key(w) for w in split_words(ex.text)[0]}]
+    body = _picks(api, pid, vs, "task_words", limit=100).json()
+    assert body["total"] == len(whole) >= 1 and body["scanned"] == len(candidates) and body["capped"] is False
+    assert [p["ext_id"] for p in body["items"]] == [ex.ext_id for ex in whole]
+    assert [p["ext_id"] for p in body["items"] if p["dataset"] == "extra"] == ["x-3"]
+    assert all(p["change"] is None for p in body["items"])  # nothing explained under either version
+    monkeypatch.setattr(picks_store, "WORD_SCAN_CAP", 2)
+    body = _picks(api, pid, vs, "task_words", limit=100).json()
+    assert body["scanned"] == 2 and body["capped"] is True
+
+
 def test_without_explanations_under_the_new_version_the_changed_group_says_what_to_do(api: Api, project, db):
     base = versions_service.get_or_raise(db_session=db, model_version_id=project["base_version_id"])
     child = versions_service.create_child(db_session=db, parent=base, path=base.path + "-c", status="ready")

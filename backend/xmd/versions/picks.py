@@ -3,9 +3,9 @@
 Three groups, each a bounded page computed here so the browser never scans a dataset:
 
 * ``feedback`` — examples with per-example (instance) feedback, in file order;
-* ``task_words`` — examples that contain a word of the task-level feedback (found through the word
-  index, :class:`~xmd.explanations.models.WordOccurrence`, of either version), in file order: the
-  README's story (one task-level *remove*) has no instance feedback at all;
+* ``task_words`` — examples that contain a word of the task-level feedback as a whole word (the core's
+  word rule, as the feedback applies), in file order: the README's story (one task-level *remove*) has
+  no instance feedback at all; at most :data:`WORD_SCAN_CAP` candidate texts are read;
 * ``changed`` — examples whose predicted probabilities moved most between the two versions (the
   largest absolute change of one class's probability), read from the explanations both versions have
   stored with the method; at most :data:`SCAN_CAP` pairs are read, so the answer is exact for sets up to
@@ -21,11 +21,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from sqlalchemy import distinct, func, select
+from sqlalchemy import distinct, func, or_, select
 from sqlalchemy.orm import Session, aliased
 
+from xmd.core.words import split_words, word_key
 from xmd.datasets.models import Dataset, Example
-from xmd.explanations.models import Explanation, WordOccurrence
+from xmd.explanations.models import Explanation
 from xmd.feedback.models import Feedback, FeedbackLevel
 from xmd.versions.models import ModelVersion
 
@@ -36,6 +37,8 @@ MAX_PICKS = 500
 SCAN_CAP = 20_000
 """Explanation pairs read to rank the most changed examples (the request stays bounded)."""
 SCAN_CHUNK = 2_000
+WORD_SCAN_CAP = 20_000
+"""Texts read (those containing a task word as a substring) to find the examples with the whole word."""
 
 
 @dataclass
@@ -130,23 +133,36 @@ def _with_words(
     words = task_words(db_session=db, project_id=project_id)
     if not words:
         return Picks(items=[], total=0, note="no task-level feedback yet")
-    # the word index of either version (any method: a text's words do not depend on the model)
-    cond = (WordOccurrence.model_version_id.in_([a.id, b.id]), WordOccurrence.word.in_(words))
-    total = int(db.scalar(select(func.count(distinct(WordOccurrence.example_id))).where(*cond)) or 0)
-    stmt = select(WordOccurrence.example_id).where(*cond).group_by(WordOccurrence.example_id)
-    ids = [int(i) for i in db.scalars(stmt.order_by(WordOccurrence.example_id).offset(offset).limit(limit))]
-    picks = _picks(db, ids, a, b, method)
-    if ids:
-        found = select(WordOccurrence.example_id, WordOccurrence.word).where(*cond, WordOccurrence.example_id.in_(ids))
-        has: dict[int, set[str]] = {}
-        for eid, w in db.execute(found.distinct()):
-            has.setdefault(eid, set()).add(w)
-        for p in picks:
-            p.words = [w for w in words if w in has.get(p.example.id, ())]
-    note = None
-    if not total:
-        note = f"no example explained under v{a.version} or v{b.version} contains {', '.join(words)}"
-    return Picks(items=picks, total=total, note=note, words=words)
+    # Texts that contain a word as a substring (SQL), then the whole word by the core's rule (the word
+    # index would miss words past a model's truncation, and needs the examples explained).
+    wanted = set(words)
+    stmt = (
+        select(Example.id, Example.text)
+        .where(Example.project_id == project_id, or_(*(Example.text.icontains(w, autoescape=True) for w in words)))
+        .order_by(Example.id)
+    )
+    found: list[tuple[int, list[str]]] = []
+    total, scanned, last, capped = 0, 0, 0, False
+    while not capped:
+        rows = db.execute(stmt.where(Example.id > last).limit(SCAN_CHUNK)).all()
+        for eid, text in rows:
+            if scanned == WORD_SCAN_CAP:
+                capped = True
+                break
+            scanned, last = scanned + 1, int(eid)
+            has = {word_key(w) for w in split_words(text)[0]} & wanted
+            if has:
+                if offset <= total < offset + limit:
+                    found.append((int(eid), [w for w in words if w in has]))
+                total += 1
+        if len(rows) < SCAN_CHUNK:
+            break
+    picks = _picks(db, [eid for eid, _ in found], a, b, method)
+    by_id = dict(found)
+    for p in picks:
+        p.words = by_id[p.example.id]
+    note = None if total else f"no example contains {', '.join(words)}"
+    return Picks(items=picks, total=total, note=note, words=words, scanned=scanned, capped=capped)
 
 
 def _most_changed(db: Session, a: ModelVersion, b: ModelVersion, method: str, offset: int, limit: int) -> Picks:

@@ -67,8 +67,10 @@ class PicksPage(Page[PickOut]):
     group: str
     method: str
     words: list[str] = Field(default_factory=list, description="the task-level feedback words (group task_words)")
-    scanned: int | None = Field(default=None, description="explanation pairs read (group changed)")
-    capped: bool = Field(default=False, description="more pairs exist than were read (group changed)")
+    scanned: int | None = Field(
+        default=None, description="rows read: candidate texts (task_words) or explanation pairs (changed)"
+    )
+    capped: bool = Field(default=False, description="more rows exist than were read: the total is a lower bound")
     note: str | None = Field(default=None, description="why the group is empty, when it is")
 
 
