@@ -1662,7 +1662,7 @@ export interface components {
         PicksPage: {
             /**
              * Capped
-             * @description more pairs exist than were read (group changed)
+             * @description more rows exist than were read: the total is a lower bound
              * @default false
              */
             capped?: boolean;
@@ -1683,7 +1683,7 @@ export interface components {
             offset: number;
             /**
              * Scanned
-             * @description explanation pairs read (group changed)
+             * @description rows read: candidate texts (task_words) or explanation pairs (changed)
              */
             scanned?: number | null;
             /** Total */
