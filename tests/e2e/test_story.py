@@ -243,6 +243,10 @@ def test_feedback_export_and_import_round_trip(page, service, tmp_path):
     exported = json.loads(path.read_text())
     assert [t["word"] for t in exported["task"]] == [SHORTCUT]
     assert len(exported["instance"]) == 1
+    # one id scheme: the list names the example by the id the export uses (the id in its file)
+    ext = exported["instance"][0]["example_id"]
+    assert re.fullmatch(r"train-\d+", ext), ext
+    expect(page.get_by_test_id("feedback-by-word")).to_contain_text(f"example {ext}, word")
     # importing the same file records the same feedback again as new events (same current state)
     page.get_by_label("JSON file").set_input_files(str(path))
     expect(page.get_by_text(f"imported {path.name}")).to_be_visible()
@@ -332,13 +336,17 @@ def test_results_before_after(page, service):
     expect(side).to_contain_text("v2")
     shot(page, "13-results")
 
-    # the base version has no metrics of its own until it is evaluated
+    # the base version has no metrics of its own until it is evaluated: the table shows those the
+    # retrain measured before training, and says so
     base = page.get_by_test_id("versions-table").locator("tbody tr").first
     expect(base.locator("td").first).to_have_text("v1 (base)")
-    expect(base.locator("td").nth(4)).to_have_text("–")
+    accuracy = base.get_by_test_id("version-accuracy")
+    expect(accuracy).to_have_text(re.compile(r"^anti \d+\.\d% · clean \d+\.\d%$"))
+    expect(base.get_by_test_id("version-metrics")).to_contain_text("measured by the retrain to v2")
     page.get_by_role("button", name="Evaluate v1 (base) on the eval sets").click()
     expect(page.get_by_test_id("job-status")).to_have_text("succeeded", timeout=120_000)
-    expect(base.locator("td").nth(4)).to_have_text(re.compile(r"anti \d+\.\d% · clean \d+\.\d%"))
+    expect(base.get_by_test_id("version-metrics")).not_to_contain_text("measured by")
+    expect(accuracy).to_have_text(re.compile(r"^anti \d+\.\d% · clean \d+\.\d%$"))
 
 
 def test_what_if(page, service):

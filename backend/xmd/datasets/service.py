@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from sqlalchemy import ColumnElement, delete, exists, func, select
+from sqlalchemy import ColumnElement, delete, exists, func, or_, select
 from sqlalchemy.orm import Session
 
 from xmd.core.types import DataError
@@ -95,6 +95,16 @@ def id_pairs(*, db_session: Session, dataset: Dataset) -> list[tuple[int, str]]:
     """(database id, file id) of every example of a dataset, in file order."""
     stmt = select(Example.id, Example.ext_id).where(Example.dataset_id == dataset.id).order_by(Example.id)
     return [(i, e) for i, e in db_session.execute(stmt)]
+
+
+def ext_ids(*, db_session: Session, example_ids: Sequence[int | None]) -> dict[int, str]:
+    """The id each example has in its file (``ext_id``: the one id every screen shows), by database id."""
+    wanted = sorted({int(i) for i in example_ids if i is not None})
+    out: dict[int, str] = {}
+    for chunk in _chunks(wanted, INSERT_CHUNK):
+        rows = db_session.execute(select(Example.id, Example.ext_id).where(Example.id.in_(chunk)))
+        out.update({int(i): str(e) for i, e in rows})
+    return out
 
 
 def feedback_counts(*, db_session: Session, example_ids: Sequence[int]) -> dict[int, int]:
@@ -231,6 +241,28 @@ def get_example_or_raise(*, db_session: Session, example_id: int) -> Example:
     return found(get_example(db_session=db_session, example_id=example_id), f"example {example_id}")
 
 
+def find_by_ext_id(*, db_session: Session, project: Project, ext_id: str, dataset_id: int | None = None) -> Example:
+    """The example a person means by the id they see on screen (``train-7``: the id in its file), in
+    one project (or one of its datasets). A leading ``#`` (as lists print it) is ignored when no id
+    has it. 404 when none has the id; 422 naming the datasets when several do."""
+    wanted = ext_id.strip()
+    if not wanted:
+        raise DataError("give an example id (the id shown with the example, e.g. train-7)")
+    stmt = select(Example, Dataset.name).join(Dataset, Dataset.id == Example.dataset_id)
+    stmt = stmt.where(Example.project_id == project.id)
+    if dataset_id is not None:
+        stmt = stmt.where(Example.dataset_id == dataset_id)
+    candidates = [wanted] + ([wanted[1:].strip()] if wanted.startswith("#") and len(wanted) > 1 else [])
+    for cand in candidates:
+        rows = db_session.execute(stmt.where(Example.ext_id == cand).order_by(Example.id).limit(10)).all()
+        if len(rows) == 1:
+            return rows[0][0]
+        if rows:
+            names = ", ".join(sorted({name for _, name in rows}))
+            raise DataError(f"example id {cand!r} is in several datasets ({names}): choose the dataset")
+    raise NotFoundError(f"no example with id {wanted!r} in project {project.name!r}")
+
+
 def pg_regex(pattern: str) -> str:
     """Python regex → PostgreSQL ARE for the syntax that differs and people type: word boundaries
     (Python ``\\b``/``\\B`` are ``\\y``/``\\Y`` there; ``\\b`` is a backspace in PostgreSQL)."""
@@ -281,8 +313,9 @@ def _filters(
     if ids is not None:
         where.append(Example.id.in_(list(ids)))
     if search:
-        # Case-insensitive substring; SQLite folds ASCII letters only, PostgreSQL folds all.
-        where.append(Example.text.icontains(search, autoescape=True))
+        # Case-insensitive substring; SQLite folds ASCII letters only, PostgreSQL folds all. An example's
+        # id as every screen shows it (``train-7``) finds that example too.
+        where.append(or_(Example.text.icontains(search, autoescape=True), Example.ext_id == search.strip()))
     if regex:
         compile_regex(regex)  # RE2 syntax on both databases: refuses what it cannot match in linear time
         if is_sqlite(db_session):

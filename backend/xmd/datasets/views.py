@@ -222,6 +222,31 @@ def get_example(example_id: Id, db: DB, _: Viewer, version_id: OptId = None, met
     return examples_out(db, project, [ex], mv_id, m)[0]
 
 
+@router.get("/projects/{project_id}/examples/find", response_model=ExampleOut)
+def find_example(
+    project_id: Id,
+    db: DB,
+    _: Viewer,
+    ext_id: Annotated[
+        str, Query(min_length=1, max_length=service.MAX_EXT_ID + 1, description="the id shown (train-7)")
+    ],
+    dataset_id: OptId = None,
+    version_id: OptId = None,
+    method: str | None = None,
+) -> ExampleOut:
+    """The example with the id every screen shows (its id in its file, e.g. ``train-7``), for wherever
+    a person types an example id; ``dataset_id`` picks one when several datasets use the id."""
+    project = projects_service.get_or_raise(db_session=db, project_id=project_id)
+    if dataset_id is not None:
+        service.in_project(db_session=db, project=project, dataset_id=dataset_id)
+    ex = service.find_by_ext_id(db_session=db, project=project, ext_id=ext_id, dataset_id=dataset_id)
+    m = projects_service.method_for(project, method)
+    mv_id = versions_service.resolve_id(
+        db_session=db, project=project, version_id=version_id, required=version_id is not None
+    )
+    return examples_out(db, project, [ex], mv_id, m)[0]
+
+
 @router.get("/projects/{project_id}/slices", response_model=Page[Slice])
 def list_slices(project_id: Id, db: DB, _: Viewer, offset: Offset = 0, limit: Limit = 100) -> Page[Slice]:
     """Saved example filters of the project."""

@@ -34,7 +34,7 @@ class _Click(BaseModel):
     id: int
     key: str
     level: FeedbackLevel
-    example_id: int | None
+    example_id: int | None = Field(description="database id (what the API's example routes take)")
     word_index: int | None
     word: str | None
     label: int | None
@@ -51,6 +51,9 @@ CLICK_FIELDS = tuple(_Click.model_fields)
 class FeedbackOut(_Click):
     updated_by: str | None
     updated_at: datetime
+    example_ext_id: str | None = Field(
+        default=None, description="the example's id in its file: what every screen and the export show"
+    )
 
 
 class WriteOut(BaseModel):
@@ -63,6 +66,9 @@ class WriteOut(BaseModel):
 class EventOut(_Click):
     user: str | None
     created_at: datetime
+    example_ext_id: str | None = Field(
+        default=None, description="the example's id in its file: what every screen and the export show"
+    )
 
 
 class FeedbackPage(Page[FeedbackOut]):

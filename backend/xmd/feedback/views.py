@@ -44,14 +44,28 @@ def _names(db: Session, ids: set[int | None]) -> dict[int, str]:
     return {u.id: u.name for u in db.scalars(select(User).where(User.id.in_(wanted)))}
 
 
-def _fb_out(fb: Feedback, names: dict[int, str]) -> FeedbackOut:
+def _ext(db: Session, rows: list[Any]) -> dict[int, str]:
+    return datasets_service.ext_ids(db_session=db, example_ids=[r.example_id for r in rows])
+
+
+def _fb_out(fb: Feedback, names: dict[int, str], ext: dict[int, str]) -> FeedbackOut:
     by = names.get(fb.updated_by) if fb.updated_by is not None else None
-    return FeedbackOut(**{f: getattr(fb, f) for f in CLICK_FIELDS}, updated_by=by, updated_at=fb.updated_at)
+    return FeedbackOut(
+        **{f: getattr(fb, f) for f in CLICK_FIELDS},
+        updated_by=by,
+        updated_at=fb.updated_at,
+        example_ext_id=ext.get(fb.example_id) if fb.example_id is not None else None,
+    )
 
 
-def _ev_out(ev: FeedbackEvent, names: dict[int, str]) -> EventOut:
+def _ev_out(ev: FeedbackEvent, names: dict[int, str], ext: dict[int, str]) -> EventOut:
     user = names.get(ev.user_id) if ev.user_id is not None else None
-    return EventOut(**{f: getattr(ev, f) for f in CLICK_FIELDS}, user=user, created_at=ev.created_at)
+    return EventOut(
+        **{f: getattr(ev, f) for f in CLICK_FIELDS},
+        user=user,
+        created_at=ev.created_at,
+        example_ext_id=ext.get(ev.example_id) if ev.example_id is not None else None,
+    )
 
 
 def _written(db: Session, key: str, action: Action, fb: Feedback | None, user: User) -> WriteOut:
@@ -61,7 +75,7 @@ def _written(db: Session, key: str, action: Action, fb: Feedback | None, user: U
         key=key,
         action=action,
         event_id=db.info[service.LAST_EVENT],
-        current=None if fb is None else _fb_out(fb, {user.id: user.name}),
+        current=None if fb is None else _fb_out(fb, {user.id: user.name}, _ext(db, [fb])),
     )
 
 
@@ -112,7 +126,8 @@ def list_feedback(
     rows = service.list_feedback(db_session=db, offset=offset, limit=limit, **args)
     total = len(service.list_feedback(db_session=db, **args))
     names = _names(db, {fb.updated_by for fb in rows})
-    return FeedbackPage(**page([_fb_out(fb, names) for fb in rows], total, offset, limit))
+    ext = _ext(db, rows)
+    return FeedbackPage(**page([_fb_out(fb, names, ext) for fb in rows], total, offset, limit))
 
 
 @router.get("/projects/{project_id}/feedback/events", response_model=Page[EventOut])
@@ -133,7 +148,8 @@ def list_events(
     events = service.list_events(db_session=db, newest_first=order == "desc", limit=limit, **args)
     total = service.count_events(db_session=db, **args)
     names = _names(db, {e.user_id for e in events})
-    return Page[EventOut](**page([_ev_out(e, names) for e in events], total, 0, limit))
+    ext = _ext(db, events)
+    return Page[EventOut](**page([_ev_out(e, names, ext) for e in events], total, 0, limit))
 
 
 @router.get("/projects/{project_id}/feedback/export")

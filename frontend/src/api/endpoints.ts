@@ -23,6 +23,8 @@ import type {
   NewToken,
   ModelVersion,
   Page,
+  PickGroup,
+  PicksPage,
   Project,
   ProjectCreate,
   RetrainEstimate,
@@ -72,6 +74,9 @@ export const api = {
     http.form<DatasetPreview>(`${P(pid)}/datasets/preview`, form, { quiet: true }),
   uploadDataset: (pid: number, form: FormData) => http.form<Dataset>(`${P(pid)}/datasets`, form, { quiet: true }),
   examples: async (did: number, q: Query) => asPage<ExampleRow>(await http.get(`/api/datasets/${did}/examples`, q)),
+  /** The example with the id every screen shows (`train-7`: its id in its file), as a person types it. */
+  findExample: (pid: number, ext_id: string, q: Query = {}) =>
+    http.get<ExampleRow>(`${P(pid)}/examples/find`, { ext_id, ...q }, { quiet: true }),
   /** Saved example filters of the project (named; a later save under the same name replaces it). */
   slices: async (pid: number) => asPage<Slice>(await http.get(`${P(pid)}/slices`)).items,
   saveSlice: (pid: number, body: Slice) => http.post<Slice>(`${P(pid)}/slices`, body, { quiet: true }),
@@ -141,6 +146,9 @@ export const api = {
       example: ex?.a && ex?.b ? { a: asExplanation(ex.a), b: asExplanation(ex.b) } : null,
     }
   },
+  /** One page of one group of examples worth comparing under versions a and b (computed server-side). */
+  comparePicks: (pid: number, a: number, b: number, group: PickGroup, q: Query = {}) =>
+    http.get<PicksPage>(`${P(pid)}/compare/examples`, { a, b, group, ...q }),
   /** Link to the version as a .tar.gz: a plain `<a href download>` cannot send the bearer header, so
    * this route (like the job events) takes the token as a query parameter. */
   // A URL valid for a few minutes with a signature instead of the API token, for a plain browser download.

@@ -378,6 +378,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{project_id}/compare/examples": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compare Examples
+         * @description Examples worth showing under versions ``a`` and ``b`` side by side, one group a page:
+         *     ``feedback`` (per-example feedback), ``task_words`` (they contain a task-level feedback word),
+         *     ``changed`` (the largest change of the predicted probabilities, among at most 20,000 examples both
+         *     versions explained). ``offset + limit`` is at most 500.
+         */
+        get: operations["compare_examples_api_projects__project_id__compare_examples_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{project_id}/coverage": {
         parameters: {
             query?: never;
@@ -438,6 +461,27 @@ export interface paths {
          * @description Columns and first rows of a file, so the text and label columns can be chosen before uploading.
          */
         post: operations["preview_dataset_api_projects__project_id__datasets_preview_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/examples/find": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Find Example
+         * @description The example with the id every screen shows (its id in its file, e.g. ``train-7``), for wherever
+         *     a person types an example id; ``dataset_id`` picks one when several datasets use the id.
+         */
+        get: operations["find_example_api_projects__project_id__examples_find_get"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1182,6 +1226,13 @@ export interface components {
             metrics: {
                 [key: string]: unknown;
             };
+            /**
+             * Sets
+             * @description the eval sets of ``metrics``, by name
+             */
+            sets?: {
+                [key: string]: components["schemas"]["EvalSetOut"];
+            };
             /** Shares */
             shares: {
                 [key: string]: unknown;
@@ -1289,6 +1340,23 @@ export interface components {
             /** Url */
             url: string;
         };
+        /**
+         * EvalSetOut
+         * @description What an eval set holds, to read its metrics right (a one-class set caps macro-F1).
+         */
+        EvalSetOut: {
+            /**
+             * Classes
+             * @description gold examples per class name (classes with none left out)
+             */
+            classes: {
+                [key: string]: number;
+            };
+            /** Dataset Id */
+            dataset_id: number;
+            /** N Examples */
+            n_examples: number;
+        };
         /** EvaluateIn */
         EvaluateIn: {
             /**
@@ -1307,7 +1375,15 @@ export interface components {
              * Format: date-time
              */
             created_at: string;
-            /** Example Id */
+            /**
+             * Example Ext Id
+             * @description the example's id in its file: what every screen and the export show
+             */
+            example_ext_id?: string | null;
+            /**
+             * Example Id
+             * @description database id (what the API's example routes take)
+             */
             example_id: number | null;
             /** Id */
             id: number;
@@ -1456,7 +1532,15 @@ export interface components {
         /** FeedbackOut */
         FeedbackOut: {
             action: components["schemas"]["Action"];
-            /** Example Id */
+            /**
+             * Example Ext Id
+             * @description the example's id in its file: what every screen and the export show
+             */
+            example_ext_id?: string | null;
+            /**
+             * Example Id
+             * @description database id (what the API's example routes take)
+             */
             example_id: number | null;
             /** Id */
             id: number;
@@ -1789,6 +1873,81 @@ export interface components {
             total: number;
             /** Unit */
             unit: string;
+        };
+        /**
+         * PickOut
+         * @description An example the side-by-side picker offers, with the id users see (``ext_id``) and why.
+         */
+        PickOut: {
+            /**
+             * Change
+             * @description largest change of one class's probability from a to b (null: not both explained)
+             */
+            change: number | null;
+            /** Dataset */
+            dataset: string;
+            /**
+             * Ext Id
+             * @description the example's id in its file: the id every screen shows
+             */
+            ext_id: string;
+            /**
+             * Id
+             * @description database id (what ``compare?example_id=`` takes)
+             */
+            id: number;
+            /** Label */
+            label: number | null;
+            /** Pred A */
+            pred_a: number | null;
+            /** Pred B */
+            pred_b: number | null;
+            /**
+             * Snippet
+             * @description the text's first 200 characters
+             */
+            snippet: string;
+            /**
+             * Words
+             * @description task-level feedback words it contains
+             */
+            words?: string[];
+        };
+        /** PicksPage */
+        PicksPage: {
+            /**
+             * Capped
+             * @description more rows exist than were read: the total is a lower bound
+             * @default false
+             */
+            capped?: boolean;
+            /** Group */
+            group: string;
+            /** Items */
+            items: components["schemas"]["PickOut"][];
+            /** Limit */
+            limit: number;
+            /** Method */
+            method: string;
+            /**
+             * Note
+             * @description why the group is empty, when it is
+             */
+            note?: string | null;
+            /** Offset */
+            offset: number;
+            /**
+             * Scanned
+             * @description rows read: candidate texts (task_words) or explanation pairs (changed)
+             */
+            scanned?: number | null;
+            /** Total */
+            total: number;
+            /**
+             * Words
+             * @description the task-level feedback words (group task_words)
+             */
+            words?: string[];
         };
         /** Prediction */
         Prediction: {
@@ -3293,6 +3452,47 @@ export interface operations {
             };
         };
     };
+    compare_examples_api_projects__project_id__compare_examples_get: {
+        parameters: {
+            query: {
+                /** @description a row id */
+                a: number;
+                /** @description a row id */
+                b: number;
+                group?: "feedback" | "task_words" | "changed";
+                limit?: number;
+                method?: string | null;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @description a row id */
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PicksPage"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     coverage_api_projects__project_id__coverage_get: {
         parameters: {
             query?: {
@@ -3425,6 +3625,46 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Preview"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    find_example_api_projects__project_id__examples_find_get: {
+        parameters: {
+            query: {
+                /** @description a row id */
+                dataset_id?: number | null;
+                /** @description the id shown (train-7) */
+                ext_id: string;
+                method?: string | null;
+                /** @description a row id */
+                version_id?: number | null;
+            };
+            header?: never;
+            path: {
+                /** @description a row id */
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExampleOut"];
                 };
             };
             /** @description Validation Error */

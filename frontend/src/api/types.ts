@@ -137,6 +137,13 @@ export type Comparison = Omit<S['CompareOut'], 'a' | 'b' | 'metrics' | 'shares' 
   example: { a: Explanation; b: Explanation } | null
 }
 
+/** An example the Results picker offers (`ext_id` is the id every screen shows), and a page of one group. */
+export type ExamplePick = S['PickOut']
+export type PickGroup = 'feedback' | 'task_words' | 'changed'
+export type PicksPage = S['PicksPage']
+/** What an eval set holds (its gold classes), to read its metrics right. */
+export type EvalSetInfo = S['EvalSetOut']
+
 /** Evaluation-mode imports (feedback from a rationale column or a word list). */
 export type ImportIn = S['ImportIn']
 export type RationalesIn = S['RationalesIn']

@@ -3,6 +3,7 @@
 import { ref, type Ref } from 'vue'
 import { api } from '../api/endpoints'
 import type { Action, ExampleRow, Explanation, Mark } from '../api/types'
+import { exampleRef } from '../lib/format'
 import { describeUndo, pushUndo, serial, undoLast } from '../stores/undo'
 
 export interface FeedbackTarget {
@@ -31,7 +32,7 @@ export function useInstanceFeedback(t: FeedbackTarget) {
     try {
       await serial(async () => {
         await api.setFeedback(ex.id, index, action)
-        pushUndo({ kind: 'instance', exampleId: ex.id, wordIndex: index, word: e.words[index], before, after: action })
+        pushUndo({ kind: 'instance', exampleId: ex.id, exampleRef: exampleRef(ex), wordIndex: index, word: e.words[index], before, after: action })
       })
       ex.n_feedback = Object.keys(fb).length
       note.value = `${action} “${e.words[index]}”`

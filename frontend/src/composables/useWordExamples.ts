@@ -3,6 +3,7 @@
 import { computed, reactive, ref, watch } from 'vue'
 import { api } from '../api/endpoints'
 import type { Action, ExampleRow, Explanation, Mark, Page, Scope, WordStats } from '../api/types'
+import { exampleRef } from '../lib/format'
 import { pushUndo, serial } from '../stores/undo'
 import { useAsync } from './useAsync'
 
@@ -112,7 +113,7 @@ export function useWordExamples(src: WordExamplesSource) {
       await serial(async () => {
         for (const i of positions) await api.setFeedback(ex.id, i, action)
       })
-      for (const i of positions) pushUndo({ kind: 'instance', exampleId: ex.id, wordIndex: i, word: word.word, before: localMarks[ex.id] ?? null, after: action })
+      for (const i of positions) pushUndo({ kind: 'instance', exampleId: ex.id, exampleRef: exampleRef(ex), wordIndex: i, word: word.word, before: localMarks[ex.id] ?? null, after: action })
       localMarks[ex.id] = action === 'reset' ? null : action
       if (open[ex.id] && open[ex.id] !== 'loading') await toggle(ex, true)
     } catch (e) {

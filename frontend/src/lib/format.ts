@@ -23,3 +23,9 @@ export function labelName(labels: string[] | undefined, i: number | null | undef
   if (i === null || i === undefined) return '–'
   return labels?.[i] ?? String(i)
 }
+
+/** The one id every screen, note and export shows for an example: its id in its file (`train-7`),
+ * never the database id (the API's routes take that one; the export and the id box take this one). */
+export function exampleRef(ex: { id: number; ext_id?: string | null }): string {
+  return ex.ext_id ?? String(ex.id)
+}

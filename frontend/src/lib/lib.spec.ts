@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest'
 import { asExplanation, asPage, sharesOf } from '../api/normalize'
 import { divergingColor, intensities, textColor } from './colors'
 import { duration, since } from './duration'
-import { metricRows, sampleOf, shareRows } from './metrics'
+import { metricRows, oneClassNotes, sampleOf, shareRows, versionMetrics } from './metrics'
+import type { ModelVersion } from '../api/types'
+import { describeUndo } from '../stores/undo'
+import { exampleRef } from './format'
 import { ticks } from './scale'
 import { isSuspicious, skewText, splitWords, suspicionText, taskMarks } from './words'
 
@@ -108,6 +111,32 @@ describe('results tables', () => {
       after: { grad_x_input: { remove: { mean_share: 0.05, n: 3 }, add: { mean_share: null, n: 0 } } },
     })
     expect(rows).toEqual([{ method: 'grad_x_input', kind: 'remove', before: 0.4, after: 0.05, n: 3 }])
+  })
+  it('notes the eval sets with one gold class, with that class\'s F1 to read instead of macro-F1', () => {
+    const metrics = {
+      anti: { macro_f1: { before: 0, after: 0.496 }, per_class_f1: { negative: { before: 0, after: 0.992 }, positive: { before: 0, after: 0 } } },
+      clean: { macro_f1: { before: 0.9, after: 0.9 } },
+    }
+    const sets = {
+      anti: { dataset_id: 6, n_examples: 30, classes: { negative: 30 } },
+      clean: { dataset_id: 7, n_examples: 30, classes: { negative: 15, positive: 15 } },
+      gone: { dataset_id: 8, n_examples: 3, classes: { negative: 3 } },
+    }
+    expect(oneClassNotes(sets, metrics)).toEqual([{ set: 'anti', label: 'negative', before: 0, after: 0.992 }])
+    expect(oneClassNotes(undefined, metrics)).toEqual([])
+  })
+  it('gives a version without metrics of its own those its retrain measured before training', () => {
+    const v = (p: Partial<ModelVersion>) => ({ metrics: {}, parent_id: null, retrain: null, ...p }) as ModelVersion
+    const base = v({ id: 1 })
+    const child = v({ id: 2, parent_id: 1, metrics: { anti: { accuracy: 0.98 } }, retrain: { metrics_before: { anti: { accuracy: 0 } } } })
+    expect(versionMetrics(base, [base, child])).toEqual({ metrics: { anti: { accuracy: 0 } }, from: child })
+    expect(versionMetrics(child, [base, child])).toEqual({ metrics: { anti: { accuracy: 0.98 } }, from: null })
+    expect(versionMetrics(v({ id: 3 }), [base, child])).toEqual({ metrics: {}, from: null })
+  })
+  it('names an example by the id in its file everywhere, the undo note included', () => {
+    expect(exampleRef({ id: 8, ext_id: 'train-7' })).toBe('train-7')
+    const note = describeUndo({ kind: 'instance', exampleId: 8, exampleRef: 'train-7', wordIndex: 2, word: 'dull', before: null, after: 'remove' })
+    expect(note).toBe('remove “dull” in example train-7')
   })
   it('makes round ticks', () => {
     expect(ticks(0, 1, 5)).toEqual([0, 0.2, 0.4, 0.6, 0.8, 1])

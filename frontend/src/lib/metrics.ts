@@ -1,4 +1,4 @@
-import type { Diff, FeedbackShares } from '../api/types'
+import type { Diff, EvalMetrics, FeedbackShares, ModelVersion } from '../api/types'
 
 export interface MetricRow {
   set: string
@@ -71,4 +71,51 @@ export function shareRows(shares: { before: FeedbackShares | null; after: Feedba
     }
   }
   return rows
+}
+
+export interface OneClassNote {
+  set: string
+  label: string
+  /** the class's own F1 before / after (what to read instead of macro-F1) */
+  before: number | null
+  after: number | null
+}
+
+/** Eval sets whose gold labels are all one class (an anti-shortcut set often is). Their macro-F1 averages
+ * that class's F1 with 0 for every other class the model predicts, so it stays at most 50 % unless every
+ * prediction is that class: 0 → 49.6 % reads as "half fixed" when the class's F1 went 0 → 99 %. */
+export function oneClassNotes(
+  sets: Record<string, { classes: Record<string, number> }> | null | undefined,
+  metrics: Record<string, Record<string, unknown>>,
+): OneClassNote[] {
+  const out: OneClassNote[] = []
+  for (const [set, info] of Object.entries(sets ?? {})) {
+    const present = Object.entries(info.classes ?? {}).filter(([, n]) => n > 0)
+    if (present.length !== 1 || !metrics?.[set]) continue
+    const label = present[0][0]
+    const f1 = (metrics[set].per_class_f1 as Record<string, unknown> | undefined)?.[label]
+    const d = isDiff(f1) ? f1 : null
+    out.push({
+      set,
+      label,
+      before: typeof d?.before === 'number' ? d.before : null,
+      after: typeof d?.after === 'number' ? d.after : null,
+    })
+  }
+  return out
+}
+
+/** A version's metrics for the versions table: its own, else those the retrain from it measured
+ * before training (a base version has none of its own until it is evaluated). */
+export function versionMetrics(
+  v: ModelVersion,
+  all: ModelVersion[],
+): { metrics: Record<string, EvalMetrics>; from: ModelVersion | null } {
+  const own = (v.metrics ?? {}) as Record<string, EvalMetrics>
+  if (Object.keys(own).length) return { metrics: own, from: null }
+  for (const child of all) {
+    const before = child.parent_id === v.id ? child.retrain?.metrics_before : null
+    if (before && Object.keys(before).length) return { metrics: before, from: child }
+  }
+  return { metrics: {}, from: null }
 }

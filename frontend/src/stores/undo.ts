@@ -5,7 +5,16 @@ import { api } from '../api/endpoints'
 import type { Action, Mark, Scope } from '../api/types'
 
 export type UndoEntry =
-  | { kind: 'instance'; exampleId: number; wordIndex: number; word: string; before: Mark | null; after: Action }
+  | {
+      kind: 'instance'
+      exampleId: number
+      /** the id every screen shows (the example's id in its file, `train-7`) */
+      exampleRef: string
+      wordIndex: number
+      word: string
+      before: Mark | null
+      after: Action
+    }
   | { kind: 'task'; pid: number; word: string; label: number | null; scope: Scope; before: Mark | null; after: Action }
 
 export const undoStack = reactive<UndoEntry[]>([])
@@ -44,6 +53,6 @@ async function undoNow(): Promise<UndoEntry | null> {
 }
 
 export function describeUndo(e: UndoEntry): string {
-  const where = e.kind === 'instance' ? `in example ${e.exampleId}` : `across the task (${e.scope})`
+  const where = e.kind === 'instance' ? `in example ${e.exampleRef}` : `across the task (${e.scope})`
   return `${e.after} “${e.word}” ${where}`
 }

@@ -56,7 +56,7 @@ describe('FeedbackView', () => {
   it('groups feedback by word with who and when, and resets one item', async () => {
     A.feedback.mockResolvedValue({
       items: [
-        fx.feedback({ id: 1, level: 'instance', example_id: 4, word_index: 0, word: 'spielberg', action: 'remove', updated_by: 'ann', updated_at: '2026-01-01T10:00:00Z' }),
+        fx.feedback({ id: 1, level: 'instance', example_id: 4, example_ext_id: 'train-3', word_index: 0, word: 'spielberg', action: 'remove', updated_by: 'ann', updated_at: '2026-01-01T10:00:00Z' }),
         fx.feedback({ id: 2, level: 'task', word: 'spielberg', scope: 'all', label: null, action: 'remove', updated_by: 'bob', updated_at: '2026-01-01T11:00:00Z' }),
         fx.feedback({ id: 3, level: 'instance', example_id: 7, word_index: 2, word: 'superb', action: 'add', updated_by: 'ann', updated_at: '2026-01-01T12:00:00Z' }),
       ],
@@ -70,7 +70,8 @@ describe('FeedbackView', () => {
     const rows = w.findAll('[data-testid=feedback-by-word] tbody tr')
     expect(rows).toHaveLength(3)
     expect(rows[0].text()).toContain('spielberg')
-    expect(rows[0].text()).toContain('example 4, word 0')
+    // the id the example has in its file (what the export and every other screen show), not the database id
+    expect(rows[0].text()).toContain('example train-3, word 0')
     expect(rows[1].text()).toContain('all examples (all predictions)')
     expect(rows[1].text()).toContain('bob')
     expect(rows[2].text()).toContain('superb')
