@@ -117,7 +117,8 @@ export interface paths {
         };
         /**
          * Health
-         * @description Liveness: answers without authentication.
+         * @description Liveness, without authentication, within about half a second even when every worker thread and
+         *     pooled connection is busy (``xmd.http.health``): ``degraded`` when the database is slow or down.
          */
         get: operations["health_api_health_get"];
         put?: never;
@@ -1238,6 +1239,23 @@ export interface components {
             offset: number;
             /** Total */
             total: number;
+        };
+        /** HealthOut */
+        HealthOut: {
+            /**
+             * Database
+             * @description slow: no answer within 0.5 s; unavailable: the database refused the check
+             * @enum {string}
+             */
+            database: "ok" | "slow" | "unavailable";
+            /**
+             * Status
+             * @description degraded: the database is slow or unreachable
+             * @enum {string}
+             */
+            status: "ok" | "degraded";
+            /** Version */
+            version: string;
         };
         /** HTTPValidationError */
         HTTPValidationError: {
@@ -2512,9 +2530,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: string;
-                    };
+                    "application/json": components["schemas"]["HealthOut"];
                 };
             };
         };
