@@ -22,6 +22,7 @@ class JobKind(str, enum.Enum):
     RETRAIN = "retrain"
     EVALUATE = "evaluate"
     PUSH = "push"
+    IMPORT = "import"
 
 
 class JobStatus(str, enum.Enum):

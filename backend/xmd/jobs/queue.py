@@ -32,6 +32,7 @@ TASK_NAMES: dict[JobKind, str] = {
     JobKind.RETRAIN: "xmd.retrain",
     JobKind.EVALUATE: "xmd.evaluate",
     JobKind.PUSH: "xmd.push",
+    JobKind.IMPORT: "xmd.import",
 }
 SQLITE_BUSY_TIMEOUT_S = 30
 """The embedded broker is one SQLite file shared by the API and every worker: wait for its lock."""

@@ -451,7 +451,9 @@ export interface paths {
          * Import Feedback
          * @description Record an exported feedback file, or feedback simulated from a rationale column or a word list,
          *     as new events, all or nothing (422 naming the first problem). ``preview`` writes nothing and says
-         *     how many examples and words the import touches.
+         *     how many examples and words the import touches (a rationale preview: of the dataset's first rows,
+         *     ``sample_rows``). Committing rationales of a dataset larger than ``XMD_IMPORT_SYNC_ROWS`` rows
+         *     answers 202 with ``job_id``: the import runs as a job (progress, cancel) after a check of a sample.
          */
         post: operations["import_feedback_api_projects__project_id__feedback_import_post"];
         delete?: never;
@@ -1291,6 +1293,11 @@ export interface components {
         /** ImportOut */
         ImportOut: {
             /**
+             * Dataset Rows
+             * @description rows of the dataset
+             */
+            dataset_rows?: number | null;
+            /**
              * Entries
              * @description entries the import holds (what a commit writes)
              */
@@ -1300,8 +1307,18 @@ export interface components {
              * @description events written (0 in a preview)
              */
             imported: number;
+            /**
+             * Job Id
+             * @description the import runs as this job (202): a rationale import of more rows than XMD_IMPORT_SYNC_ROWS; its result holds what was written
+             */
+            job_id?: string | null;
             /** Preview */
             preview: boolean;
+            /**
+             * Sample Rows
+             * @description a preview of a large dataset aligns its first rows only: how many (the counts are the sample's); null when the whole dataset was read
+             */
+            sample_rows?: number | null;
             /** Source */
             source: string | null;
             /**
@@ -1325,7 +1342,7 @@ export interface components {
          * JobKind
          * @enum {string}
          */
-        JobKind: "explain" | "retrain" | "evaluate" | "push";
+        JobKind: "explain" | "retrain" | "evaluate" | "push" | "import";
         /** JobOut */
         JobOut: {
             /** Cancel Requested */
@@ -3162,6 +3179,15 @@ export interface operations {
         responses: {
             /** @description Successful Response */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportOut"];
+                };
+            };
+            /** @description a large rationale import started as a job (job_id) */
+            202: {
                 headers: {
                     [name: string]: unknown;
                 };
