@@ -9,6 +9,8 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -101,3 +103,26 @@ def demo_csv(n: int = 40, seed: int = 0, split: str = "train") -> bytes:
     for ex in examples:
         w.writerow([ex.id, ex.text, ["negative", "positive"][ex.label]])
     return buf.getvalue().encode()
+
+
+@contextmanager
+def serve_in_thread(app: Any) -> Iterator[str]:
+    """``app`` served by a real uvicorn on loopback from a thread of this process (real sockets, so a
+    client can really disconnect; the test can add routes and share the app's engine); yields its URL."""
+    import threading
+
+    import uvicorn
+
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
+    thread = threading.Thread(target=server.run, name="uvicorn-test", daemon=True)
+    thread.start()
+    deadline = time.time() + 30
+    while not server.started:
+        assert thread.is_alive() and time.time() < deadline, "the server did not start"
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(30)

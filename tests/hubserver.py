@@ -12,7 +12,10 @@ calls to create a model repo, upload files in one commit and download them again
 
 Tokens are ``Authorization: Bearer <token>``; ``tokens`` maps each valid token to a user name. Writes
 need a valid token; private repos need one to read. Every request is recorded in ``requests`` so tests
-can check what was called (e.g. that a push was one commit). Written for xmd; nothing copied.
+can check what was called (e.g. that a push was one commit). ``delays`` makes it a slow Hub:
+``{"preupload": 6.0}`` holds each preupload call that long (the time a real Hub takes to receive a
+model's large files), and ``started`` records each call as it arrives, so a test can act mid-upload.
+Written for xmd; nothing copied.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import base64
 import hashlib
 import json
 import threading
+import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -56,6 +60,8 @@ class HubServer:
         self.tokens = dict(tokens or {"hf_test_write": "tester"})
         self.repos: dict[str, Repo] = {}
         self.requests: list[tuple[str, str, int]] = []
+        self.started: list[tuple[str, str]] = []
+        self.delays: dict[str, float] = {}
         self.lock = threading.Lock()
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -232,6 +238,9 @@ class _Handler(BaseHTTPRequestHandler):
         if parts[:2] == ["api", "models"] and len(parts) >= 4:
             repo_id, rest = self._split_api_repo(parts[2:])
             if rest[:1] == ["preupload"]:
+                with self.server_state.lock:
+                    self.server_state.started.append(("preupload", repo_id))
+                time.sleep(self.server_state.delays.get("preupload", 0.0))
                 if self._repo_for_write(repo_id) is None:
                     return None
                 files = json.loads(body)["files"]

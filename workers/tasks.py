@@ -65,6 +65,14 @@ def prepare_demo(job_id: str, secrets: dict[str, str] | None = None) -> dict[str
     return run_job(job_id, prepare_demo_job)
 
 
+@app.task(name="xmd.import")
+def import_feedback(job_id: str, secrets: dict[str, str] | None = None) -> dict[str, Any] | None:
+    """Import feedback simulated from a large dataset's rationale column (too large for a request)."""
+    from xmd.feedback.flows import import_job
+
+    return run_job(job_id, import_job)
+
+
 @app.task(name="xmd.sweep")
 def sweep_stale() -> dict[str, list]:
     """Fail jobs whose worker died (for a beat schedule; every worker also sweeps on its own)."""

@@ -78,6 +78,8 @@ class Settings:
     """PostgreSQL: the longest one API statement may run before it is cancelled (0 = no limit)."""
     regex_searches_per_user: int = 2
     """Regex searches one user may run at once; more get 429."""
+    import_sync_rows: int = 5_000
+    """A feedback import from a rationale column of a larger dataset runs as a job, not in the request."""
     event_streams_per_user: int = 20
     """Job event streams (``/api/jobs/{id}/events``) one user may hold open at once; more get 429."""
 
@@ -121,6 +123,7 @@ class Settings:
             statement_timeout_ms=_int("XMD_STATEMENT_TIMEOUT_MS", 30_000),
             regex_searches_per_user=_int("XMD_REGEX_SEARCHES_PER_USER", 2),
             event_streams_per_user=_int("XMD_EVENT_STREAMS_PER_USER", 20),
+            import_sync_rows=_int("XMD_IMPORT_SYNC_ROWS", 5_000),
         )
 
     def to_env(self) -> dict[str, str]:
@@ -143,6 +146,7 @@ class Settings:
             "XMD_STATEMENT_TIMEOUT_MS": str(self.statement_timeout_ms),
             "XMD_REGEX_SEARCHES_PER_USER": str(self.regex_searches_per_user),
             "XMD_EVENT_STREAMS_PER_USER": str(self.event_streams_per_user),
+            "XMD_IMPORT_SYNC_ROWS": str(self.import_sync_rows),
         }
         optional = {
             "XMD_STORAGE": self.storage_url,

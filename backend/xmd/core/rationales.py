@@ -21,12 +21,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from xmd.core.align import TextWords, align_with_coverage, content_words
-from xmd.core.types import DataError, Example
+from xmd.core.types import DataError, Example, Progress, tick
 
 FORMATS = ("binary", "positions", "words", "spans")
 _SPAN_STR = re.compile(r"^(\d+)\s*[:\-]\s*(\d+)$")
 _INT_STR = re.compile(r"^[+-]?\d+$")
 _SHOW = 5
+HOOK_EVERY = 256
+"""Rows between two calls of an alignment's progress hook (a cancel is seen within a few ms)."""
 
 
 # --------------------------------------------------------------------------------------------------
@@ -228,6 +230,7 @@ def align_rationales(
     tokens_column: str | None = None,
     format: str = "auto",
     min_agreement: float = 0.5,
+    on_batch: Progress | None = None,
 ) -> AlignedRationales:
     """Read rationale ``column`` of ``examples`` (from ``Example.meta``) as 0/1 masks over xmd words.
 
@@ -236,7 +239,8 @@ def align_rationales(
     is kept when at least ``min_agreement`` of them marked it: an int is a count (2 = "two
     annotators"), a float in (0, 1] a fraction of the annotators of that row (0.5 = half).
     DataError for an unknown column, an unreadable cell, a length mismatch or a range error, listing
-    the rows; nothing partial is returned.
+    the rows; nothing partial is returned. ``on_batch(done, 2 * len(examples))`` is told every
+    :data:`HOOK_EVERY` rows of each pass (reading, projecting) and stops the call by answering False.
     """
     if format not in ("auto", *FORMATS):
         raise DataError(f"unknown rationale format {format!r}; use auto, {', '.join(FORMATS)}")
@@ -248,7 +252,10 @@ def align_rationales(
     rows: list[_Row] = []
     empty: list[str] = []
     problems: list[str] = []
-    for ex in examples:
+    total = 2 * len(examples)
+    for n, ex in enumerate(examples):
+        if n % HOOK_EVERY == 0:
+            tick(on_batch, n, total)
         try:
             value = parse_cell(ex.meta.get(column))
             tokens = parse_tokens(ex.meta.get(tokens_column)) if tokens_column else None
@@ -272,10 +279,13 @@ def align_rationales(
     out = AlignedRationales(column=column, format=fmt, units="tokens" if tokens_column else "words")
     if empty:
         out.skipped["no rationale"] = empty
-    for row in rows:
+    for n, row in enumerate(rows):
+        if n % HOOK_EVERY == 0:
+            tick(on_batch, len(examples) + n, total)
         reason = _project(row, fmt, min_agreement, out)
         if reason:
             out.skipped.setdefault(reason, []).append(row.ex.id)
+    tick(on_batch, total, total)
     return out
 
 

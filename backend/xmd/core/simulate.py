@@ -23,7 +23,7 @@ from typing import Any
 
 from xmd.core.feedback import FeedbackSet, expand_feedback, parse_action, parse_scope, task_key
 from xmd.core.rationales import align_rationales
-from xmd.core.types import Action, Example, FeedbackError, InstanceFeedback, Scope, TaskFeedback
+from xmd.core.types import Action, Example, FeedbackError, InstanceFeedback, Progress, Scope, TaskFeedback
 from xmd.core.words import split_words, word_key
 
 _SHOW = 5  # example ids kept per skip reason
@@ -114,6 +114,7 @@ def feedback_from_rationales(
     batch_size: int = 64,
     max_length: int = 256,
     progress: bool = False,
+    on_batch: Progress | None = None,
 ) -> tuple[FeedbackSet, ImportSummary]:
     """Instance feedback from the human rationales in ``column`` (see :func:`align_rationales`).
 
@@ -129,7 +130,7 @@ def feedback_from_rationales(
     if scope is not Scope.ALL and predictions is None and model is None:
         raise FeedbackError(f"only={scope.value!r} needs the model's predictions: pass predictions= or model=")
     aligned = align_rationales(
-        examples, column, tokens_column=tokens_column, format=format, min_agreement=min_agreement
+        examples, column, tokens_column=tokens_column, format=format, min_agreement=min_agreement, on_batch=on_batch
     )
     src = source or f"simulated:rationales:{column}"
     summary = ImportSummary(source=src, level="instance", n_rows=len(examples))

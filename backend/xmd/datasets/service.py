@@ -91,9 +91,9 @@ def stored_predictions(
     return {eid: (t, list(p)) for eid, t, p in db_session.execute(stmt)}
 
 
-def id_pairs(*, db_session: Session, dataset: Dataset) -> list[tuple[int, str]]:
-    """(database id, file id) of every example of a dataset, in file order."""
-    stmt = select(Example.id, Example.ext_id).where(Example.dataset_id == dataset.id).order_by(Example.id)
+def id_pairs(*, db_session: Session, dataset: Dataset, limit: int | None = None) -> list[tuple[int, str]]:
+    """(database id, file id) of every example of a dataset (or its first ``limit``), in file order."""
+    stmt = select(Example.id, Example.ext_id).where(Example.dataset_id == dataset.id).order_by(Example.id).limit(limit)
     return [(i, e) for i, e in db_session.execute(stmt)]
 
 
@@ -387,8 +387,9 @@ def to_core(example: Example, split: str = "train") -> CoreExample:
     return CoreExample(id=example.ext_id, text=example.text, label=example.label, split=split, meta=dict(example.meta))
 
 
-def core_examples(*, db_session: Session, dataset: Dataset) -> list[CoreExample]:
-    """All examples of a dataset as core examples, in file order (what training and explaining take)."""
-    stmt = select(Example).where(Example.dataset_id == dataset.id).order_by(Example.id)
+def core_examples(*, db_session: Session, dataset: Dataset, limit: int | None = None) -> list[CoreExample]:
+    """All examples of a dataset (or its first ``limit``) as core examples, in file order (what training
+    and explaining take)."""
+    stmt = select(Example).where(Example.dataset_id == dataset.id).order_by(Example.id).limit(limit)
     split = dataset.role.value
     return [to_core(ex, split) for ex in db_session.scalars(stmt)]

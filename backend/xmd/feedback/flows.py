@@ -4,6 +4,11 @@
 Both modes build the whole :class:`FeedbackSet` and check every entry first (the core raises
 DataError / FeedbackError for a bad column, a length mismatch, an unknown example); a preview stops
 there and says what the import touches, a commit writes it in one transaction through the bulk path.
+
+Aligning rationales reads every row, so the request stays bounded: a preview aligns the first
+:data:`PREVIEW_ROWS` rows and says it is a sample, and a commit over a dataset of more than
+``XMD_IMPORT_SYNC_ROWS`` rows runs as a job of kind ``import`` (:func:`import_job`: progress, cancel)
+after the request checked a sample.
 Every simulated entry keeps its ``source`` tag in the store, the history, the export and the model
 card, so simulated and human feedback are never confused.
 """
@@ -17,25 +22,29 @@ from sqlalchemy.orm import Session
 
 from xmd.core import simulate
 from xmd.core.feedback import FeedbackSet
-from xmd.core.types import Example, FeedbackError, Scope
+from xmd.core.types import Example, FeedbackError, Progress, Scope
 from xmd.datasets import service as datasets
 from xmd.datasets.models import Dataset, DatasetRole
 from xmd.feedback import service
 from xmd.feedback.schemas import ImportIn, ImportOut, RationalesIn, WordsIn
+from xmd.jobs.context import JobCancelled, JobContext
+from xmd.jobs.phases import Phase
 from xmd.projects import service as projects
 from xmd.projects.models import Project
 from xmd.versions import service as versions
 
 CHUNK = 500
+PREVIEW_ROWS = 1_000
+"""Rows a rationale preview (and the check before an import job) aligns: the dataset's first rows."""
 
 
-def _predictions(db: Session, project: Project, ds: Dataset) -> dict[str, int]:
+def _predictions(db: Session, project: Project, ds: Dataset, limit: int | None = None) -> dict[str, int]:
     """The current version's predicted class per example (file id), from its stored explanations:
     the API never runs a model over a whole dataset inside a request. Examples the version has not
     explained are missing, and the core then names them (explain the dataset first)."""
     mv = versions.resolve(db_session=db, project=project, version_id=None)
     method = projects.method_for(project, None)
-    rows = datasets.id_pairs(db_session=db, dataset=ds)
+    rows = datasets.id_pairs(db_session=db, dataset=ds, limit=limit)
     out: dict[str, int] = {}
     for i in range(0, len(rows), CHUNK):
         chunk = dict(rows[i : i + CHUNK])
@@ -46,9 +55,15 @@ def _predictions(db: Session, project: Project, ds: Dataset) -> dict[str, int]:
 
 
 def _rationales(
-    db: Session, project: Project, ds: Dataset, examples: list[Example], body: RationalesIn
+    db: Session,
+    project: Project,
+    ds: Dataset,
+    examples: list[Example],
+    body: RationalesIn,
+    on_batch: Progress | None = None,
 ) -> tuple[FeedbackSet, simulate.ImportSummary]:
-    predictions = _predictions(db, project, ds) if body.only is not Scope.ALL else None
+    sample = len(examples) if len(examples) < ds.n_examples else None
+    predictions = _predictions(db, project, ds, sample) if body.only is not Scope.ALL else None
     return simulate.feedback_from_rationales(
         examples,
         body.column,
@@ -60,6 +75,7 @@ def _rationales(
         budget=body.budget,
         seed=body.seed,
         remove_others=body.remove_others,
+        on_batch=on_batch,
     )
 
 
@@ -81,12 +97,17 @@ def _words(
     )
 
 
+def runs_as_job(ds: Dataset, body: ImportIn, sync_rows: int) -> bool:
+    """Whether committing ``body`` aligns more rows than a request may (``XMD_IMPORT_SYNC_ROWS``)."""
+    return body.rationales is not None and not body.preview and ds.n_examples > sync_rows
+
+
 def import_feedback(db: Session, project: Project, body: ImportIn, user_id: int | None) -> ImportOut:
-    """Build and check the import; write it unless ``body.preview`` (all or nothing)."""
-    ds = datasets.in_project(db_session=db, project=project, dataset_id=body.dataset_id)
-    if ds.role is not DatasetRole.TRAIN:
-        raise FeedbackError(f"feedback goes on training data; dataset {ds.name!r} is an eval set")
+    """Build and check the import; write it unless ``body.preview`` (all or nothing). A rationale
+    preview aligns the first :data:`PREVIEW_ROWS` rows only (``sample_rows`` says so)."""
+    ds = train_dataset(db, project, body.dataset_id)
     summary: dict[str, Any] | None = None
+    sample: int | None = None
     if body.feedback is not None:
         try:
             fs = FeedbackSet.from_json(body.feedback)
@@ -94,9 +115,11 @@ def import_feedback(db: Session, project: Project, body: ImportIn, user_id: int 
             raise FeedbackError(f"not a feedback file: {exc}") from None
         source = None
     else:
-        examples = datasets.core_examples(db_session=db, dataset=ds)
+        limit = PREVIEW_ROWS if body.rationales is not None and body.preview else None
+        examples = datasets.core_examples(db_session=db, dataset=ds, limit=limit)
         db.commit()  # end the read transaction before aligning thousands of rows
         if body.rationales is not None:
+            sample = len(examples) if len(examples) < ds.n_examples else None
             fs, s = _rationales(db, project, ds, examples, body.rationales)
         else:
             assert body.words is not None
@@ -107,8 +130,59 @@ def import_feedback(db: Session, project: Project, body: ImportIn, user_id: int 
     n = len(fs.instance) + len(fs.task)
     if body.preview:
         service.check_feedback_set(db_session=db, project=project, feedback=fs, dataset_id=ds.id)
-        return ImportOut(preview=True, imported=0, entries=n, source=source, summary=summary)
+        out = ImportOut(preview=True, imported=0, entries=n, source=source, summary=summary)
+        return out.model_copy(update={"sample_rows": sample, "dataset_rows": ds.n_examples})
     written = service.import_feedback_set(
         db_session=db, project=project, feedback=fs, dataset_id=ds.id, user_id=user_id
     )
-    return ImportOut(preview=False, imported=written, entries=n, source=source, summary=summary)
+    out = ImportOut(preview=False, imported=written, entries=n, source=source, summary=summary)
+    return out.model_copy(update={"dataset_rows": ds.n_examples})
+
+
+def train_dataset(db: Session, project: Project, dataset_id: int) -> Dataset:
+    """The import's dataset: one of the project's training sets (FeedbackError for an eval set)."""
+    ds = datasets.in_project(db_session=db, project=project, dataset_id=dataset_id)
+    if ds.role is not DatasetRole.TRAIN:
+        raise FeedbackError(f"feedback goes on training data; dataset {ds.name!r} is an eval set")
+    return ds
+
+
+def job_params(db: Session, project: Project, body: ImportIn, user_id: int | None) -> dict[str, Any]:
+    """What an import job needs, after a check of the first rows (a wrong column or format is a 422
+    now, not a failed job later)."""
+    assert body.rationales is not None
+    ds = train_dataset(db, project, body.dataset_id)
+    examples = datasets.core_examples(db_session=db, dataset=ds, limit=PREVIEW_ROWS)
+    db.commit()
+    _rationales(db, project, ds, examples, body.rationales)
+    return {"dataset_id": ds.id, "rationales": body.rationales.model_dump(mode="json"), "user_id": user_id}
+
+
+def import_job(ctx: JobContext) -> dict[str, Any]:
+    """Body of ``xmd.import``: align the rationales of a whole dataset (progress per 256 rows, a cancel
+    stops it), then write every entry in one transaction (all or nothing)."""
+    db, params = ctx.db, ctx.params
+    assert ctx.job.project_id is not None
+    project = projects.get_or_raise(db_session=db, project_id=ctx.job.project_id)
+    ds = train_dataset(db, project, int(params["dataset_id"]))
+    body = RationalesIn(**params["rationales"])
+    ctx.plan(
+        [
+            Phase("align", "aligning the rationales", total=2 * ds.n_examples, unit="rows", kind="import"),
+            Phase("write", "writing the feedback", total=1, unit="imports", kind="import_write", minor=True),
+        ]
+    )
+    examples = datasets.core_examples(db_session=db, dataset=ds)
+    db.commit()
+    fs, s = _rationales(db, project, ds, examples, body, on_batch=ctx.phase("align"))
+    if ctx.end_phase("align"):
+        raise JobCancelled("cancelled on request before writing (nothing was imported)")
+    if not fs.instance:
+        raise FeedbackError(f"{s.source} gives no feedback to import (skipped: {s.skipped})")
+    user_id = params.get("user_id")
+    written = service.import_feedback_set(
+        db_session=db, project=project, feedback=fs, dataset_id=ds.id, user_id=int(user_id) if user_id else None
+    )
+    ctx.end_phase("write")
+    entries = len(fs.instance) + len(fs.task)
+    return {"imported": written, "entries": entries, "source": s.source, "summary": s.to_dict(), "rows": len(examples)}

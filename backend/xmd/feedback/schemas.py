@@ -139,3 +139,14 @@ class ImportOut(BaseModel):
     summary: dict[str, Any] | None = Field(
         default=None, description="what a simulated import touches (the core's ImportSummary)"
     )
+    sample_rows: int | None = Field(
+        default=None,
+        description="a preview of a large dataset aligns its first rows only: how many (the counts are "
+        "the sample's); null when the whole dataset was read",
+    )
+    dataset_rows: int | None = Field(default=None, description="rows of the dataset")
+    job_id: str | None = Field(
+        default=None,
+        description="the import runs as this job (202): a rationale import of more rows than "
+        "XMD_IMPORT_SYNC_ROWS; its result holds what was written",
+    )

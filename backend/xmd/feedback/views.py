@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request, Response
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -28,9 +28,11 @@ from xmd.feedback.schemas import (
     TaskIn,
     WriteOut,
 )
-from xmd.http.deps import DB, Annotator, Viewer
+from xmd.http.deps import DB, Annotator, Viewer, settings_of
 from xmd.http.pagination import Offset, Page, page
 from xmd.http.params import Cursor, Id, OptId
+from xmd.jobs import flows as job_flows
+from xmd.jobs.models import JobKind
 from xmd.projects import service as projects_service
 from xmd.users.models import User
 
@@ -162,10 +164,24 @@ def export_feedback(project_id: Id, db: DB, _: Viewer, dataset_id: OptId = None)
     return fs.to_dict()
 
 
-@router.post("/projects/{project_id}/feedback/import", response_model=ImportOut)
-def import_feedback(project_id: Id, body: ImportIn, db: DB, user: Annotator) -> ImportOut:
+@router.post(
+    "/projects/{project_id}/feedback/import",
+    response_model=ImportOut,
+    responses={202: {"model": ImportOut, "description": "a large rationale import started as a job (job_id)"}},
+)
+def import_feedback(
+    project_id: Id, body: ImportIn, request: Request, response: Response, db: DB, user: Annotator
+) -> ImportOut:
     """Record an exported feedback file, or feedback simulated from a rationale column or a word list,
     as new events, all or nothing (422 naming the first problem). ``preview`` writes nothing and says
-    how many examples and words the import touches."""
+    how many examples and words the import touches (a rationale preview: of the dataset's first rows,
+    ``sample_rows``). Committing rationales of a dataset larger than ``XMD_IMPORT_SYNC_ROWS`` rows
+    answers 202 with ``job_id``: the import runs as a job (progress, cancel) after a check of a sample."""
     project = projects_service.get_or_raise(db_session=db, project_id=project_id)
+    ds = flows.train_dataset(db, project, body.dataset_id)
+    if flows.runs_as_job(ds, body, settings_of(request).import_sync_rows):
+        params = flows.job_params(db, project, body, user.id)
+        job = job_flows.start(db, request.app.state.enqueue, project, JobKind.IMPORT, params)
+        response.status_code = 202
+        return ImportOut(preview=False, imported=0, entries=0, source=None, dataset_rows=ds.n_examples, job_id=job.id)
     return flows.import_feedback(db, project, body, user.id)

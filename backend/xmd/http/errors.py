@@ -20,12 +20,14 @@ from sqlalchemy.exc import IntegrityError
 
 from xmd.core.types import DataError, FeedbackError, ModelLoadError, TooLargeError, XMDError
 from xmd.db.errors import ConflictError, NotFoundError, SchemaNotMigratedError
+from xmd.http.cancel import ClientGone
 from xmd.jobs.queue import QueueUnavailableError
 from xmd.storage import StorageError, VersionNotFoundError
 
 log = logging.getLogger("xmd.http")
 
 STATUS: list[tuple[type[Exception], int]] = [
+    (ClientGone, 499),  # nobody reads it: the client closed the connection (nginx's code for that)
     (NotFoundError, 404),
     (ConflictError, 409),
     (SchemaNotMigratedError, 503),

@@ -21,6 +21,7 @@ from sqlalchemy import Engine, event
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 
+from xmd.http import cancel
 from xmd.http.deps import current_user
 from xmd.users.models import User
 
@@ -116,6 +117,8 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(OperationalError)
     async def _operational(request: Request, exc: OperationalError) -> JSONResponse:
+        if cancel.is_gone(request.scope):  # cancelled because the client left (xmd.http.cancel)
+            return JSONResponse({"detail": "the client closed the connection", "error": "ClientGone"}, 499)
         if getattr(exc.orig, "sqlstate", None) == QUERY_CANCELED:
             ms = request.app.state.settings.statement_timeout_ms
             detail = (

@@ -24,6 +24,7 @@ class JobKind(str, enum.Enum):
     PUSH = "push"
     PREPARE_DEMO = "prepare_demo"
     """``xmd serve --demo``'s set-up (fine-tune, project, datasets): a job of no project, shown on the project list."""
+    IMPORT = "import"
 
 
 class JobStatus(str, enum.Enum):

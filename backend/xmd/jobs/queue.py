@@ -33,6 +33,7 @@ TASK_NAMES: dict[JobKind, str] = {
     JobKind.EVALUATE: "xmd.evaluate",
     JobKind.PUSH: "xmd.push",
     JobKind.PREPARE_DEMO: "xmd.prepare_demo",
+    JobKind.IMPORT: "xmd.import",
 }
 LONG_KINDS = (JobKind.RETRAIN, JobKind.PREPARE_DEMO)
 """Kinds that train a model for minutes: they go to the retrain queue, so short jobs never wait behind them."""

@@ -11,6 +11,7 @@ are capped (:class:`TooManyStreams`; the view answers 429).
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import threading
 from collections.abc import AsyncIterator, Callable
@@ -116,7 +117,9 @@ class JobWatch:
         if self._task is not None and not self._task.done() and self._task.get_loop() is loop:
             return
         self._tick, self._wake = asyncio.Event(), asyncio.Event()
-        self._task = loop.create_task(self._run(), name="xmd-job-watch")
+        # A context of its own: the poller outlives the request that started it, and must not carry
+        # that request's state (xmd.http.cancel would count its connections as the request's).
+        self._task = loop.create_task(self._run(), name="xmd-job-watch", context=contextvars.Context())
 
     async def _run(self) -> None:
         assert self._wake is not None

@@ -3,7 +3,9 @@
 The pushed folder is the version's directory as it is on disk, except ``README.md``, which is
 rendered again at push time: the model card then carries what the store knows by now (metrics of
 later evaluations, the feedback snapshot with its words) and the repo id in its loading snippet.
-All files go in a single ``create_commit``: the repo never shows a half-uploaded model.
+All files go in a single ``create_commit``: the repo never shows a half-uploaded model. A cancel
+during the upload ends the job at once and the commit is never made (:func:`_upload`); only a cancel
+that arrives while the commit request itself is on its way can no longer recall it.
 
 The token comes with the job (``ctx.secrets["hf_token"]``, unsealed once from the message's pad and the
 database's half, :mod:`xmd.jobs.secrets`, so stored nowhere whole) or the worker's ``HF_TOKEN``;
@@ -95,16 +97,17 @@ def _explain_http_error(exc: Exception, endpoint: str) -> HubError:
     return HubError(f"push to {endpoint} failed ({status or 'no response'}): {first}")
 
 
-def _while_not_cancelled(ctx: JobContext, call: Callable[[], T], poll_s: float = 0.5) -> T:
-    """Run ``call`` (the upload) in a thread and stop waiting for it as soon as the job is cancelled.
+def _while_not_cancelled(ctx: JobContext, call: Callable[[threading.Event], T], poll_s: float = 0.5) -> T:
+    """Run ``call(stop)`` (the upload) in a thread and stop waiting for it as soon as the job is cancelled.
 
-    The Hub commit is atomic (the repo shows the whole version or none of it); an upload abandoned on
-    cancel runs out in its daemon thread, and the job is marked cancelled at once."""
+    On a cancel, ``stop`` is set and the job ends at once; the upload, abandoned in its daemon thread,
+    reads ``stop`` before it commits, so files still going up are never committed (:func:`_upload`)."""
     box: dict[str, Any] = {}
+    stop = threading.Event()
 
     def run() -> None:
         try:
-            box["value"] = call()
+            box["value"] = call(stop)
         except BaseException as exc:  # handed to the job's thread below
             box["error"] = exc
 
@@ -113,10 +116,25 @@ def _while_not_cancelled(ctx: JobContext, call: Callable[[], T], poll_s: float =
     while thread.is_alive():
         thread.join(poll_s)
         if thread.is_alive() and jobs_store.is_cancel_requested(db_session=ctx.db, job_id=ctx.job.id):
-            raise JobCancelled("cancelled on request during the upload (the Hub commit was abandoned)")
+            stop.set()
+            raise JobCancelled("cancelled on request during the upload (nothing was committed)")
     if "error" in box:
         raise box["error"]
     return box["value"]
+
+
+def _upload(api: Any, repo_id: str, operations: list[Any], message: str, description: str) -> Callable[..., Any]:
+    """The upload in two steps: the files first (``preupload_lfs_files``: the weights, the long part),
+    then, unless ``stop`` was set meanwhile, the one commit that makes them visible. A push cancelled
+    during the upload therefore publishes nothing: uploaded objects no commit names are not shown."""
+
+    def upload(stop: threading.Event) -> Any:
+        api.preupload_lfs_files(repo_id, additions=operations, free_memory=False)
+        if stop.is_set():
+            return None
+        return api.create_commit(repo_id, operations, commit_message=message, commit_description=description)
+
+    return upload
 
 
 def push_job(ctx: JobContext) -> dict[str, Any]:
@@ -149,16 +167,11 @@ def push_job(ctx: JobContext) -> dict[str, Any]:
         repo_url = api.create_repo(repo_id, private=bool(params.get("private", False)), exist_ok=True)
         if ctx.progress(10.0):
             raise JobCancelled("cancelled on request before the upload")
-        info = _while_not_cancelled(
-            ctx,
-            lambda: api.create_commit(
-                repo_id,
-                operations,
-                commit_message=f"xmd: {project.name} model version v{version.version}",
-                commit_description=f"Pushed by xmd from project {project.name!r}, version v{version.version} "
-                f"({version.kind.value}).",
-            ),
-        )
+        message = f"xmd: {project.name} model version v{version.version}"
+        description = f"Pushed by xmd from project {project.name!r}, version v{version.version} ({version.kind.value})."
+        info = _while_not_cancelled(ctx, _upload(api, repo_id, operations, message, description))
+        if info is None:
+            raise JobCancelled("cancelled on request during the upload (nothing was committed)")
     except HFValidationError as exc:
         raise HubError(f"invalid repository id {repo_id!r}: {exc}") from None
     except HfHubHTTPError as exc:

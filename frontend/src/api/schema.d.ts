@@ -117,7 +117,8 @@ export interface paths {
         };
         /**
          * Health
-         * @description Liveness: answers without authentication.
+         * @description Liveness, without authentication, within about half a second even when every worker thread and
+         *     pooled connection is busy (``xmd.http.health``): ``degraded`` when the database is slow or down.
          */
         get: operations["health_api_health_get"];
         put?: never;
@@ -562,7 +563,9 @@ export interface paths {
          * Import Feedback
          * @description Record an exported feedback file, or feedback simulated from a rationale column or a word list,
          *     as new events, all or nothing (422 naming the first problem). ``preview`` writes nothing and says
-         *     how many examples and words the import touches.
+         *     how many examples and words the import touches (a rationale preview: of the dataset's first rows,
+         *     ``sample_rows``). Committing rationales of a dataset larger than ``XMD_IMPORT_SYNC_ROWS`` rows
+         *     answers 202 with ``job_id``: the import runs as a job (progress, cancel) after a check of a sample.
          */
         post: operations["import_feedback_api_projects__project_id__feedback_import_post"];
         delete?: never;
@@ -1578,6 +1581,23 @@ export interface components {
             /** Total */
             total: number;
         };
+        /** HealthOut */
+        HealthOut: {
+            /**
+             * Database
+             * @description slow: no answer within 0.5 s; unavailable: the database refused the check
+             * @enum {string}
+             */
+            database: "ok" | "slow" | "unavailable";
+            /**
+             * Status
+             * @description degraded: the database is slow or unreachable
+             * @enum {string}
+             */
+            status: "ok" | "degraded";
+            /** Version */
+            version: string;
+        };
         /** HTTPValidationError */
         HTTPValidationError: {
             /** Detail */
@@ -1612,6 +1632,11 @@ export interface components {
         /** ImportOut */
         ImportOut: {
             /**
+             * Dataset Rows
+             * @description rows of the dataset
+             */
+            dataset_rows?: number | null;
+            /**
              * Entries
              * @description entries the import holds (what a commit writes)
              */
@@ -1621,8 +1646,18 @@ export interface components {
              * @description events written (0 in a preview)
              */
             imported: number;
+            /**
+             * Job Id
+             * @description the import runs as this job (202): a rationale import of more rows than XMD_IMPORT_SYNC_ROWS; its result holds what was written
+             */
+            job_id?: string | null;
             /** Preview */
             preview: boolean;
+            /**
+             * Sample Rows
+             * @description a preview of a large dataset aligns its first rows only: how many (the counts are the sample's); null when the whole dataset was read
+             */
+            sample_rows?: number | null;
             /** Source */
             source: string | null;
             /**
@@ -1646,7 +1681,7 @@ export interface components {
          * JobKind
          * @enum {string}
          */
-        JobKind: "explain" | "retrain" | "evaluate" | "push" | "prepare_demo";
+        JobKind: "explain" | "retrain" | "evaluate" | "push" | "prepare_demo" | "import";
         /** JobOut */
         JobOut: {
             /** Cancel Requested */
@@ -2958,9 +2993,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: string;
-                    };
+                    "application/json": components["schemas"]["HealthOut"];
                 };
             };
         };
@@ -3814,6 +3847,15 @@ export interface operations {
         responses: {
             /** @description Successful Response */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportOut"];
+                };
+            };
+            /** @description a large rationale import started as a job (job_id) */
+            202: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -202,6 +202,21 @@ describe('FeedbackImport', () => {
     expect(w.find('[data-testid=import-done]').text()).toBe('imported 4 entries from simulated:rationales:rationale')
   })
 
+  it('a sampled preview says so, and a large import started as a job says where to follow it', async () => {
+    const out: ImportOut = { preview: true, imported: 0, entries: 1000, source: summary.source, summary, sample_rows: 1000, dataset_rows: 50000 }
+    A.importSimulated.mockResolvedValueOnce(out)
+    A.importSimulated.mockResolvedValueOnce({ ...out, preview: false, entries: 0, sample_rows: null, job_id: 'abcdef1234567890' })
+    const w = mount(FeedbackImport, { props: { send, datasets: ds, labels: ['neg', 'pos'] } })
+    await w.find('[data-testid=import-column]').setValue('rationale')
+    await w.find('[data-testid=import-preview]').trigger('click')
+    await flushPromises()
+    expect(w.find('[data-testid=import-sample]').text()).toContain('the first 1000 of 50000 rows')
+    expect(w.find('[data-testid=import-commit]').text()).toBe('Import all rows')
+    await w.find('[data-testid=import-commit]').trigger('click')
+    await flushPromises()
+    expect(w.find('[data-testid=import-done]').text()).toContain('runs as a job (abcdef12)')
+  })
+
   it('a changed option drops the preview; a refusal is shown and nothing is committed', async () => {
     A.importSimulated.mockResolvedValueOnce({ preview: true, imported: 0, entries: 1, source: 's', summary: { ...summary, source: 's' } })
     A.importSimulated.mockRejectedValueOnce(new Error("rationale column 'nope' not found"))
