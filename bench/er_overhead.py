@@ -58,6 +58,7 @@ VARIANTS: dict[str, ERConfig | None] = {
     # these variants is the mean over k consecutive steps (one with the second derivative, k - 1 without).
     "both_attr_every2": ERConfig(attribution_every=2),
     "both_attr_every4": ERConfig(attribution_every=4),
+    "both_attr_every8": ERConfig(attribution_every=8),
     "both_rows4_every2": ERConfig(attribution_rows=4, attribution_every=2),
     # bf16 autocast (TrainConfig.mixed_precision, CUDA only): compare with plain_bf16 as well as plain.
     "plain_bf16": None,
