@@ -15,6 +15,14 @@ ARM_NAMES = {
     "remove": "**debugged**: remove identity words",
     "deletion": "deletion (words cut from the texts)",
     "rationale_add": "**debugged**: add rationale words",
+    "remove+attribution_every=4": "**debugged**: remove, `attribution_every=4`",
+}
+TARGET_NAMES = {
+    "fpr_identity_relative_drop": "identity FPR down (relative to the base)",
+    "accuracy_change_points": "accuracy change (points, vs the base)",
+    "fpr_identity_better_than_lambda0": "identity FPR better than λ = 0 beyond noise",
+    "fpr_identity_better_than_deletion": "identity FPR better than deletion beyond noise",
+    "auprc_better_than_lambda0": "rationale add: AUPRC better than λ = 0 beyond noise",
 }
 CREDIT = (
     "Data: **HateXplain** — B. Mathew, P. Saha, S. M. Yimam, C. Biemann, P. Goyal, A. Mukherjee, "
@@ -58,13 +66,10 @@ def _main_table(doc: dict[str, Any]) -> list[str]:
             _v((base.get("plausibility") or {}).get("token_f1")),
         ]
     ]
-    for arm in ("lambda0", "remove", "deletion", "rationale_add"):
-        a = arms.get(arm)
-        if not a:
-            continue
+    for arm, a in arms.items():
         rows.append(
             [
-                ARM_NAMES[arm],
+                ARM_NAMES.get(arm, f"`{arm}`"),
                 str(a["accuracy"]["n"]),
                 _ms(a.get("accuracy")),
                 _ms(a.get("macro_f1")),
@@ -115,13 +120,7 @@ def _comparisons(doc: dict[str, Any]) -> list[str]:
 
 
 def _targets(doc: dict[str, Any]) -> list[str]:
-    names = {
-        "fpr_identity_relative_drop": "identity FPR down (relative to the base)",
-        "accuracy_change_points": "accuracy change (points, vs the base)",
-        "fpr_identity_better_than_lambda0": "identity FPR better than λ = 0 beyond noise",
-        "fpr_identity_better_than_deletion": "identity FPR better than deletion beyond noise",
-        "auprc_better_than_lambda0": "rationale add: AUPRC better than λ = 0 beyond noise",
-    }
+    names = TARGET_NAMES
     if not doc["summary"]["targets"]:
         return ["**Not measured**: the arms the targets compare did not finish (see above).", ""]
     rows = []
@@ -133,8 +132,8 @@ def _targets(doc: dict[str, Any]) -> list[str]:
     return _table(["target", "threshold", "measured", ""], rows)
 
 
-def _dev(dev: dict[str, Any] | None, doc: dict[str, Any] | None = None) -> list[str]:
-    lines = ["### Candidates on the dev split", ""]
+def _dev(dev: dict[str, Any] | None, doc: dict[str, Any] | None = None, title: str = "") -> list[str]:
+    lines = [title or "### Candidates on the dev split", ""]
     if not dev:
         return [*lines, "Not measured yet (`bench/real_data_dev.py`).", ""]
     c = dev["config"]
@@ -145,7 +144,9 @@ def _dev(dev: dict[str, Any] | None, doc: dict[str, Any] | None = None) -> list[
         f"{b['dev']['n_normal_identity']} normal posts with an identity word, so one post moves it by "
         f"{1 / max(b['dev']['n_normal_identity'], 1):.3f}. Base model on dev: accuracy {b['dev']['accuracy']:.3f}, "
         f"identity FPR {_v(b['dev']['fpr_identity'])}, other FPR {_v(b['dev']['fpr_other'])}, AUPRC "
-        f"{_v(b['dev_plausibility'].get('auprc'))}.",
+        f"{_v(b['dev_plausibility'].get('auprc'))}. {dev['environment'].get('device_name', '?')}"
+        + (f"; ER defaults of this run: {c['er_defaults']}" if c.get("er_defaults") else "")
+        + ".",
         "",
     ]
     rows = []
@@ -163,7 +164,35 @@ def _dev(dev: dict[str, Any] | None, doc: dict[str, Any] | None = None) -> list[
     )
     if c.get("not_run"):
         lines += [f"Not run (time budget): {', '.join(f'`{x}`' for x in c['not_run'])}.", ""]
+    lines += _dev_reading(dev)
     return lines
+
+
+def _dev_reading(dev: dict[str, Any]) -> list[str]:
+    """Which candidate did best on dev after the last epoch, in the table's own numbers (one seed)."""
+    last = {r["arm"]: r["epoch_dev"][-1] for r in dev["runs"] if r.get("epoch_dev")}
+    removes = {a: e for a, e in last.items() if a.startswith("remove") and e.get("fpr_identity") is not None}
+    plaus = {r["arm"]: (r.get("dev_plausibility") or {}).get("auprc") for r in dev["runs"]}
+    plaus = {a: v for a, v in plaus.items() if v is not None}
+    out = []
+    if removes and "lambda0" in last:
+        best = min(removes, key=lambda a: removes[a]["fpr_identity"])
+        n = max(last["lambda0"].get("n_normal_identity") or 1, 1)
+        gap = round((last["lambda0"]["fpr_identity"] - removes[best]["fpr_identity"]) * n)
+        out.append(
+            f"After the last epoch the lowest dev identity FPR among the *remove* candidates is `{best}`'s "
+            f"{removes[best]['fpr_identity']:.3f} (accuracy {removes[best]['accuracy']:.3f}) against λ = 0's "
+            f"{last['lambda0']['fpr_identity']:.3f} (accuracy {last['lambda0']['accuracy']:.3f}): {gap} of "
+            f"{n} posts, on one seed."
+        )
+    if plaus:
+        best = max(plaus, key=plaus.get)
+        out.append(
+            f"Highest dev AUPRC: `{best}` ({plaus[best]:.3f}); "
+            + ", ".join(f"`{a}` {v:.3f}" for a, v in plaus.items() if a != best)
+            + "."
+        )
+    return [" ".join(out), ""] if out else []
 
 
 def _analysis(a: dict[str, Any] | None) -> list[str]:
@@ -184,16 +213,12 @@ def _analysis(a: dict[str, Any] | None) -> list[str]:
     ]
 
 
-def section(doc: dict[str, Any] | None, dev: dict[str, Any] | None) -> list[str]:
-    """The '## Real data' section: setup, main table, comparisons, targets, dev candidates, figure."""
-    lines = ["## Real data: HateXplain, debugged vs controls", "", CREDIT, ""]
-    if doc is None:
-        return [*lines, "Not measured yet (`bench/real_data.py`).", ""]
+def _setup(doc: dict[str, Any], derivation: bool) -> list[str]:
+    """How one run was made: splits, base model, retraining, seeds, machine (and the feedback, once)."""
     c = doc["config"]
     env = doc["environment"]
     fmt = lambda x: "/".join(f"{v:.2f}" for v in x) if x else "?"  # noqa: E731
-    if c.get("note"):
-        lines += [f"**{c['note']}**", ""]
+    lines = [f"**{c['note']}**", ""] if c.get("note") else []
     lines += [
         f"`bench/real_data.py` (mode `{c['mode']}`): {c['task']}. Train: {c['splits']['train']}; dev: "
         f"{c['splits']['dev']}; test: {c['splits']['test']} (measured only). The user's model: {c['base_model']} "
@@ -201,33 +226,42 @@ def section(doc: dict[str, Any] | None, dev: dict[str, Any] | None) -> list[str]
         f"max length {c['base_train']['max_length']}). Every arm continues from that model with the same seeds, "
         f"data order and steps ({c['retrain']['epochs']} epochs, lr {c['retrain']['lr']}, batch "
         f"{c['retrain']['batch_size']}, max length {c['retrain']['max_length']}); ER: objective "
-        f"`{c['er']['objective']}`, λ = {c['er']['lam']}. Seeds: {', '.join(map(str, c['seeds']))}"
+        f"`{c['er']['objective']}`, λ = {c['er']['lam']}, *add* target `{c['er'].get('add_target', 'magnitude')}`. "
+        f"Seeds: {', '.join(map(str, c['seeds']))}"
         + (
             ""
             if c["complete"]
-            else " (**incomplete**; not run: " + ", ".join(f"`{r['arm']}` seed {r['seed']}" for r in c["not_run"]) + ")"
+            else " (**incomplete**; not run, out of time: "
+            + ", ".join(f"`{r['arm']}` seed {r['seed']}" for r in c["not_run"])
+            + ")"
         )
-        + f". {env['device_name']}, torch threads {env['torch_threads']}, load average (1/5/15 min) "
-        f"{fmt(env.get('loadavg_start'))} at start, {fmt(env.get('loadavg_end'))} at end; "
+        + f". {env['device_name']}, torch {env.get('torch')}, torch threads {env['torch_threads']}, load average "
+        f"(1/5/15 min) {fmt(env.get('loadavg_start'))} at start, {fmt(env.get('loadavg_end'))} at end; "
         + (
             f"assembled from arms that ran in separate processes side by side ({c['assembled_from']}; "
             f"{c['arm_seconds_total'] / 60:.0f} min of arm time in all)."
             if c.get("assembled_from")
-            else f"{c['wall_seconds'] / 60:.0f} min wall."
+            else f"{c['wall_seconds'] / 60:.1f} min wall."
         ),
         "",
-        f"- **Task level**: *remove* on the {len(c['identity_words'])} identity words of "
-        f"`{c['identity_words_file']}`, scope all ({c['remove_feedback']['train_posts_touched']} training posts, "
-        f"{c['remove_feedback']['positions']} positions). Derivation: {c['identity_derivation']['rule']}; "
-        f"communities: {', '.join(c['identity_derivation']['communities'])}. Slurs and pejorative spellings are "
-        "left out on purpose: they are evidence of toxicity, the bias is flagging a neutral mention.",
-        *_analysis(c["identity_derivation"].get("train_analysis")),
-        f"- **Instance level**: *add* on {c['add_feedback']['source']} ({c['add_feedback']['train_posts_touched']} "
-        f"posts, {c['add_feedback']['positions']} word positions).",
-        "",
     ]
-    lines += _main_table(doc)
-    lines += [
+    if derivation:
+        lines += [
+            f"- **Task level**: *remove* on the {len(c['identity_words'])} identity words of "
+            f"`{c['identity_words_file']}`, scope all ({c['remove_feedback']['train_posts_touched']} training posts, "
+            f"{c['remove_feedback']['positions']} positions). Derivation: {c['identity_derivation']['rule']}; "
+            f"communities: {', '.join(c['identity_derivation']['communities'])}. Slurs and pejorative spellings are "
+            "left out on purpose: they are evidence of toxicity, the bias is flagging a neutral mention.",
+            *_analysis(c["identity_derivation"].get("train_analysis")),
+            f"- **Instance level**: *add* on {c['add_feedback']['source']} "
+            f"({c['add_feedback']['train_posts_touched']} posts, {c['add_feedback']['positions']} word positions).",
+            "",
+        ]
+    return lines
+
+
+def _footnotes(c: dict[str, Any]) -> list[str]:
+    return [
         "¹ share of the *normal* test posts containing an identity word that the model flags *toxic*. "
         "² the same on normal posts without one. ³ mean share of |attribution| on the identity words, toward "
         f"the gold label, over {c['share_examples']} test posts that contain one (seeded sample). "
@@ -240,33 +274,147 @@ def section(doc: dict[str, Any] | None, dev: dict[str, Any] | None) -> list[str]
         )
         + "; AUPRC is average precision. Mean ± std (population) over seeds.",
         "",
-        "Debugged vs each control, paired by seed: the difference per seed, and the paired bootstrap 95 % "
-        "interval over test posts of the seed-averaged difference (`xmd.core.compare.compare_predictions` for "
-        "accuracy and FPR; the same resampling of per-post scores for plausibility). Verdict "
-        "(`xmd.core.compare.verdict`): *better* / *worse* = the interval excludes 0 on that side **and** the mean "
-        "difference exceeds the seed noise (the larger standard deviation over seeds of the two arms; 0 with one "
-        "seed, so one seed can only show that a difference is larger than test-set sampling noise).",
-        "",
     ]
-    lines += _comparisons(doc)
-    ab = {a: doc["summary"]["arms"].get(a, {}).get("auprc_abs") for a in ("lambda0", "rationale_add")}
-    if all(ab.values()):
-        lines += [
-            "Plausibility of |grad x input| (the scale the ER loss works on, which also counts words pushing "
-            f"*against* the gold label): AUPRC {_ms(ab['lambda0'])} for λ = 0 and {_ms(ab['rationale_add'])} for the "
-            "rationale *add* arm. The ER term raises the rationale words' |attribution| share, but partly with the "
-            "wrong sign, so the signed (positive-part) plausibility above falls.",
+
+
+VERDICT_RULE = (
+    "Debugged vs each control, paired by seed: the difference per seed, and the paired bootstrap 95 % "
+    "interval over test posts of the seed-averaged difference (`xmd.core.compare.compare_predictions` for "
+    "accuracy and FPR; the same resampling of per-post scores for plausibility). Verdict "
+    "(`xmd.core.compare.verdict`): *better* / *worse* = the interval excludes 0 on that side **and** the mean "
+    "difference exceeds the seed noise (the larger standard deviation over seeds of the two arms; 0 with one "
+    "seed, so one seed can only show that a difference is larger than test-set sampling noise)."
+)
+
+
+def _abs_note(doc: dict[str, Any]) -> list[str]:
+    """Signed vs |grad x input| plausibility, where the signed one fell (the old magnitude add target)."""
+    arms = doc["summary"]["arms"]
+    ab = {a: arms.get(a, {}).get("auprc_abs") for a in ("lambda0", "rationale_add")}
+    signed = {a: arms.get(a, {}).get("auprc") for a in ("lambda0", "rationale_add")}
+    if not all(ab.values()) or not all(signed.values()):
+        return []
+    if signed["rationale_add"]["mean"] >= signed["lambda0"]["mean"]:
+        return [
+            f"Plausibility of |grad x input|: AUPRC {_ms(ab['lambda0'])} for λ = 0 and {_ms(ab['rationale_add'])} "
+            "for the rationale *add* arm — with the sign-aware *add* target the signed and the absolute "
+            "plausibility rise together.",
             "",
         ]
+    return [
+        "Plausibility of |grad x input| (the scale the ER loss works on, which also counts words pushing "
+        f"*against* the gold label): AUPRC {_ms(ab['lambda0'])} for λ = 0 and {_ms(ab['rationale_add'])} for the "
+        "rationale *add* arm. The ER term (the *add* target of this run) raises the rationale words' |attribution| "
+        "share, but partly with the wrong sign, so the signed (positive-part) plausibility above falls.",
+        "",
+    ]
+
+
+def _result(doc: dict[str, Any], title: str, derivation: bool, plot: str | None) -> list[str]:
+    """One real_data.py result: setup, table, comparisons, targets (and its figure)."""
+    lines = [title, "", *_setup(doc, derivation)]
+    lines += _main_table(doc)
+    lines += _footnotes(doc["config"])
+    lines += [VERDICT_RULE, ""] if derivation else []
+    lines += _comparisons(doc)
+    lines += _abs_note(doc)
     lines += ["Targets (benchmark, not tests):", ""]
     lines += _targets(doc)
-    lines += _dev(dev, doc)
-    if doc["summary"]["arms"]:
-        lines += ["![real data](bench/results/real_data.png)", ""]
+    if plot and doc["summary"]["arms"]:
+        lines += [f"![real data](bench/results/{plot}.png)", ""]
     return lines
 
 
-def draw(results: Path) -> Path | None:
+def _every_diffs(doc: dict[str, Any]) -> list[str]:
+    """``remove+attribution_every=4`` vs λ = 0 and vs ``remove``, per seed (the script compares only remove)."""
+    arm = "remove+attribution_every=4"
+    by = {(r["arm"], r["seed"]): r for r in doc["runs"]}
+    arms = doc["summary"]["arms"]
+    if arm not in arms:
+        return []
+    getters = {
+        "identity FPR": lambda r: r["test"]["fpr_identity"],
+        "accuracy": lambda r: r["test"]["accuracy"],
+        "id. share, grad x input": lambda r: (r.get("shares") or {}).get("grad_x_input"),
+    }
+    keys = {"identity FPR": "fpr_identity", "accuracy": "accuracy", "id. share, grad x input": "share_grad_x_input"}
+    rows = []
+    for control in ("lambda0", "remove"):
+        seeds = sorted(s for (a, s) in by if a == arm and (control, s) in by)
+        for metric, get in getters.items():
+            d = [get(by[(arm, s)]) - get(by[(control, s)]) for s in seeds]
+            noise = max(arms[arm][keys[metric]]["std"], arms[control][keys[metric]]["std"])
+            mean = sum(d) / len(d)
+            rows.append(
+                [
+                    ARM_NAMES.get(control, control).replace("**", ""),
+                    metric,
+                    ", ".join(f"{x:+.3f}" for x in d),
+                    f"{mean:+.3f}",
+                    f"{noise:.3f}",
+                    "beyond seed noise" if abs(mean) > noise else "within seed noise",
+                ]
+            )
+    return [
+        f"`{arm}` against each arm of the same run, paired by seed (mean of the per-seed differences against the "
+        "larger seed std of the two arms; the script's bootstrap comparisons cover `remove` vs λ = 0 only, above):",
+        "",
+        *_table(["vs", "metric", "per seed", "mean", "seed noise", ""], rows),
+    ]
+
+
+def section(docs: dict[str, dict[str, Any] | None]) -> list[str]:
+    """The '## Real data' section: the 3-seed GPU result (the one the targets read), the full mode, every-k,
+    the dev-split candidates, and the earlier seed-0 CPU run."""
+    lines = ["## Real data: HateXplain, debugged vs controls", "", CREDIT, ""]
+    main, cpu = docs.get("real_data_gpu"), docs.get("real_data")
+    if main is None and cpu is None:
+        return [*lines, "Not measured yet (`bench/real_data.py`).", ""]
+    if main:
+        lines += [
+            "The GPU runs used the lent H100 (no network; the model travelled as float16-rounded weights cast back "
+            "to float32, as in the GPU section above; torch and transformers are that machine's). Each run "
+            "fine-tunes its own base model, so arms compare within one run only.",
+            "",
+        ]
+        lines += _result(
+            main, "### Three seeds, the CPU protocol on a GPU (the result the targets read)", True, "real_data_gpu"
+        )
+    full = docs.get("real_data_cuda")
+    if full:
+        lines += _result(full, "### Full mode on the GPU (max length 128, 2 epochs)", False, None)
+        if not full["config"]["complete"]:
+            lines += [
+                "Seed 2 of full mode ran out of the lent GPU time, so this table rests on seeds 0 and 1; with two "
+                "seeds the seed noise is a poor estimate.",
+                "",
+            ]
+    every = docs.get("real_data_every4_cuda")
+    if every:
+        lines += _result(every, "### `attribution_every=4` on real data (the ER speed lever, issue 16)", False, None)
+        lines += [
+            "This run fine-tuned its own base model on the second GPU machine (base accuracy "
+            f"{every['base']['test']['accuracy']:.3f}, identity FPR {_v(every['base']['test']['fpr_identity'])}), "
+            "so compare its arms with each other, not with the tables above.",
+            "",
+        ]
+        lines += _every_diffs(every)
+    lines += _dev(docs.get("real_data_dev_cuda"), main, "### What we tried: candidates on the dev split (GPU)")
+    if cpu:
+        lines += _result(
+            cpu, "### Earlier: seed 0 on the 2-core CPU", main is None, "real_data" if main is None else None
+        )
+        if cpu["config"]["er"].get("add_target") is None:
+            lines += [
+                "This CPU run predates the sign-aware *add* target (`add_target=signed`, now the default): its "
+                "rationale *add* arm used the magnitude target, which is why its AUPRC fell below λ = 0.",
+                "",
+            ]
+        lines += _dev(docs.get("real_data_dev"), cpu, "#### Dev-split candidates on the CPU (earlier)")
+    return lines
+
+
+def draw(results: Path, name: str = "real_data_gpu") -> Path | None:
     """Identity FPR, accuracy, identity shares and AUPRC per arm (mean ± std over seeds)."""
     import json
 
@@ -275,7 +423,7 @@ def draw(results: Path) -> Path | None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    path = results / "real_data.json"
+    path = results / f"{name}.json"
     if not path.exists():
         return None
     doc = json.loads(path.read_text())
@@ -301,11 +449,12 @@ def draw(results: Path) -> Path | None:
         ax.set_xticks(range(len(names)), [n.replace("_", "\n") for n in names], fontsize=8)
         ax.set_title(label, fontsize=9)
     fig.suptitle(
-        f"HateXplain test: debugged (blue) vs controls (grey), mean ± std over seeds {doc['config']['seeds']}",
+        f"HateXplain test: debugged (blue) vs controls (grey), mean ± std over seeds {doc['config']['seeds']} "
+        f"({doc['environment'].get('device_name', '?')})",
         fontsize=9,
     )
     fig.tight_layout()
-    out = results / "real_data.png"
+    out = results / f"{name}.png"
     fig.savefig(out, dpi=110, metadata={"Software": None})
     plt.close(fig)
     return out

@@ -1,0 +1,126 @@
+"""The BENCHMARKS.md pieces that judge GPU ER-step targets, read the every-K effect and the real-data extras.
+
+BENCHMARKS.md is generated from bench/results/*.json; these check, on constructed documents, that the
+generated verdicts follow the numbers (a ratio just over the GPU target is *missed*, a K whose share drop
+falls under 80 % on one seed is not listed as passing), so a wrong verdict cannot slip into the file.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+
+import report
+import report_real_data as rrd
+
+
+def _er_doc(ratios: dict[str, float]) -> dict:
+    return {"ratios": ratios, "params": {"batch_size": 16}, "environment": {"device_name": "GPU"}}
+
+
+def test_gpu_er_targets_judge_each_file_against_the_gpu_threshold():
+    docs = {
+        "er_overhead_cuda": _er_doc(
+            {
+                "both_default_vs_plain": 2.9,
+                "both_attr_every4_vs_plain": 1.49,
+                "both_bf16_vs_plain": 3.7,
+                "both_bf16_vs_plain_bf16": 1.4,
+            }
+        ),
+        "er_overhead_every_b64_share30_cuda": _er_doc({"both_attr_every8_vs_plain": 1.52}),
+    }
+    rows = {(r[4], r[0]): r for r in report.gpu_er_targets(docs)}
+    verdict = {key[1].split("step, ")[1]: row[3] for key, row in rows.items()}
+    assert verdict["`both`, default (attribution every batch)"] == "**missed**"
+    assert verdict["`both`, `attribution_every=4`"] == "**met**"
+    # bf16 is judged against its own bf16 plain step, not the float32 one.
+    assert verdict["`both`, bf16 autocast (vs a bf16 plain step)"] == "**met**"
+    assert verdict["`both`, `attribution_every=8`, batch 64"] == "**missed**"
+    # A variant a file did not measure gets no row (every2 here), and no file means no rows.
+    assert not any("attribution_every=2" in k[1] for k in rows)
+    assert report.gpu_er_targets({}) == []
+
+
+def _run(k: int, seed: int, drop: float, anti: float = 1.0) -> dict:
+    setting = "both:1:mse" if k == 1 else f"both:1:mse:2:5:{k}"
+    return {
+        "setting": setting,
+        "seed": seed,
+        "share_gxi_before": 0.25,
+        "share_gxi_after": 0.25 * (1 - drop),
+        "anti_after": anti,
+        "clean_before": 0.99,
+        "clean_after": 0.98,
+    }
+
+
+def test_every_reading_lists_only_the_k_that_pass_on_every_seed():
+    runs = [_run(1, s, 0.9) for s in range(3)] + [_run(2, 0, 0.83), _run(2, 1, 0.79), _run(4, 0, 0.6, anti=0.97)]
+    text = report._every_reading({"runs": runs})[0]
+    assert "K ∈ {1}" in text  # K = 2 fell under 80 % on seed 1
+    assert "K = 2: 79–83 %" in text
+    assert "0.970–1.000" in text
+    assert "clean accuracy down at most 1.0 points" in text
+
+
+def test_every_diffs_pair_by_seed_and_compare_with_seed_noise():
+    def r(arm: str, seed: int, fpr: float, acc: float, share: float) -> dict:
+        return {
+            "arm": arm,
+            "seed": seed,
+            "test": {"fpr_identity": fpr, "accuracy": acc},
+            "shares": {"grad_x_input": share},
+        }
+
+    def ms(values: list[float]) -> dict:
+        m = sum(values) / len(values)
+        return {"mean": m, "std": (sum((v - m) ** 2 for v in values) / len(values)) ** 0.5, "n": len(values)}
+
+    runs = [
+        r("lambda0", 0, 0.30, 0.78, 0.13),
+        r("lambda0", 1, 0.32, 0.78, 0.13),
+        r("remove", 0, 0.25, 0.78, 0.08),
+        r("remove", 1, 0.27, 0.78, 0.08),
+        r("remove+attribution_every=4", 0, 0.25, 0.78, 0.10),
+        r("remove+attribution_every=4", 1, 0.26, 0.78, 0.10),
+    ]
+    arms = {}
+    for arm in ("lambda0", "remove", "remove+attribution_every=4"):
+        rs = [x for x in runs if x["arm"] == arm]
+        arms[arm] = {
+            "fpr_identity": ms([x["test"]["fpr_identity"] for x in rs]),
+            "accuracy": ms([x["test"]["accuracy"] for x in rs]),
+            "share_grad_x_input": ms([x["shares"]["grad_x_input"] for x in rs]),
+        }
+    lines = rrd._every_diffs({"runs": runs, "summary": {"arms": arms}})
+    rows = [line for line in lines if line.startswith("| λ = 0") or line.startswith("| debugged")]
+    fpr_vs_l0 = next(x for x in rows if x.startswith("| λ = 0") and "identity FPR" in x)
+    assert "-0.050, -0.060" in fpr_vs_l0 and "-0.055" in fpr_vs_l0 and "beyond seed noise" in fpr_vs_l0
+    share_vs_remove = next(x for x in rows if x.startswith("| debugged") and "share" in x)
+    assert "+0.020, +0.020" in share_vs_remove and "beyond seed noise" in share_vs_remove
+    acc_vs_remove = next(x for x in rows if x.startswith("| debugged") and "accuracy" in x)
+    assert "within seed noise" in acc_vs_remove
+
+
+def test_dev_reading_names_the_best_candidate_in_posts():
+    def run(arm: str, fpr: float, auprc: float | None = None) -> dict:
+        out = {
+            "arm": arm,
+            "epoch_dev": [
+                {"accuracy": 0.7, "fpr_identity": 0.5, "n_normal_identity": 80},
+                {"accuracy": 0.73, "fpr_identity": fpr, "n_normal_identity": 80},
+            ],
+        }
+        if auprc is not None:
+            out["dev_plausibility"] = {"auprc": auprc}
+        return out
+
+    dev = {
+        "runs": [run("lambda0", 0.375, 0.30), run("remove", 0.300), run("remove:both:3", 0.2375), run("add", 0.3, 0.8)]
+    }
+    text = rrd._dev_reading(dev)[0]
+    assert "`remove:both:3`'s 0.237" in text and "11 of 80 posts" in text
+    assert "Highest dev AUPRC: `add` (0.800)" in text
