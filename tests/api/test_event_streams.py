@@ -26,24 +26,38 @@ async def _scenario(base: str, token: str, job_id: str, n: int, move: Any) -> di
     limits = httpx.Limits(max_connections=n + 20, max_keepalive_connections=n + 20)
     async with httpx.AsyncClient(base_url=base, timeout=30, limits=limits) as client:
         url = f"/api/jobs/{job_id}/events"
+        # The same requests with no stream open first: the machine's own pace in this run (CI is a shared
+        # 2-core box whose load moves every latency), the yardstick for the bound below.
+        baseline = [await _time_me(client, token) for _ in range(40)]
         opened = await asyncio.gather(
             *(client.send(client.build_request("GET", url, params={"token": token}), stream=True) for _ in range(n))
         )
         try:
             first = await asyncio.gather(*(_next_event(r) for r in opened))
             extra = await client.get(url, params={"token": token})
-            times = []
-            for _ in range(40):
-                start = time.perf_counter()
-                me = await client.get("/api/me", headers={"Authorization": f"Bearer {token}"})
-                times.append(time.perf_counter() - start)
-                assert me.status_code == 200, me.text
-                await asyncio.sleep(0.02)
+            times = [await _time_me(client, token) for _ in range(40)]
             move()
             moved = await asyncio.wait_for(asyncio.gather(*(_next_event(r) for r in opened)), 20)
         finally:
             await asyncio.gather(*(r.aclose() for r in opened))
-        return {"status": [r.status_code for r in opened], "first": first, "extra": extra, "me": times, "moved": moved}
+        return {
+            "status": [r.status_code for r in opened],
+            "first": first,
+            "extra": extra,
+            "me": times,
+            "baseline": baseline,
+            "moved": moved,
+        }
+
+
+async def _time_me(client: httpx.AsyncClient, token: str) -> float:
+    """Seconds one ``/api/me`` takes (then a short pause, as a person's clicks would have)."""
+    start = time.perf_counter()
+    me = await client.get("/api/me", headers={"Authorization": f"Bearer {token}"})
+    took = time.perf_counter() - start
+    assert me.status_code == 200, me.text
+    await asyncio.sleep(0.02)
+    return took
 
 
 _LINES: dict[int, Any] = {}
@@ -83,4 +97,11 @@ def test_hundred_streams_share_one_poller_and_leave_the_api_responsive(api: Api,
     assert extra.status_code == 429, extra.text
     assert "XMD_EVENT_STREAMS_PER_USER" in extra.json()["detail"]
     p95 = statistics.quantiles(got["me"], n=20)[-1]
-    assert p95 < 0.2, f"/api/me p95 {p95 * 1000:.0f} ms with {STREAMS} open streams (load {os.getloadavg()})"
+    base = statistics.quantiles(got["baseline"], n=20)[-1]
+    # 200 ms on a quiet machine (the issue's figure); on a loaded one, at most 4x the same requests' p95
+    # without streams in this run. Streams that each held a pool connection made /api/me time out (60 s).
+    bound = max(0.2, 4 * base)
+    assert p95 < bound, (
+        f"/api/me p95 {p95 * 1000:.0f} ms with {STREAMS} open streams, {base * 1000:.0f} ms without "
+        f"(load {os.getloadavg()})"
+    )
