@@ -93,6 +93,7 @@ def story(service) -> dict:
 def test_results_offer_examples_for_a_task_level_story_and_read_their_metrics_right(page, service, story):
     page.goto(f"{service.base_url}/#token={service.token}")
     expect(page.get_by_test_id("who")).to_contain_text("e2e-admin")
+    expect(page).not_to_have_url(re.compile("token="))  # the app's own token-stripping replace comes first
     page.goto(f"{service.base_url}/#/p/{story['pid']}/results?b={story['v2']}")
 
     picker = page.get_by_label("Example", exact=True)
