@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 import urllib.request
 
 import httpx
@@ -123,13 +124,23 @@ def test_an_example_opened_before_a_task_click_shows_its_new_mark(page, service)
 def test_a_retrain_explains_the_training_set_under_its_new_version(page, service):
     pid = state["pid"]
     job = call(service, f"/api/projects/{pid}/jobs/retrain", "POST", {"epochs": 1})
-    page.get_by_role("navigation", name="Project sections").get_by_role("link", name="Data").click()
-    # the retrain, then its follow-up explain job, end: the Data tab lists v2 as explained, all of it
-    expect(explained_cell(page)).to_contain_text(re.compile(r"v2 · grad_x_input:\s*all"), timeout=300_000)
-    done = call(service, f"/api/jobs/{job['id']}")
+    # the retrain, then its follow-up explain job, end (started through the API, so waited for there: a
+    # job that starts and ends between two of the UI's polls is not seen ending) ...
+    deadline = time.monotonic() + 300
+    while (done := call(service, f"/api/jobs/{job['id']}"))["status"] in ("queued", "running"):
+        assert time.monotonic() < deadline, done
+        time.sleep(0.5)
     assert done["status"] == "succeeded", done
     (follow,) = done["result"]["explain_jobs"]
-    assert call(service, f"/api/jobs/{follow['job_id']}")["status"] == "succeeded"
+    while (fj := call(service, f"/api/jobs/{follow['job_id']}"))["status"] in ("queued", "running"):
+        assert time.monotonic() < deadline, fj
+        time.sleep(0.5)
+    assert fj["status"] == "succeeded", fj
+    # ... and the Data tab, opened, lists v2 as explained, all of it
+    sections = page.get_by_role("navigation", name="Project sections")
+    sections.get_by_role("link", name="Task explanations").click()
+    sections.get_by_role("link", name="Data").click()
+    expect(explained_cell(page)).to_contain_text(re.compile(r"v2 · grad_x_input:\s*all"), timeout=60_000)
     shot(page, "v15-05-v2-explained")
     # opened afresh, the screens show v2, and its ranking is the whole training set's: no coverage note
     page.reload()
