@@ -35,16 +35,25 @@ class PhaseTimer:
         self.seconds: dict[str, float] = {}
         self.cpu_seconds: dict[str, float] = {}
         self.calls: dict[str, int] = {}
+        self.stack: list[str] = []
 
     def wrap(self, name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        """``fn`` timed under ``name``; a ``debug.*`` phase called outside ``debug`` (the baseline's
+        ``fine_tune`` also runs ``train_loop``) is counted as ``baseline.*``, not as the retrain's."""
+
         def timed(*args: Any, **kwargs: Any) -> Any:
+            key = name
+            if key.startswith("debug.") and "debug" not in self.stack:
+                key = "baseline." + key.removeprefix("debug.")
             t0, c0 = time.perf_counter(), time.process_time()
+            self.stack.append(key)
             try:
                 return fn(*args, **kwargs)
             finally:
-                self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - t0
-                self.cpu_seconds[name] = self.cpu_seconds.get(name, 0.0) + time.process_time() - c0
-                self.calls[name] = self.calls.get(name, 0) + 1
+                self.stack.pop()
+                self.seconds[key] = self.seconds.get(key, 0.0) + time.perf_counter() - t0
+                self.cpu_seconds[key] = self.cpu_seconds.get(key, 0.0) + time.process_time() - c0
+                self.calls[key] = self.calls.get(key, 0) + 1
 
         return timed
 

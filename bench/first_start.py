@@ -2,6 +2,9 @@
 seconds until the URL is printed, until the UI and ``/api/health`` answer, until the demo project is made
 (the ``prepare_demo`` job succeeded) and until its training set is explained (the story's first screen,
 *Task explanations*, works). A fresh data directory each run, so the fine-tune is the first start's.
+With ``--retrain`` it then goes on as the README's story does in the browser: a task-level *remove* of
+the planted word, the Retrain screen's estimate, a retrain with the screen's defaults, timed from the
+request to *v2 is ready* (the job succeeded), with the job's phase log and its before/after metrics.
 
 Prints one JSON document: the times, the preparation job's phase log (seconds per phase), the load
 (``uptime`` at the start and the end: on a shared machine the times say little without it) and the
@@ -54,7 +57,52 @@ def _answers(url: str) -> bool:
         return False
 
 
-def run(demo_examples: int, timeout_s: float, data_dir: Path) -> dict[str, Any]:
+def retrain(base: str, h: dict[str, str], timeout_s: float, seed: int) -> dict[str, Any]:
+    """The story's retrain through the API: remove the planted word for the task, estimate, retrain with
+    the Retrain screen's defaults (only ``seed`` set) and wait for the new version to be ready."""
+    from xmd.core.demo import SHORTCUT_WORD
+
+    pid = httpx.get(f"{base}/api/projects", headers=h).json()["items"][0]["id"]
+    r = httpx.put(
+        f"{base}/api/projects/{pid}/task-feedback", json={"word": SHORTCUT_WORD, "action": "remove"}, headers=h
+    )
+    r.raise_for_status()
+    estimate = httpx.post(f"{base}/api/projects/{pid}/jobs/retrain/estimate", json={"seed": seed}, headers=h).json()
+    t0 = time.monotonic()
+    r = httpx.post(f"{base}/api/projects/{pid}/jobs/retrain", json={"seed": seed}, headers=h)
+    r.raise_for_status()
+    job = r.json()
+    started = None
+    while time.monotonic() - t0 < timeout_s:
+        job = httpx.get(f"{base}/api/jobs/{job['id']}", headers=h).json()
+        if started is None and job["status"] == "running":
+            started = time.monotonic() - t0
+        if job["status"] in ("succeeded", "failed", "cancelled"):
+            break
+        time.sleep(0.25)
+    else:
+        raise RuntimeError(f"the retrain did not end within {timeout_s} s")
+    took = time.monotonic() - t0
+    if job["status"] != "succeeded":
+        raise RuntimeError(f"the retrain {job['status']}: {job['error']}")
+    res = job["result"] or {}
+    return {
+        "seconds": took,
+        "queued_s": started,
+        "expected_s": estimate.get("expected_s"),
+        "estimate_measured_before": estimate.get("measured_before"),
+        "steps": job["total_steps"],
+        "params": {k: job["params"].get(k) for k in ("epochs", "batch_size", "max_length", "lr", "seed")},
+        "phases": [
+            {"name": p["name"], "label": p["label"], "done": p["done"], "total": p["total"], "seconds": p["seconds"]}
+            for p in job.get("phases") or []
+        ],
+        "metrics_before": res.get("metrics_before"),
+        "metrics_after": res.get("metrics_after"),
+    }
+
+
+def run(demo_examples: int, timeout_s: float, data_dir: Path, retrain_seed: int | None = None) -> dict[str, Any]:
     port = _free_port()
     base = f"http://127.0.0.1:{port}"
     env = {**os.environ, "XMD_DATA_DIR": str(data_dir), "HF_HUB_OFFLINE": "1"}
@@ -78,6 +126,7 @@ def run(demo_examples: int, timeout_s: float, data_dir: Path) -> dict[str, Any]:
     times: dict[str, float | None] = dict.fromkeys(["url_printed", "health", "ui", "project_ready", "explained"])
     token = None
     prep: dict[str, Any] | None = None
+    story: dict[str, Any] | None = None
     try:
         while time.monotonic() - t0 < timeout_s and proc.poll() is None:
             now = time.monotonic() - t0
@@ -100,6 +149,8 @@ def run(demo_examples: int, timeout_s: float, data_dir: Path) -> dict[str, Any]:
                     explain = httpx.get(f"{base}/api/jobs/{prep['result']['explain_job_id']}", headers=h).json()
                     if explain["status"] == "succeeded":
                         times["explained"] = now
+                        if retrain_seed is not None:
+                            story = retrain(base, h, timeout_s, retrain_seed)
                         break
                     if explain["status"] in ("failed", "cancelled"):
                         raise RuntimeError(f"the explain job {explain['status']}: {explain['error']}")
@@ -125,6 +176,7 @@ def run(demo_examples: int, timeout_s: float, data_dir: Path) -> dict[str, Any]:
         "fine_tune_s_per_step": per_step,
         "prepare_demo_phases": phases,
         "terminal_lines": len(lines),
+        "retrain": story,
     }
 
 
@@ -133,17 +185,20 @@ def main() -> None:
     ap.add_argument("--demo-examples", type=int, default=2000, help="training examples (default 2000: make demo's)")
     ap.add_argument("--timeout", type=float, default=3600.0, help="give up after this many seconds")
     ap.add_argument("--keep", type=Path, default=None, help="data directory to use and keep (default: a temp one)")
+    ap.add_argument(
+        "--retrain", type=int, default=None, metavar="SEED", help="then the story's retrain with this seed, timed"
+    )
     args = ap.parse_args()
     load_start, uptime_start = load_average(), _uptime()
     if args.keep is not None:
-        result = run(args.demo_examples, args.timeout, args.keep)
+        result = run(args.demo_examples, args.timeout, args.keep, args.retrain)
     else:
         with tempfile.TemporaryDirectory(prefix="xmd-first-start-") as tmp:
-            result = run(args.demo_examples, args.timeout, Path(tmp) / "data")
+            result = run(args.demo_examples, args.timeout, Path(tmp) / "data", args.retrain)
     emit(
         {
             "benchmark": "first_start",
-            "params": {"demo_examples": args.demo_examples, "nice": os.nice(0)},
+            "params": {"demo_examples": args.demo_examples, "nice": os.nice(0), "retrain_seed": args.retrain},
             **result,
             "uptime_start": uptime_start,
             "uptime_end": _uptime(),
