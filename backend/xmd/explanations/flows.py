@@ -149,54 +149,81 @@ def plan(ctx: JobContext) -> dict[str, Any]:
     return job.result
 
 
-def _claim(db: Session, job_id: str, owner: str, reclaim_after: float) -> tuple[int | None, bool]:
-    """Claim the next chunk nobody is working on; returns (chunk index or None, job still running)."""
-    job, st = _state(db, job_id, lock=True)
-    if job.status is not JobStatus.RUNNING or "bounds" not in st:
-        db.commit()
-        return None, False
+def _next_claim(st: dict[str, Any], owner: str, reclaim_after: float) -> int | None:
+    """The next chunk nobody is working on (a dead or stale claim counts as nobody), claimed in ``st``."""
     now = time.time()
-    done, claims = st["done"], dict(st["claims"])
+    done, claims = st["done"], st["claims"]
     for i in range(len(st["bounds"])):
         key = str(i)
         if key in done:
             continue
         c = claims.get(key)
         if c is None or now - c["at"] > reclaim_after or (c["by"] != owner and process_alive(c["by"]) is False):
-            claims[key] = {"by": owner, "at": now}
-            job.result = {**st, "claims": claims}
-            db.commit()
-            return i, True
+            st["claims"] = {**claims, key: {"by": owner, "at": now}}
+            return i
+    return None
+
+
+def _claim(db: Session, job_id: str, owner: str, reclaim_after: float) -> tuple[int | None, bool]:
+    """Claim the next chunk nobody is working on; returns (chunk index or None, job still running)."""
+    job, st = _state(db, job_id, lock=True)
+    if job.status is not JobStatus.RUNNING or "bounds" not in st:
+        db.commit()
+        return None, False
+    i = _next_claim(st, owner, reclaim_after)
+    if i is not None:
+        job.result = st
     db.commit()
-    return None, True
+    return i, True
 
 
-def _explain_chunk(ctx: JobContext, i: int, owner: str, claim_s: float = 0.0) -> int:
-    """Explain chunk ``i`` and, in the same transaction, store it and mark it done; returns chunks done.
+class _Chunks:
+    """What every chunk of one job shares, read once per participant rather than once per chunk: the
+    version, the dataset, the method and the chunk bounds (the plan never changes once written)."""
+
+    def __init__(self, ctx: JobContext) -> None:
+        self.version, self.dataset = _version_and_dataset(ctx.db, ctx.params)
+        self.method = ctx.params.get("method") or DEFAULT_METHOD
+        _, st = _state(ctx.db, ctx.job.id, lock=False)
+        ctx.db.commit()
+        self.bounds: list[list[int]] = st.get("bounds", [])
+
+
+def _explain_chunk(
+    ctx: JobContext,
+    shared: _Chunks,
+    i: int,
+    owner: str,
+    reclaim_after: float,
+    claim_s: float = 0.0,
+    setup_s: float = 0.0,
+) -> int | None:
+    """Explain chunk ``i`` and, in the same transaction, store it, mark it done and claim the next one
+    (one lock of the job row per chunk, not two); returns the next chunk claimed, or None.
 
     The seconds per phase, summed over the chunks, go into the result's ``chunk_s``: what orchestration
-    costs beside the explaining (``bench/worker_scaling.py`` reads it)."""
+    costs beside the explaining (``bench/worker_scaling.py`` reads it). ``claim_s`` is this chunk's share
+    of the claim (the first chunk's own claim; later ones are claimed while the previous is marked);
+    ``setup_s`` is the reading of what the chunks share, counted with this chunk's plan."""
     t0 = time.perf_counter()
     db, params = ctx.db, ctx.params
-    version, dataset = _version_and_dataset(db, params)
-    method = params.get("method") or DEFAULT_METHOD
-    _, st = _state(db, ctx.job.id, lock=False)
-    db.commit()
+    lo, hi = shared.bounds[i]
     t_plan = time.perf_counter()
-    lo, hi = st["bounds"][i]
     rows = list(
         db.scalars(
-            select(Example).where(Example.dataset_id == dataset.id, Example.id.between(lo, hi)).order_by(Example.id)
+            select(Example)
+            .where(Example.dataset_id == shared.dataset.id, Example.id.between(lo, hi))
+            .order_by(Example.id)
         )
     )
     t1 = time.perf_counter()
-    with process_cache(ctx.settings.device, versions.locator(ctx.settings)).use(version.path) as loaded:
+    with process_cache(ctx.settings.device, versions.locator(ctx.settings)).use(shared.version.path) as loaded:
         t2 = time.perf_counter()
         ctx.check_cancel()  # loading a model can take seconds
         exps = explain(
             loaded,
             [ex.text for ex in rows],
-            method=method,
+            method=shared.method,
             max_length=int(params.get("max_length") or DEFAULT_MAX_LENGTH),
             batch_size=int(params.get("batch_size") or 32),
             example_ids=[ex.ext_id for ex in rows],
@@ -204,21 +231,26 @@ def _explain_chunk(ctx: JobContext, i: int, owner: str, claim_s: float = 0.0) ->
         )
         t3 = time.perf_counter()
     explanations.upsert_explanations(
-        db_session=db, model_version=version, method=method, items=list(zip(rows, exps, strict=True)), commit=False
+        db_session=db,
+        model_version=shared.version,
+        method=shared.method,
+        items=list(zip(rows, exps, strict=True)),
+        commit=False,
     )
     t4 = time.perf_counter()
     job, st = _state(db, ctx.job.id, lock=True)
-    done = {**st["done"], str(i): owner}
-    claims = {k: v for k, v in st["claims"].items() if k != str(i)}
-    phases = [claim_s, t_plan - t0, t1 - t_plan, t2 - t1, t3 - t2, t4 - t3, time.perf_counter() - t4]
+    st["done"] = {**st["done"], str(i): owner}
+    st["claims"] = {k: v for k, v in st["claims"].items() if k != str(i)}
+    nxt = _next_claim(st, owner, reclaim_after) if job.status is JobStatus.RUNNING else None
+    phases = [claim_s, setup_s + t_plan - t0, t1 - t_plan, t2 - t1, t3 - t2, t4 - t3, time.perf_counter() - t4]
     before = st.get("chunk_s") or {"chunks": 0, "sum": [0.0] * len(PHASES)}
     chunk_s = {"phases": PHASES, "chunks": before["chunks"] + 1}
     chunk_s["sum"] = [round(a + b, 4) for a, b in zip(before["sum"], phases, strict=True)]
-    job.result = {**st, "done": done, "claims": claims, "chunk_s": chunk_s}
+    job.result = {**st, "chunk_s": chunk_s}
     db.commit()
     n = len(st["bounds"])
-    ctx.progress(100.0 * len(done) / n, step=len(done), total_steps=n)
-    return len(done)
+    ctx.progress(100.0 * len(st["done"]) / n, step=len(st["done"]), total_steps=n)
+    return nxt
 
 
 def work(ctx: JobContext, *, lead: bool) -> dict[str, Any] | None:
@@ -226,15 +258,20 @@ def work(ctx: JobContext, *, lead: bool) -> dict[str, Any] | None:
     Returns the job's result once every chunk is done (whoever sees that first finishes the job)."""
     owner = worker_id()
     reclaim_after = 4 * ctx.settings.stale_after_s
+    shared: _Chunks | None = None
     while True:
         ctx.check_cancel()
         t = time.perf_counter()
         i, running = _claim(ctx.db, ctx.job.id, owner, reclaim_after)
         if not running:
             return None  # failed, cancelled or finished by someone else
-        if i is not None:
-            _explain_chunk(ctx, i, owner, time.perf_counter() - t)
-            continue
+        claim_s = time.perf_counter() - t
+        while i is not None:  # each chunk's mark claims the next: one job-row lock per chunk
+            t = time.perf_counter()
+            shared = shared or _Chunks(ctx)
+            i = _explain_chunk(ctx, shared, i, owner, reclaim_after, claim_s, time.perf_counter() - t)
+            claim_s = 0.0
+            ctx.check_cancel()
         _, st = _state(ctx.db, ctx.job.id, lock=False)
         ctx.db.commit()
         if len(st["done"]) == len(st["bounds"]):
