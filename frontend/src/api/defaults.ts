@@ -24,7 +24,7 @@ export const schemaDefaults = {
     "attribution_every": 1,
     "attribution_rows": 0,
     "attribution_weight": 5,
-    "batch_size": 16,
+    "batch_size": 32,
     "controls": [],
     "counterfactual_weight": 0,
     "early_stop": false,

@@ -2207,7 +2207,7 @@ export interface components {
             /**
              * Batch Size
              * @description examples per optimiser step (before accumulation)
-             * @default 16
+             * @default 32
              */
             batch_size?: number;
             /**
