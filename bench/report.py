@@ -83,8 +83,11 @@ def machine(docs: dict[str, dict[str, Any] | None]) -> list[str]:
         "",
     ]
     for name, doc in docs.items():
-        if doc:
+        if doc and "environment" in doc:
             lines.append(f"- `{name}`: {load_note(doc)}, torch threads {doc['environment'].get('torch_threads')}")
+        elif doc and doc.get("loadavg_start"):
+            start = "/".join(f"{x:.2f}" for x in doc["loadavg_start"])
+            lines.append(f"- `{name}`: load average (1/5/15 min) {start} at start")
     lines += [""]
     return lines
 
@@ -268,6 +271,23 @@ def targets(docs: dict[str, dict[str, Any] | None]) -> list[str]:
         )
     rows += real_data_targets(docs.get("real_data_gpu"))
     rows += scale_targets(docs.get("store_scale"), _worker_docs(docs))
+    for name in ("api_latency", "api_latency_pg1m"):
+        doc = docs.get(name) or {}
+        for scenario, by_mode in (doc.get("scenarios") or {}).items():
+            r = by_mode.get("interactive") or {}
+            if r.get("target_p95_ms") is None:
+                continue
+            rows.append(
+                [
+                    f"API p95, `{scenario}`, {doc['n_examples']:,} examples, {doc['database']}",
+                    f"<= {f(r['target_p95_ms'])} ms",
+                    f"{f(r['p95_ms'])} ms",
+                    "**met**" if r.get("met") else "**missed**",
+                    f"`{name}`",
+                    f"{doc['clients']} clients, interactive (think time), load at start "
+                    + "/".join(f"{x:.1f}" for x in doc.get("loadavg_start") or []),
+                ]
+            )
     lines = ["## Targets", ""]
     lines += table(["target", "threshold", "measured", "", "result file", "how"], rows)
     return lines
@@ -1000,6 +1020,16 @@ def api_scenarios(doc: dict[str, Any]) -> list[str]:
         + (f" Load average at start {'/'.join(f'{x:.2f}' for x in load)}." if load else ""),
         "",
     ]
+    if doc.get("explained") and doc["explained"] < doc.get("n_examples", 0):
+        lines += [
+            f"Built with `--explained {doc['explained']}`: explanations (and their word occurrences) were stored "
+            f"through the service for the first {doc['explained']:,} examples; the word aggregates of the other "
+            f"{doc['n_examples'] - doc['explained']:,} were added as `bench/store_scale.py --aggregates-only` does "
+            "(numpy sums of the same distributions, written by the service's `apply_deltas`), so the word ranking "
+            f"reads the word table of {doc['n_examples']:,} explained examples; explanation reads and feedback "
+            "writes go to explained examples.",
+            "",
+        ]
     rows = []
     for name, by_mode in doc["scenarios"].items():
         for mode, r in by_mode.items():
@@ -1412,6 +1442,8 @@ def render(results: Path) -> str:
         "store_scale_before",
         *WORKER_SCALING,
         "api_latency",
+        "api_latency_pg1m",
+        "api_latency_pg1m_before",
         "effect_sweep",
         "effect_objectives",
     ]
@@ -1490,6 +1522,17 @@ def render(results: Path) -> str:
     lines += store(docs["store_scale"], docs["store_scale_before"])
     lines += worker_scaling(_worker_docs(docs))
     lines += api_latency(docs["api_latency"])
+    if docs.get("api_latency_pg1m"):
+        lines += ["### PostgreSQL, 1,000,000 examples", "", *api_scenarios(docs["api_latency_pg1m"])]
+    if docs.get("api_latency_pg1m_before"):
+        lines += [
+            "Before (`api_latency_pg1m_before.json`, the same project minutes earlier): every task-view page also "
+            "counted the explained examples per dataset for its coverage note — a join over every explanation of "
+            "the version — and built its word rows with `dataclasses.asdict`; now the counts are kept until the "
+            "aggregate state changes and the rows are shallow dicts.",
+            "",
+            *api_scenarios(docs["api_latency_pg1m_before"]),
+        ]
     if gpu["effect_sweep_cuda"]:
         lines += effect(
             gpu["effect_sweep_cuda"],

@@ -56,3 +56,19 @@ def test_the_datasets_list_says_which_versions_and_methods_are_explained(api: Ap
     assert sets["clean"]["explained"] == []
     cov = api.get(f"/api/projects/{pid}/coverage").json()
     assert (cov["explained"], cov["total"], cov["complete"]) == (40, 40, True)
+
+
+def test_coverage_follows_every_new_explanation_though_it_is_cached(api: Api, project):
+    """The per-dataset counts are kept between requests (counting every explanation per page was the task
+    view's largest cost at 1M examples); each stored explanation must still show at once, on every reader."""
+    pid, did = project["id"], project["train"]["id"]
+    ids = _ids(api, did)
+    seen = []
+    for eid in ids[:3]:
+        assert api.get(f"/api/examples/{eid}/explanation").status_code == 200
+        seen.append(api.get(f"/api/projects/{pid}/words", role="viewer").json()["coverage"]["explained"])
+        assert api.get(f"/api/projects/{pid}/coverage").json()["explained"] == seen[-1]
+    assert seen == [1, 2, 3]
+    # explaining an example again replaces its explanation: the count stays
+    assert api.get(f"/api/examples/{ids[0]}/explanation").status_code == 200
+    assert api.get(f"/api/projects/{pid}/coverage").json()["explained"] == 3
