@@ -7,7 +7,7 @@ set it costs. SQLite and PostgreSQL; jobs are recorded, not run (tests/workers r
 from __future__ import annotations
 
 from apihelpers import Api
-from xmd.jobs.phases import needs_predictions
+from xmd.jobs.phases import needs_predictions, retrain_plan
 
 ADVANCED = {
     "add_target": "magnitude",
@@ -69,7 +69,6 @@ def test_the_estimate_plans_the_prediction_a_scoped_task_feedback_needs(api: Api
         "label": "predicting v1 on the training set (scoped task feedback)",
         "total": 40,  # the training set
         "unit": "examples",
-        "kind": "measure",  # forward passes, at the measuring rate
     }
     assert [p["name"] for p in scoped[1:]] == [p["name"] for p in plain]
 
@@ -79,6 +78,9 @@ def test_the_estimate_plans_the_prediction_a_scoped_task_feedback_needs(api: Api
     assert _phases(api, pid)[0]["name"] == "predict"
 
 
+_PLAN = {"parent": 1, "child": 2, "eval_sizes": {}, "eval_cap": 10, "total_steps": 4, "examples_per_step": 4}
+
+
 def test_needs_predictions_follows_the_pipelines_rule():
     """``pipeline.feedback_targets`` predicts when a task feedback's scope, after ``with_task_scope``, is not all."""
     assert not needs_predictions([], "correct")
@@ -86,3 +88,6 @@ def test_needs_predictions_follows_the_pipelines_rule():
     assert needs_predictions(["all"], "incorrect")
     assert needs_predictions(["all", "correct"], "all")
     assert needs_predictions(["CORRECT"], "all")
+    plan = retrain_plan(**_PLAN, n_share=8, n_predict=7)
+    assert (plan[0].name, plan[0].kind, plan[0].total) == ("predict", "measure", 7)  # at the measuring rate
+    assert "predict" not in [p.name for p in retrain_plan(**_PLAN, n_share=8)]
