@@ -1,7 +1,8 @@
-// Generate src/api/schema.d.ts (types) and src/api/defaults.ts (the request bodies' default values,
-// e.g. the retrain settings the form starts from) from the server's OpenAPI schema, so the UI's API
-// types and defaults cannot drift from the routes. `node scripts/gen-api.mjs` writes the file; `--check` regenerates into memory and
-// exits 1 when the committed file differs (what CI runs through `npm run check:api`, and
+// Generate src/api/schema.d.ts (types) and src/api/defaults.ts (the request bodies' default values, e.g.
+// the retrain settings the form starts from, and each field's title, help, bounds and choices) from the
+// server's OpenAPI schema, so the UI's API types, defaults and form metadata cannot drift from the routes.
+// `node scripts/gen-api.mjs` writes the files; `--check` regenerates into memory and exits 1 when a
+// committed file differs (what CI runs through `npm run check:api`, and
 // tests/api/test_api_types.py). `--check FILE` compares with FILE instead (the test's stale control).
 //
 // The schema comes from the FastAPI app itself (no server, no database): the project's Python imports
@@ -64,10 +65,64 @@ function defaultsOf(schema) {
   return out
 }
 
+const BOUNDS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'minLength', 'maxLength']
+
+/** schema name -> property -> what a form needs to show and check the field: its title, help text, type,
+ * bounds and choices, for the request bodies (`...In`) and the objects they nest (e.g. BaseRecipe). The
+ * server reads these off the core's option metadata (xmd.core.options), so a form built from them cannot
+ * drift from what the API accepts. */
+function fieldsOf(schema) {
+  const all = schema.components?.schemas ?? {}
+  const refs = (v) => (v && typeof v === 'object' ? [v.$ref, ...Object.values(v).flatMap(refs)].filter(Boolean) : [])
+  const nested = new Set(
+    Object.entries(all)
+      .filter(([name]) => name.endsWith('In'))
+      .flatMap(([, s]) => refs(s.properties ?? {}))
+      .map((r) => r.split('/').pop()),
+  )
+  const out = {}
+  for (const [name, s] of Object.entries(all).sort(([a], [b]) => a.localeCompare(b))) {
+    if (!(name.endsWith('In') || nested.has(name)) || !s.properties) continue
+    const fields = {}
+    for (const [k, raw] of Object.entries(s.properties).sort(([a], [b]) => a.localeCompare(b))) {
+      // an optional field is `anyOf: [the type, null]`: its type and bounds are on the non-null branch
+      const p = (raw.anyOf ?? []).find((x) => x.type !== 'null') ?? raw
+      const meta = { title: raw.title ?? k }
+      if (raw.description) meta.help = raw.description
+      meta.type = p.type ?? (p.$ref ? 'object' : 'any')
+      for (const b of BOUNDS) if (p[b] !== undefined) meta[b] = p[b]
+      const choices = p.enum ?? p.items?.enum
+      if (choices) meta.choices = choices
+      fields[k] = meta
+    }
+    out[name] = fields
+  }
+  return out
+}
+
+const FIELD_META = `/** What a form needs to show and check one field of a request body (from the server's schema). */
+export interface FieldMeta {
+  title: string
+  help?: string
+  type: string
+  minimum?: number
+  maximum?: number
+  exclusiveMinimum?: number
+  exclusiveMaximum?: number
+  minLength?: number
+  maxLength?: number
+  choices?: readonly (string | number)[]
+}
+
+`
+
 export async function generate() {
   const schema = dumpSchema()
   const ast = await openapiTS(schema, { alphabetize: true, defaultNonNullable: false })
-  const defaults = `${HEADER}export const schemaDefaults = ${JSON.stringify(defaultsOf(schema), null, 2)}\n`
+  const defaults =
+    `${HEADER}export const schemaDefaults = ${JSON.stringify(defaultsOf(schema), null, 2)}\n\n` +
+    FIELD_META +
+    `export const schemaFields = ${JSON.stringify(fieldsOf(schema), null, 2)} satisfies Record<string, Record<string, FieldMeta>>\n`
   return { [target]: HEADER + astToString(ast), [defaultsTarget]: defaults }
 }
 

@@ -1,10 +1,14 @@
-"""A project records its base model (issue 14, deletion from base): set at creation or later, shown with
+"""A project records its base model (issue 14, deletion from base): set at creation (from a path, a Hub id
+or an uploaded archive) or later, shown with
 the project, forgotten on request; checked by the project model's path rule; and the retrain accepts the
 ``deletion_base`` control only while one is recorded. SQLite and PostgreSQL; jobs are recorded, not run
 (tests/workers/test_retrain_controls.py runs one)."""
 
 from __future__ import annotations
 
+import io
+import json
+import tarfile
 from pathlib import Path
 
 from apihelpers import Api, make_settings
@@ -44,6 +48,53 @@ def test_base_model_at_creation_checked_before_anything_is_made(api: Api, tiny_m
     }
     pid = r.json()["id"]
     assert api.get(f"/api/projects/{pid}").json()["base_model"]["recipe"] == {"epochs": 3, "lr": 5e-5}
+
+
+def _tar(src: Path) -> bytes:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tf:
+        tf.add(src, arcname="my-model")
+    return buf.getvalue()
+
+
+def test_base_model_with_an_uploaded_archive(api: Api, tiny_model_dir: Path):
+    """The archive form takes the base model as a JSON field, checked like the JSON routes' before the
+    archive is unpacked: a bad one answers 422 with the reason, and no project, no upload is left."""
+    archive = {"archive": ("model.tar.gz", _tar(tiny_model_dir), "application/gzip")}
+    for bad, needle in (
+        ("not json", "must be a JSON object"),
+        ('["org/m"]', "must be a JSON object"),
+        (json.dumps({"hub_id": "../etc"}), "hub"),  # not a Hub id
+        (json.dumps({"hub_id": "org/m", "model_path": str(tiny_model_dir)}), "exactly one"),
+        (json.dumps({}), "exactly one"),
+        (json.dumps({"model_path": str(tiny_model_dir.parent / "nowhere")}), ""),  # not a model folder
+        (json.dumps({"hub_id": "org/m", "recipe": {"epochs": 0}}), "recipe.epochs"),  # out of bounds
+        (json.dumps({"hub_id": "org/m", "recipe": {"epoch": 3}}), "recipe.epoch"),  # unknown setting
+        (json.dumps({"hub_id": "org/m", "extra": 1}), "extra"),
+    ):
+        r = api.post("/api/projects/upload", data={"name": "up", "base_model": bad}, files=archive)
+        assert r.status_code == 422, (bad, r.text)
+        assert needle.lower() in r.json()["detail"].lower(), (bad, r.text)
+    assert api.get("/api/projects").json()["items"] == []  # nothing was made
+    uploads = api.settings.uploads_dir
+    assert not uploads.exists() or not any(uploads.iterdir())  # refused before the archive was saved
+
+    base = {"hub_id": "sentence-transformers/all-MiniLM-L6-v2", "recipe": {"epochs": 3, "batch_size": 8}}
+    r = api.post("/api/projects/upload", data={"name": "up", "base_model": json.dumps(base)}, files=archive)
+    assert r.status_code == 201, r.text
+    assert r.json()["base_model"] == {
+        "source": "sentence-transformers/all-MiniLM-L6-v2",
+        "kind": "hub",
+        "recipe": {"epochs": 3, "batch_size": 8},
+    }
+    assert r.json()["model_source"] == "upload:model.tar.gz"
+    got = api.get(f"/api/projects/{r.json()['id']}").json()["base_model"]
+    assert got["source"] == "sentence-transformers/all-MiniLM-L6-v2"
+
+    # without the field (or with it empty) the project records none, as before
+    r = api.post("/api/projects/upload", data={"name": "up2", "base_model": ""}, files=archive)
+    assert r.status_code == 201 and r.json()["base_model"] is None, r.text
+    assert not any(uploads.iterdir())
 
 
 def test_set_later_show_forget_and_the_retrain_follows(api: Api, project: dict, tiny_model_dir: Path):

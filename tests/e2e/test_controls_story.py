@@ -1,5 +1,6 @@
 """Evaluation mode in a real browser (issue 14): import feedback from a rationale column with a preview
-first, retrain with the λ = 0 and deletion controls, and see the three arms side by side in Results.
+first, retrain with the λ = 0 and deletion controls (and one of the advanced ER settings), and see the three
+arms side by side in Results.
 
 The project and its datasets are made through the API (the upload screens have their own story in
 test_story.py); everything after that is clicked. Real API, worker, SQLite and Chromium; tiny model,
@@ -96,10 +97,27 @@ def test_import_rationales_retrain_with_controls_and_see_three_arms(page, servic
     form.get_by_test_id("control-deletion").check()
     form.get_by_test_id("seeds").fill("1")  # one seed keeps the test fast
     expect(form.get_by_test_id("runs")).to_have_text("3 training runs in all")
+    # an advanced ER setting, collapsed until opened; the help text is the core's option help
+    advanced = form.get_by_test_id("advanced-er")
+    scope = advanced.get_by_label("Task feedback regularises")
+    expect(scope).to_be_hidden()
+    advanced.locator("summary").click()
+    expect(scope).to_have_value("all")
+    expect(advanced.locator("[data-field=task_scope] .help")).to_contain_text("the XMD paper's choice")
+    scope.select_option("correct")
+    assert unlabelled(page) == []
     shot(page, "21-retrain-controls")
     page.get_by_test_id("start-retrain").click()
     expect(page.get_by_test_id("retrain-done")).to_be_visible(timeout=300_000)
     expect(page.get_by_test_id("job-status")).to_have_text("succeeded")
+    # the job the browser started carries the setting (its stored params are what the worker trained with)
+    h = {"Authorization": f"Bearer {service.token}"}
+    with httpx.Client(base_url=service.base_url, headers=h, timeout=60) as c:
+        r = c.get(f"/api/projects/{pid}/jobs", params={"kind": "retrain"})
+        assert r.status_code == 200, r.text
+        retrains = r.json()["items"]
+    assert len(retrains) == 1 and retrains[0]["params"]["task_scope"] == "correct", retrains
+    assert retrains[0]["params"]["controls"] == ["lambda0", "deletion"]
 
     page.get_by_test_id("retrain-done").get_by_role("link").click()
     expect(page).to_have_url(re.compile(r"/results\?b=\d+"))

@@ -108,6 +108,21 @@ def test_expected_rates_come_from_the_last_retrain(stack: Stack, seeded: dict) -
     assert expected(plan, prior) == pytest.approx(twice + prior["train"] * 24 * 4)
 
 
+def test_a_scoped_retrain_plans_the_prediction_it_runs_first(stack: Stack, seeded: dict) -> None:
+    """``task_scope`` "correct" scopes the seeded (unscoped) task feedback, so the parent predicts the
+    training set first: the job's plan has that phase, at the measuring rate (the estimate plans it too,
+    tests/api/test_retrain_settings.py), and it runs to its end."""
+    params = {**RETRAIN, "epochs": 1, "task_scope": "correct", "version_id": seeded["version_id"]}
+    job_id = stack.submit("retrain", seeded["project_id"], params)
+    job = _watch(stack, job_id)[-1]
+    assert job.status is JobStatus.SUCCEEDED, f"{job.error}\n{stack.all_logs()}"
+    first = job.phases[0]
+    assert (first["name"], first["kind"]) == ("predict", "measure"), job.phases
+    assert first["label"].startswith("predicting v") and "scoped task feedback" in first["label"]
+    assert first["done"] == first["total"] > 0 and first["seconds"] is not None
+    assert [p["name"] for p in job.phases].count("predict") == 1
+
+
 def test_cancel_is_honoured_within_seconds_during_the_evaluation_before_training(
     stack: Stack, seeded: dict, tiny_model_dir: Path
 ) -> None:

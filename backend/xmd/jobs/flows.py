@@ -13,11 +13,12 @@ from sqlalchemy.orm import Session
 
 from xmd.core import options
 from xmd.core.training import ControlOptions, RetrainConfig, count_steps
-from xmd.core.types import DataError, FeedbackError
+from xmd.core.types import DataError, FeedbackError, Scope
 from xmd.datasets import service as datasets
 from xmd.datasets.models import DatasetRole
 from xmd.db.base import utcnow
 from xmd.feedback import service as feedback
+from xmd.feedback.models import FeedbackLevel
 from xmd.jobs import phases, service
 from xmd.jobs import secrets as job_secrets
 from xmd.jobs.context import process_alive
@@ -148,12 +149,16 @@ def sweep(db: Session, *, stale_after_s: float) -> dict[str, list]:
 
 def estimate_retrain(db: Session, project: Project, body: RetrainIn) -> dict[str, Any]:
     """What a retrain with these settings will do, phase by phase, and how long it should take at the
-    rates the project's last retrain measured (else any project's; None when no retrain finished yet)."""
+    rates the project's last retrain measured (else any project's; None when no retrain finished yet).
+    The plan is the job's own (``versions.flows``): a ``task_scope`` other than all, or task feedback
+    scoped by itself, adds the prediction of the training set first."""
     mv = versions.resolve(db_session=db, project=project, version_id=body.version_id)
     train = datasets.resolve_ids(db_session=db, project=project, ids=body.train_dataset_ids, role=DatasetRole.TRAIN)
     evals = datasets.resolve_ids(db_session=db, project=project, ids=body.eval_dataset_ids, role=DatasetRole.EVAL)
     config = options.build(RetrainConfig, body.model_dump())
     n_train = sum(ds.n_examples for ds in train)
+    task = feedback.list_feedback(db_session=db, project_id=project.id, level=FeedbackLevel.TASK)
+    predicts = phases.needs_predictions((t.scope or Scope.ALL for t in task), body.task_scope)
     newest = max((v.version for v in versions.list_versions(db_session=db, project_id=project.id)), default=0)
     plan = phases.retrain_plan(
         parent=mv.version,
@@ -163,6 +168,7 @@ def estimate_retrain(db: Session, project: Project, body: RetrainIn) -> dict[str
         total_steps=count_steps(n_train, config),
         examples_per_step=config.batch_size * config.grad_accum,
         n_share=n_train,
+        n_predict=n_train if predicts else 0,
     )
     log = service.last_phases(db_session=db, kind=JobKind.RETRAIN, project_id=project.id)
     prior = phases.rates(log)

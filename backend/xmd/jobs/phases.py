@@ -59,11 +59,19 @@ def retrain_plan(
     total_steps: int,
     examples_per_step: int,
     n_share: int,
+    n_predict: int = 0,
 ) -> list[Phase]:
-    """The phases of a retrain from v``parent`` to v``child``, in the order ``pipeline.debug`` runs them."""
+    """The phases of a retrain from v``parent`` to v``child``, in the order ``pipeline.debug`` runs them.
+
+    ``n_predict``: training examples the parent predicts first, because task feedback is scoped to its
+    correct or incorrect predictions (:func:`needs_predictions`); forward passes like measuring, so the
+    same kind of work."""
     measure = [(name, min(n, eval_cap)) for name, n in eval_sizes.items()]
     shares = min(n_share, MAX_SHARE_EXAMPLES)
-    phases = [Phase(f"measure_before:{s}", f"measuring v{parent} on {s}", n) for s, n in measure]
+    phases: list[Phase] = []
+    if n_predict:
+        phases.append(Phase("predict", f"predicting v{parent} on the training set (scoped task feedback)", n_predict))
+    phases += [Phase(f"measure_before:{s}", f"measuring v{parent} on {s}", n) for s, n in measure]
     phases += [
         Phase(f"shares_before:{m}", f"explaining v{parent} on the corrected examples ({m})", shares, kind=f"shares_{m}")
         for m in SHARE_METHODS
@@ -76,6 +84,15 @@ def retrain_plan(
     ]
     phases.append(Phase("save", f"saving v{child}", 1, unit="model", kind="save", minor=True))
     return phases
+
+
+def needs_predictions(task_scopes: Iterable[Any], task_scope: str) -> bool:
+    """Whether a retrain predicts its training set before anything else (``pipeline.feedback_targets``):
+    some task feedback is scoped to correct or incorrect predictions, by its own scope or, for the
+    unscoped ones (``all``), by the retrain's ``task_scope``. ``task_scopes``: the task feedback's scopes
+    (``Scope`` members or their values)."""
+    own = [str(getattr(s, "value", s)).lower() for s in task_scopes]
+    return any((task_scope if s == "all" else s) != "all" for s in own)
 
 
 def rates(phases: Iterable[Phase | Mapping[str, Any]]) -> dict[str, float]:

@@ -9,6 +9,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, File, Form, Request, UploadFile
 from fastapi.concurrency import run_in_threadpool
+from pydantic import ValidationError
 
 from xmd.core.types import DataError
 from xmd.db.errors import ConflictError
@@ -79,6 +80,26 @@ def _parse_labels(raw: str | None) -> list[str] | None:
     return labels
 
 
+def _parse_base_model(raw: str | None) -> BaseModelIn | None:
+    """The archive form's ``base_model`` field (a JSON object, since a form has no nested fields), checked
+    by the same model as ``PUT …/base-model`` and ``POST /projects``; DataError (422) says what is wrong."""
+    if raw is None or not raw.strip():
+        return None
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise DataError(f'base_model must be a JSON object such as {{"hub_id": "org/base"}}: {exc}') from None
+    if not isinstance(value, dict):
+        raise DataError('base_model must be a JSON object such as {"hub_id": "org/base"}')
+    try:
+        return BaseModelIn.model_validate(value)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(x) for x in e['loc']) or 'base_model'}: {e['msg']}" for e in exc.errors(include_url=False)
+        )
+        raise DataError(f"base_model: {problems}") from None
+
+
 MAX_ARCHIVE_NAME = 900
 
 
@@ -91,12 +112,26 @@ async def create_project_from_archive(
     archive: Annotated[UploadFile, File(description=".zip or .tar.gz of a save_pretrained folder")],
     labels: Annotated[str | None, Form(description="comma-separated or a JSON list")] = None,
     description: Annotated[str, Form(max_length=5000)] = "",
+    base_model: Annotated[
+        str | None,
+        Form(
+            max_length=20_000,
+            description="the model this one was fine-tuned from, as the JSON of a BaseModelIn (e.g. "
+            '{"hub_id": "org/base", "recipe": {"epochs": 3}}); enables the deletion_base control',
+        ),
+    ] = None,
 ) -> ProjectOut:
     """Create a project from an uploaded model archive (size-limited by ``XMD_MAX_UPLOAD_MB``)."""
     settings = settings_of(request)
     label_list = _parse_labels(labels)
     if len(archive.filename or "") > MAX_ARCHIVE_NAME:  # recorded as "upload:<name>" in a 1,000-character column
         raise DataError(f"the archive's file name has at most {MAX_ARCHIVE_NAME} characters")
+    base = None
+    given = _parse_base_model(base_model)
+    if given is not None:  # checked before the archive is saved or unpacked: a bad one creates nothing
+        base = paths.base_model_record(
+            settings, model_path=given.model_path, hub_id=given.hub_id, recipe=given.recipe_given()
+        )
     work = temp_dir(settings)
     try:
         suffix = "".join(Path(archive.filename or "model.zip").suffixes[-2:]) or ".zip"
@@ -112,6 +147,7 @@ async def create_project_from_archive(
             description=description,
             user_id=user.id,
             model_dir=model_dir,
+            base_model=base,
         )
     finally:
         remove(work)

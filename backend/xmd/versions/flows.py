@@ -166,6 +166,7 @@ def _retrain(
             "eval_dataset_ids": [ds.id for ds in eval_sets],
         },
     )
+    predicts = job_phases.needs_predictions((t.scope for t in feedback.task), er.task_scope)
     ctx.plan(
         job_phases.retrain_plan(
             parent=parent.version,
@@ -175,6 +176,7 @@ def _retrain(
             total_steps=count_steps(len(train), train_config),
             examples_per_step=train_config.batch_size * train_config.grad_accum,
             n_share=len({f.example_id for f in feedback.instance}) if not feedback.task else len(train),
+            n_predict=len(train) if predicts else 0,
         ),
         prior=job_phases.rates(jobs_store.last_phases(db_session=db, kind=JobKind.RETRAIN, project_id=project.id)),
     )

@@ -63,3 +63,592 @@ export const schemaDefaults = {
     "scope": "all"
   }
 }
+
+/** What a form needs to show and check one field of a request body (from the server's schema). */
+export interface FieldMeta {
+  title: string
+  help?: string
+  type: string
+  minimum?: number
+  maximum?: number
+  exclusiveMinimum?: number
+  exclusiveMaximum?: number
+  minLength?: number
+  maxLength?: number
+  choices?: readonly (string | number)[]
+}
+
+export const schemaFields = {
+  "BaseModelIn": {
+    "hub_id": {
+      "title": "Hub Id",
+      "help": "a Hugging Face Hub model id",
+      "type": "string",
+      "maxLength": 200
+    },
+    "model_path": {
+      "title": "Model Path",
+      "help": "a save_pretrained directory",
+      "type": "string",
+      "maxLength": 1000
+    },
+    "recipe": {
+      "title": "recipe",
+      "help": "the fine-tune settings (default: see BaseRecipe)",
+      "type": "object"
+    }
+  },
+  "BaseRecipe": {
+    "batch_size": {
+      "title": "Batch Size",
+      "help": "examples per optimiser step (before accumulation)",
+      "type": "integer",
+      "minimum": 1,
+      "maximum": 512
+    },
+    "epochs": {
+      "title": "Epochs",
+      "help": "passes over the training data",
+      "type": "integer",
+      "minimum": 1,
+      "maximum": 50
+    },
+    "eval_max_examples": {
+      "title": "Eval Max Examples",
+      "help": "measure each eval set on at most this many examples (a sample fixed by the seed; Results shows it)",
+      "type": "integer",
+      "minimum": 10,
+      "maximum": 10000000
+    },
+    "grad_accum": {
+      "title": "Grad Accum",
+      "help": "gradient accumulation steps",
+      "type": "integer",
+      "minimum": 1,
+      "maximum": 1024
+    },
+    "length_bucketing": {
+      "title": "Length Bucketing",
+      "help": "batch texts of similar token length together (seeded pools of 50 batches sorted by length, batches shuffled), so a batch is padded only to its own longest text; every example still appears once per epoch",
+      "type": "boolean"
+    },
+    "lr": {
+      "title": "Lr",
+      "help": "peak learning rate (linear warm-up, then decay)",
+      "type": "number",
+      "maximum": 1,
+      "exclusiveMinimum": 0
+    },
+    "max_grad_norm": {
+      "title": "Max Grad Norm",
+      "help": "gradient clipping norm",
+      "type": "number",
+      "maximum": 1000,
+      "exclusiveMinimum": 0
+    },
+    "max_length": {
+      "title": "Max Length",
+      "help": "truncate inputs to this many tokens",
+      "type": "integer",
+      "minimum": 8,
+      "maximum": 4096
+    },
+    "mixed_precision": {
+      "title": "Mixed Precision",
+      "help": "bf16 autocast (CUDA only)",
+      "type": "boolean"
+    },
+    "seed": {
+      "title": "Seed",
+      "help": "seed for shuffling and initialisation",
+      "type": "integer",
+      "minimum": 0,
+      "maximum": 2147483647
+    },
+    "warmup_ratio": {
+      "title": "Warmup Ratio",
+      "help": "share of the steps spent warming up",
+      "type": "number",
+      "minimum": 0,
+      "maximum": 1
+    },
+    "weight_decay": {
+      "title": "Weight Decay",
+      "help": "AdamW weight decay",
+      "type": "number",
+      "minimum": 0,
+      "maximum": 1
+    }
+  },
+  "EvaluateIn": {
+    "dataset_ids": {
+      "title": "Dataset Ids",
+      "help": "default: every eval dataset",
+      "type": "array"
+    },
+    "version_id": {
+      "title": "Version Id",
+      "type": "integer",
+      "minimum": 1,
+      "maximum": 2147483647
+    }
+  },
+  "ExplainIn": {
+    "chunk_size": {
+      "title": "Chunk Size",
+      "type": "integer",
+      "minimum": 8,
+      "maximum": 10000
+    },
+    "dataset_id": {
+      "title": "Dataset Id",
+      "help": "default: every training dataset",
+      "type": "integer",
+      "minimum": 1,
+      "maximum": 2147483647
+    },
+    "method": {
+      "title": "Method",
+      "type": "string"
+    },
+    "version_id": {
+      "title": "Version Id",
+      "type": "integer",
+      "minimum": 1,
+      "maximum": 2147483647
+    }
+  },
+  "ImportIn": {
+    "dataset_id": {
+      "title": "Dataset Id",
+      "help": "instance entries name examples of this dataset by their file id",
+      "type": "integer",
+      "minimum": 1,
+      "maximum": 2147483647
+    },
+    "feedback": {
+      "title": "Feedback",
+      "help": "the export format: {instance: [...], task: [...]}",
+      "type": "object"
+    },
+    "preview": {
+      "title": "Preview",
+      "help": "only say what the import would touch; write nothing",
+      "type": "boolean"
+    },
+    "rationales": {
+      "title": "rationales",
+      "type": "object"
+    },
+    "words": {
+      "title": "words",
+      "type": "object"
+    }
+  },
+  "InstanceIn": {
+    "action": {
+      "title": "action",
+      "type": "object"
+    },
+    "word_index": {
+      "title": "Word Index",
+      "help": "position of the word in the example (as in the explanation)",
+      "type": "integer",
+      "minimum": 0,
+      "maximum": 2147483647
+    }
+  },
+  "PushIn": {
+    "private": {
+      "title": "Private",
+      "type": "boolean"
+    },
+    "repo_id": {
+      "title": "Repo Id",
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 96
+    },
+    "token": {
+      "title": "Token",
+      "help": "a Hugging Face write token; used for this push only, never stored",
+      "type": "string"
+    },
+    "version_id": {
+      "title": "Version Id",
+      "type": "integer",
+      "minimum": 1,
+      "maximum": 2147483647
+    }
+  },
+  "RationalesIn": {
+    "budget": {
+      "title": "Budget",
+      "help": "keep this many examples, drawn with the seed",
+      "type": "integer",
+      "minimum": 1,
+      "maximum": 2147483647
+    },
+    "column": {
+      "title": "Column",
+      "help": "the column with human rationales",
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 200
+    },
+    "format": {
+      "title": "Format",
+      "help": "auto, binary, positions, words, spans",
+      "type": "string"
+    },
+    "min_agreement": {
+      "title": "Min Agreement",
+      "help": "annotators needed: a count (2), or a fraction of a row's annotators (0.5)",
+      "type": "integer"
+    },
+    "only": {
+      "title": "only",
+      "help": "examples the current version predicts correctly / incorrectly, or all",
+      "type": "object"
+    },
+    "remove_others": {
+      "title": "Remove Others",
+      "help": "also *remove* on every other word of those examples",
+      "type": "boolean"
+    },
+    "seed": {
+      "title": "Seed",
+      "type": "integer",
+      "minimum": 0,
+      "maximum": 2147483647
+    },
+    "tokens_column": {
+      "title": "Tokens Column",
+      "help": "a token list the flags/positions refer to (e.g. post_tokens)",
+      "type": "string",
+      "maxLength": 200
+    }
+  },
+  "RetrainIn": {
+    "add_margin": {
+      "title": "Add Margin",
+      "help": "nats that hiding an 'add' word must cost",
+      "type": "number",
+      "minimum": 0,
+      "maximum": 100
+    },
+    "add_target": {
+      "title": "Add Target",
+      "help": "attribution target of an 'add' word: 'signed' = its share toward the gold label must reach 1 (a word that pushes against the gold label is penalised); 'magnitude' = its absolute share, whatever its sign (the old behaviour, kept for comparisons)",
+      "type": "string",
+      "choices": [
+        "signed",
+        "magnitude"
+      ]
+    },
+    "attribution_every": {
+      "title": "Attribution Every",
+      "help": "the attribution term (second derivative) on every k-th batch only, weighted by k so its mean strength stays; the other batches take the erasure term alone (objective 'both') or no ER term (objective 'attribution'); 1 = every batch",
+      "type": "integer",
+      "minimum": 1,
+      "maximum": 64
+    },
+    "attribution_rows": {
+      "title": "Attribution Rows",
+      "help": "at most this many feedback rows per batch take the attribution term (its second derivative is the dearest part of a step), drawn with a seeded generator; 0 = every feedback row; the erasure term still sees every feedback row",
+      "type": "integer",
+      "minimum": 0,
+      "maximum": 4096
+    },
+    "attribution_weight": {
+      "title": "Attribution Weight",
+      "help": "weight μ of the attribution term with objective 'both'",
+      "type": "number",
+      "minimum": 0,
+      "maximum": 1000
+    },
+    "batch_size": {
+      "title": "Batch Size",
+      "help": "examples per optimiser step (before accumulation)",
+      "type": "integer",
+      "minimum": 1,
+      "maximum": 512
+    },
+    "controls": {
+      "title": "Controls",
+      "help": "control arms trained beside the debug run (none: no comparison)",
+      "type": "array",
+      "choices": [
+        "lambda0",
+        "deletion",
+        "deletion_base"
+      ]
+    },
+    "counterfactual_weight": {
+      "title": "Counterfactual Weight",
+      "help": "off at 0 (the default; a dev candidate): the ER term gains this weight times the task loss of each example with 'remove' words on its counterfactual, the same text with those words hidden from attention, so the text with and without the words must both get the gold label",
+      "type": "number",
+      "minimum": 0,
+      "maximum": 1000
+    },
+    "early_stop": {
+      "title": "Early Stop",
+      "help": "stop before the last epoch once the ER term and the removed words' share have converged on held-out feedback rows (rule: xmd.core.training.early_stop_converged)",
+      "type": "boolean"
+    },
+    "early_stop_checks": {
+      "title": "Early Stop Checks",
+      "help": "how many times over the planned steps the held-out rows are measured",
+      "type": "integer",
+      "minimum": 1,
+      "maximum": 1000
+    },
+    "early_stop_er_tol": {
+      "title": "Early Stop Er Tol",
+      "help": "... and the ER term by at most this fraction of its value (plus 0.002) ...",
+      "type": "number",
+      "minimum": 0,
+      "maximum": 10
+    },
+    "early_stop_min_progress": {
+      "title": "Early Stop Min Progress",
+      "help": "... and at least this fraction of the planned steps has run",
+      "type": "number",
+      "minimum": 0,
+      "maximum": 1
+    },
+    "early_stop_patience": {
+      "title": "Early Stop Patience",
+      "help": "... between each of this many consecutive checks ...",
+      "type": "integer",
+      "minimum": 1,
+      "maximum": 100
+    },
+    "early_stop_rows": {
+      "title": "Early Stop Rows",
+      "help": "feedback rows held out of training to watch for convergence (at most a fifth)",
+      "type": "integer",
+      "minimum": 2,
+      "maximum": 4096
+    },
+    "early_stop_share_tol": {
+      "title": "Early Stop Share Tol",
+      "help": "converged when the removed words' share moved by at most this much (absolute) ...",
+      "type": "number",
+      "minimum": 0,
+      "maximum": 1
+    },
+    "epochs": {
+      "title": "Epochs",
+      "help": "passes over the training data",
+      "type": "integer",
+      "minimum": 1,
+      "maximum": 50
+    },
+    "eval_dataset_ids": {
+      "title": "Eval Dataset Ids",
+      "help": "default: every eval dataset",
+      "type": "array"
+    },
+    "eval_max_examples": {
+      "title": "Eval Max Examples",
+      "help": "measure each eval set on at most this many examples (a sample fixed by the seed; Results shows it)",
+      "type": "integer",
+      "minimum": 10,
+      "maximum": 10000000
+    },
+    "grad_accum": {
+      "title": "Grad Accum",
+      "help": "gradient accumulation steps",
+      "type": "integer",
+      "minimum": 1,
+      "maximum": 1024
+    },
+    "lam": {
+      "title": "Lam",
+      "help": "λ, the weight of the ER term",
+      "type": "number",
+      "minimum": 0,
+      "maximum": 1000
+    },
+    "length_bucketing": {
+      "title": "Length Bucketing",
+      "help": "batch texts of similar token length together (seeded pools of 50 batches sorted by length, batches shuffled), so a batch is padded only to its own longest text; every example still appears once per epoch",
+      "type": "boolean"
+    },
+    "loss": {
+      "title": "Loss",
+      "help": "loss of the attribution term",
+      "type": "string",
+      "choices": [
+        "mse",
+        "mae",
+        "huber"
+      ]
+    },
+    "lr": {
+      "title": "Lr",
+      "help": "peak learning rate (linear warm-up, then decay)",
+      "type": "number",
+      "maximum": 1,
+      "exclusiveMinimum": 0
+    },
+    "max_grad_norm": {
+      "title": "Max Grad Norm",
+      "help": "gradient clipping norm",
+      "type": "number",
+      "maximum": 1000,
+      "exclusiveMinimum": 0
+    },
+    "max_length": {
+      "title": "Max Length",
+      "help": "truncate inputs to this many tokens",
+      "type": "integer",
+      "minimum": 8,
+      "maximum": 4096
+    },
+    "method": {
+      "title": "Method",
+      "help": "attribution in the loss",
+      "type": "string",
+      "choices": [
+        "grad_x_input",
+        "saliency"
+      ]
+    },
+    "mixed_precision": {
+      "title": "Mixed Precision",
+      "help": "bf16 autocast (CUDA only)",
+      "type": "boolean"
+    },
+    "objective": {
+      "title": "Objective",
+      "help": "erasure consistency, the paper's attribution matching, or both (measured best)",
+      "type": "string",
+      "choices": [
+        "erasure",
+        "attribution",
+        "both"
+      ]
+    },
+    "quality": {
+      "title": "Quality",
+      "help": "with controls: faithfulness (AOPC) of every arm before/after",
+      "type": "boolean"
+    },
+    "rationale_column": {
+      "title": "Rationale Column",
+      "help": "with controls: eval-set column of human rationales for plausibility (AUPRC, token-F1)",
+      "type": "string"
+    },
+    "seed": {
+      "title": "Seed",
+      "help": "seed for shuffling and initialisation",
+      "type": "integer",
+      "minimum": 0,
+      "maximum": 2147483647
+    },
+    "seeds": {
+      "title": "Seeds",
+      "help": "with controls: every arm runs this many seeds (3 is advised)",
+      "type": "integer",
+      "minimum": 1,
+      "maximum": 10
+    },
+    "task_scope": {
+      "title": "Task Scope",
+      "help": "which examples task-level feedback regularises, by the parent's predictions before training: all (the default), those it predicts correctly (the XMD paper's choice) or incorrectly; a task feedback with its own scope keeps it; instance feedback is not affected",
+      "type": "string",
+      "choices": [
+        "all",
+        "correct",
+        "incorrect"
+      ]
+    },
+    "train_dataset_ids": {
+      "title": "Train Dataset Ids",
+      "help": "default: every training dataset",
+      "type": "array"
+    },
+    "version_id": {
+      "title": "Version Id",
+      "help": "the version to start from (default: latest ready)",
+      "type": "integer",
+      "minimum": 1,
+      "maximum": 2147483647
+    },
+    "warmup_ratio": {
+      "title": "Warmup Ratio",
+      "help": "share of the steps spent warming up",
+      "type": "number",
+      "minimum": 0,
+      "maximum": 1
+    },
+    "weight_decay": {
+      "title": "Weight Decay",
+      "help": "AdamW weight decay",
+      "type": "number",
+      "minimum": 0,
+      "maximum": 1
+    }
+  },
+  "TaskIn": {
+    "action": {
+      "title": "action",
+      "type": "object"
+    },
+    "label": {
+      "title": "Label",
+      "help": "only examples of this gold label (default: all)",
+      "type": "integer",
+      "minimum": 0,
+      "maximum": 2147483647
+    },
+    "scope": {
+      "title": "scope",
+      "help": "all, or only correctly / incorrectly predicted examples",
+      "type": "object"
+    },
+    "word": {
+      "title": "Word",
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 200
+    }
+  },
+  "WordsIn": {
+    "action": {
+      "title": "Action",
+      "type": "string",
+      "choices": [
+        "add",
+        "remove"
+      ]
+    },
+    "label": {
+      "title": "Label",
+      "help": "only examples of this gold label",
+      "type": "integer",
+      "minimum": 0,
+      "maximum": 2147483647
+    },
+    "name": {
+      "title": "Name",
+      "help": "its file name (the source tag)",
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 200
+    },
+    "scope": {
+      "title": "scope",
+      "type": "object"
+    },
+    "text": {
+      "title": "Text",
+      "help": "the word list file's content",
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 1000000
+    }
+  }
+} satisfies Record<string, Record<string, FieldMeta>>

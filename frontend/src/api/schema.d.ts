@@ -1150,6 +1150,11 @@ export interface components {
              */
             archive: string;
             /**
+             * Base Model
+             * @description the model this one was fine-tuned from, as the JSON of a BaseModelIn (e.g. {"hub_id": "org/base", "recipe": {"epochs": 3}}); enables the deletion_base control
+             */
+            base_model?: string | null;
+            /**
              * Description
              * @default
              */

@@ -1,0 +1,173 @@
+// The Retrain screen's advanced ER settings and the archive form's base model (issue 14): what the person
+// sets is what the request carries, the form is drawn from the server's schema metadata, and what the
+// server would refuse is said before anything is sent.
+import { flushPromises, mount } from '@vue/test-utils'
+import { beforeEach, describe, expect, it, vi } from 'vitest'
+import { createMemoryHistory, createRouter } from 'vue-router'
+
+vi.mock('../api/endpoints', () => ({
+  api: {
+    feedback: vi.fn(),
+    jobs: vi.fn(),
+    retrainJob: vi.fn(),
+    retrainEstimate: vi.fn(),
+    job: vi.fn(),
+    metrics: vi.fn(),
+    cancelJob: vi.fn(),
+    versions: vi.fn(),
+  },
+}))
+
+import { schemaDefaults, schemaFields } from '../api/defaults'
+import { api } from '../api/endpoints'
+import type { Project, ProjectCreate, RetrainParams } from '../api/types'
+import ProjectCreateForm from '../components/ProjectCreateForm.vue'
+import { problem, wire } from '../lib/settings'
+import { auth } from '../stores/auth'
+import { current } from '../stores/project'
+import * as fx from '../testing/fixtures'
+import RetrainView from './RetrainView.vue'
+
+const A = vi.mocked(api)
+const M = schemaFields.RetrainIn
+const router = () =>
+  createRouter({ history: createMemoryHistory(), routes: [{ path: '/:p(.*)*', component: { render: () => null } }] })
+
+beforeEach(() => {
+  vi.clearAllMocks()
+  auth.me = fx.me({ id: 1, name: 'ann', role: 'annotator' })
+  Object.assign(current, {
+    pid: 1,
+    project: { id: 1, name: 'demo', labels: ['negative', 'positive'] },
+    datasets: [
+      { id: 5, name: 'train', role: 'train', n_examples: 100 },
+      { id: 6, name: 'anti', role: 'eval', n_examples: 30 },
+    ],
+    versions: [{ id: 9, version: 1, name: 'base', kind: 'base', status: 'ready', parent_id: null, metrics: {} }],
+    versionId: 9,
+    method: '',
+    activeJobs: [],
+  })
+  A.jobs.mockResolvedValue([])
+  A.feedback.mockResolvedValue({ items: [], total: 2, offset: 0, limit: 1 })
+  A.retrainEstimate.mockResolvedValue({ phases: [], expected_s: null, measured_before: false })
+  A.retrainJob.mockResolvedValue(fx.job({ id: 'j1', kind: 'retrain', status: 'queued', progress: 0 }))
+  A.job.mockResolvedValue(fx.job({ id: 'j1', kind: 'retrain', status: 'queued', progress: 0 }))
+  A.metrics.mockResolvedValue([])
+})
+
+const lastEstimate = () => A.retrainEstimate.mock.calls.at(-1)?.[1] as RetrainParams
+
+describe('RetrainView advanced ER settings', () => {
+  it('is collapsed, drawn from the schema metadata, and sends what the person set', async () => {
+    const w = mount(RetrainView, { global: { plugins: [router()] } })
+    await flushPromises()
+    const adv = w.find('[data-testid=advanced-er]')
+    expect(adv.element.tagName).toBe('DETAILS')
+    expect(adv.element.hasAttribute('open')).toBe(false)
+    // label here; help, choices and bounds are the server's
+    const scope = w.find('#rt-task-scope')
+    expect(w.find('label[for=rt-task-scope]').text()).toContain('Task feedback regularises')
+    expect(w.find('[data-field=task_scope] .help').text()).toBe(M.task_scope.help)
+    expect(scope.findAll('option').map((o) => o.attributes('value'))).toEqual([...M.task_scope.choices])
+    expect(w.find('#rt-add-target').findAll('option').map((o) => o.text())).toEqual(['signed', 'magnitude'])
+    expect(w.find('#rt-attribution-every').attributes()).toMatchObject({ min: String(M.attribution_every.minimum), max: String(M.attribution_every.maximum), step: '1' })
+    expect(w.find('#rt-counterfactual-weight').attributes('step')).toBe('any')
+    // the early-stop settings mean nothing while it is off
+    expect(w.find('#rt-early-stop-rows').attributes('disabled')).toBeDefined()
+
+    await scope.setValue('correct')
+    await w.find('#rt-add-target').setValue('magnitude')
+    await w.find('#rt-counterfactual-weight').setValue('0.5')
+    await w.find('#rt-attribution-every').setValue('4')
+    await w.find('form').trigger('submit')
+    await flushPromises()
+    const sent = A.retrainJob.mock.calls[0][1]
+    expect(sent).toMatchObject({ task_scope: 'correct', add_target: 'magnitude', counterfactual_weight: 0.5, attribution_every: 4, early_stop: false })
+    expect(sent).not.toHaveProperty('early_stop_rows') // off: its settings are not sent
+    // the estimate asks with the same settings, so a changed setting changes what it is asked
+    await vi.waitFor(() => expect(lastEstimate()).toMatchObject({ task_scope: 'correct', attribution_every: 4 }), { timeout: 2000 })
+    w.unmount()
+  })
+
+  it('sends the early-stop settings once it is on, and an emptied number as the server default', async () => {
+    const w = mount(RetrainView, { global: { plugins: [router()] } })
+    await flushPromises()
+    await w.find('#rt-early-stop').setValue(true)
+    expect(w.find('#rt-early-stop-rows').attributes('disabled')).toBeUndefined()
+    await w.find('#rt-early-stop-rows').setValue('16')
+    await w.find('#rt-early-stop-patience').setValue('')
+    await w.find('form').trigger('submit')
+    await flushPromises()
+    const sent = A.retrainJob.mock.calls[0][1]
+    expect(sent).toMatchObject({ early_stop: true, early_stop_rows: 16, early_stop_checks: schemaDefaults.RetrainIn.early_stop_checks })
+    expect(sent).not.toHaveProperty('early_stop_patience')
+    w.unmount()
+  })
+
+  it('says what the server would refuse, opens the section, and sends nothing', async () => {
+    const w = mount(RetrainView, { global: { plugins: [router()] } })
+    await flushPromises()
+    await w.find('#rt-attribution-every').setValue('100')
+    expect(w.find('[data-field=attribution_every] [data-testid=setting-problem]').text()).toContain(`must be at most ${M.attribution_every.maximum}`)
+    expect(w.find('[data-testid=advanced-er]').element.hasAttribute('open')).toBe(true)
+    await w.find('form').trigger('submit')
+    await flushPromises()
+    expect(A.retrainJob).not.toHaveBeenCalled()
+    expect(w.find('[data-testid=retrain-error]').text()).toContain('attribution_every must be at most 64')
+    w.unmount()
+  })
+
+  it('offers every retrain setting of the schema somewhere on the screen', async () => {
+    const w = mount(RetrainView, { global: { plugins: [router()] } })
+    await flushPromises()
+    const main = ['version_id', 'train_dataset_ids', 'eval_dataset_ids', 'loss', 'lam', 'objective', 'epochs', 'lr', 'batch_size', 'eval_max_examples', 'controls', 'seeds']
+    const drawn = w.findAll('[data-field]').map((d) => d.attributes('data-field'))
+    expect(new Set(drawn).size).toBe(drawn.length)
+    expect([...main, ...drawn].sort()).toEqual(Object.keys(M).sort())
+    w.unmount()
+  })
+})
+
+describe('settings helpers', () => {
+  it('check the schema bounds and choices, and leave an emptied number to the server', () => {
+    expect(problem(M.lr, 0)).toBe('must be above 0')
+    expect(problem(M.attribution_every, 2.5)).toBe('must be a whole number')
+    expect(problem(M.attribution_every, 0)).toBe('must be at least 1')
+    expect(problem(M.task_scope, 'some')).toBe('must be one of all, correct, incorrect')
+    expect(problem(M.task_scope, 'correct')).toBe('')
+    expect(problem(M.counterfactual_weight, '')).toBe('')
+    expect(wire(M.counterfactual_weight, '')).toBeUndefined()
+    expect(wire(M.counterfactual_weight, '0.25')).toBe(0.25)
+    expect(wire(M.early_stop, 1)).toBe(true)
+  })
+})
+
+describe('ProjectCreateForm with an archive', () => {
+  it('sends the base model beside the archive, as the JSON the other routes take', async () => {
+    const create = vi.fn<(body: ProjectCreate | FormData) => Promise<Project>>().mockResolvedValue({ id: 3 } as Project)
+    const w = mount(ProjectCreateForm, { props: { create } })
+    await w.find('#np-name').setValue('uploaded')
+    await w.find('input[value=archive]').setValue(true)
+    const file = new File(['zip'], 'model.zip')
+    const input = w.find('#np-archive')
+    Object.defineProperty(input.element, 'files', { value: [file] })
+    await input.trigger('change')
+    await w.find('input[value=path][name=np-base-kind]').setValue(true)
+    await w.find('#np-base-source').setValue('/models/base')
+    await w.find('#np-base-epochs').setValue('3')
+    await w.find('form').trigger('submit')
+    await flushPromises()
+    const form = create.mock.calls[0][0] as FormData
+    expect(form).toBeInstanceOf(FormData)
+    expect(form.get('archive')).toBeInstanceOf(File)
+    expect(JSON.parse(form.get('base_model') as string)).toEqual({ model_path: '/models/base', recipe: { epochs: 3 } })
+    expect(w.emitted('created')).toHaveLength(1)
+
+    // no base model given: the field is left out (the project records none)
+    await w.find('#np-base-source').setValue('')
+    await w.find('form').trigger('submit')
+    await flushPromises()
+    expect((create.mock.calls[1][0] as FormData).has('base_model')).toBe(false)
+  })
+})
