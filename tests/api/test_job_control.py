@@ -103,3 +103,14 @@ def test_retrain_estimate_names_the_phases_and_uses_the_last_measured_rates(api:
     # explained examples: at most the 40 training examples, twice per method (before and after)
     expected = 2 * 25 * 0.01 + 2 * 40 * (0.02 + 0.02) + 8.0 + 2.0
     assert abs(est["expected_s"] - expected) < 1e-6
+
+    # with controls the parent is measured once and every arm x seed trains, is measured and saved:
+    # λ = 0 beside the debug run, 3 seeds = 6 runs
+    cmp = api.post(
+        f"/api/projects/{project['id']}/jobs/retrain/estimate", json={**body, "controls": ["lambda0"], "seeds": 3}
+    ).json()
+    by_name = {p["name"]: p for p in cmp["phases"]}
+    assert by_name["measure_before:clean"]["total"] == 25 and by_name["train"]["total"] == 6 * 10
+    assert by_name["measure_after:clean"]["total"] == 6 * 25 and "6 runs" in by_name["train"]["label"]
+    expected_cmp = 25 * 0.01 + 40 * 0.04 + 6 * (25 * 0.01 + 40 * 0.04 + 8.0 + 2.0)
+    assert abs(cmp["expected_s"] - expected_cmp) < 1e-6

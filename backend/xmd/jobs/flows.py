@@ -151,7 +151,8 @@ def estimate_retrain(db: Session, project: Project, body: RetrainIn) -> dict[str
     """What a retrain with these settings will do, phase by phase, and how long it should take at the
     rates the project's last retrain measured (else any project's; None when no retrain finished yet).
     The plan is the job's own (``versions.flows``): a ``task_scope`` other than all, or task feedback
-    scoped by itself, adds the prediction of the training set first."""
+    scoped by itself, adds the prediction of the training set first; with controls, every arm × seed
+    trains and is measured (``phases.retrain_plan``'s ``runs``)."""
     mv = versions.resolve(db_session=db, project=project, version_id=body.version_id)
     train = datasets.resolve_ids(db_session=db, project=project, ids=body.train_dataset_ids, role=DatasetRole.TRAIN)
     evals = datasets.resolve_ids(db_session=db, project=project, ids=body.eval_dataset_ids, role=DatasetRole.EVAL)
@@ -169,6 +170,7 @@ def estimate_retrain(db: Session, project: Project, body: RetrainIn) -> dict[str
         examples_per_step=config.batch_size * config.grad_accum,
         n_share=n_train,
         n_predict=n_train if predicts else 0,
+        runs=(1 + len(body.controls)) * body.seeds if body.controls else 1,
     )
     log = service.last_phases(db_session=db, kind=JobKind.RETRAIN, project_id=project.id)
     prior = phases.rates(log)

@@ -60,12 +60,15 @@ def retrain_plan(
     examples_per_step: int,
     n_share: int,
     n_predict: int = 0,
+    runs: int = 1,
 ) -> list[Phase]:
     """The phases of a retrain from v``parent`` to v``child``, in the order ``pipeline.debug`` runs them.
 
     ``n_predict``: training examples the parent predicts first, because task feedback is scoped to its
     correct or incorrect predictions (:func:`needs_predictions`); forward passes like measuring, so the
-    same kind of work."""
+    same kind of work. ``runs``: a comparison with controls (``controls.run_comparison``) measures the
+    parent once and then trains, measures and saves every arm × seed: the per-run phases count ``runs``
+    times their work, so the expected duration is the comparison's, not one run's."""
     measure = [(name, min(n, eval_cap)) for name, n in eval_sizes.items()]
     shares = min(n_share, MAX_SHARE_EXAMPLES)
     phases: list[Phase] = []
@@ -76,13 +79,22 @@ def retrain_plan(
         Phase(f"shares_before:{m}", f"explaining v{parent} on the corrected examples ({m})", shares, kind=f"shares_{m}")
         for m in SHARE_METHODS
     ]
-    phases.append(Phase("train", "training", total_steps, unit="steps", kind="train", scale=examples_per_step))
-    phases += [Phase(f"measure_after:{s}", f"measuring v{child} on {s}", n) for s, n in measure]
+    each = "" if runs == 1 else f" ({runs} runs: every arm × seed)"
+    after = f"v{child}" if runs == 1 else "each run"
+    phases.append(
+        Phase("train", f"training{each}", total_steps * runs, unit="steps", kind="train", scale=examples_per_step)
+    )
+    phases += [Phase(f"measure_after:{s}", f"measuring {after} on {s}", n * runs) for s, n in measure]
     phases += [
-        Phase(f"shares_after:{m}", f"explaining v{child} on the corrected examples ({m})", shares, kind=f"shares_{m}")
+        Phase(
+            f"shares_after:{m}",
+            f"explaining {after} on the corrected examples ({m})",
+            shares * runs,
+            kind=f"shares_{m}",
+        )
         for m in SHARE_METHODS
     ]
-    phases.append(Phase("save", f"saving v{child}", 1, unit="model", kind="save", minor=True))
+    phases.append(Phase("save", f"saving v{child}{each}", runs, unit="model", kind="save", minor=True))
     return phases
 
 
