@@ -114,7 +114,7 @@ def scan_plan(db: Any, mv_id: int, k: int) -> dict[str, Any]:
     """The database's plan of the suspicion scan's first query (the bound order, LIMIT 2k + 32) and, on
     PostgreSQL, the server's own execution time of it (EXPLAIN ANALYZE, median of 5): what of a page's
     wall time the database spends, apart from the round trips and the waiting for a core."""
-    first, slack = ranking.SCAN_FIRST
+    first, slack = getattr(ranking, "SCAN_FIRST", (2, 32))  # older code (a before run) streamed the scan
     stmt = (
         select(*WORD_COLS, WordAggregate.suspicion_bound)
         .where(WordAggregate.model_version_id == mv_id, WordAggregate.method == "g")
