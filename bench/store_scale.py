@@ -498,6 +498,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         metavar="RESULT",
         help="instead of running: print one document with the results of these earlier outputs, in order",
     )
+    ap.add_argument("--note", help="with --assemble: a sentence on how the parts ran, added to where they came from")
     ap.add_argument(
         "--aggregates-only",
         action="store_true",
@@ -514,7 +515,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         json.dump(run_in_db(args.worker, args.n[0], args.repeat, args.aggregates_only), sys.stdout)
         return
     if args.assemble:
-        emit(assemble([json.loads(Path(p).read_text()) for p in args.assemble]))
+        doc = assemble([json.loads(Path(p).read_text()) for p in args.assemble])
+        if args.note:
+            doc["params"]["assembled_from"] += f"; {args.note}"
+        emit(doc)
         return
     import torch
     from benchlib import environment
