@@ -319,3 +319,31 @@ def test_concurrent_chunks_of_one_aggregate_lose_no_update(db, session_factory):
     assert len(occurrences) == sum(agg.stats(w).count for w in got)
     top = ranking.ranking(db_session=db, model_version_id=mv.id, method=METHOD, sort="suspicion", limit=20)
     assert [w.word for w in top] == [w.word for w in agg.ranking(sort="suspicion", limit=20)]
+
+
+def test_bulk_writes_pass_through_the_parameter_guard(db):
+    """Array parameters (PostgreSQL) and executemany rows (SQLite) are checked column by column: a NUL byte
+    or a 64-bit overflow anywhere in a batch is refused with the guard's error, and nothing is written."""
+    from xmd.db.guard import IntegerRangeError, NulByteError
+
+    project = projects.create(db_session=db, name="g", labels=LABELS, model_source="m")
+    rng = random.Random(1)
+    ds = datasets.add_dataset(
+        db_session=db, project=project, name="d", role="train", examples=random_examples(3, rng, num_labels=3)
+    )
+    row = datasets.list_examples(db_session=db, dataset_id=ds.id)[0]
+    mv = versions.create_base(db_session=db, project=project, path="/m")
+    db.commit()
+    occ = WordOccurrence.__table__
+    cols = ("model_version_id", "method", "word", "example_id")
+    good = [(mv.id, "g", f"w{i}", row.id) for i in range(50)]
+    with pytest.raises(NulByteError):
+        bulk.insert_rows(db, occ, cols, [*good, (mv.id, "g", "bad\x00word", row.id)])
+    db.rollback()
+    with pytest.raises(IntegerRangeError):
+        bulk.insert_rows(db, occ, cols, [*good, (mv.id, "g", "big", 2**64)])
+    db.rollback()
+    with pytest.raises(NulByteError):
+        bulk.update_rows(db, Explanation.__table__, ("id",), ("method",), [(1, "x"), (2, "a\x00")])
+    db.rollback()
+    assert db.scalars(select(WordOccurrence.word)).all() == []
