@@ -3,8 +3,11 @@
 
 Why not SQLAlchemy's ``execute(table.insert(), rows)``: without RETURNING it becomes the driver's
 ``executemany``, which on PostgreSQL (psycopg 3, pipeline mode) is still one INSERT/UPDATE executed per
-row by the server, plus SQLAlchemy's per-row parameter processing in Python. Measured on a 1,000-example
-explain batch (~20,000 word occurrences, ~7,000 word rows) that was most of the batch's time.
+row by the server, plus SQLAlchemy's per-row parameter processing in Python. A 1,000-example explain
+batch writes ~20,000 word occurrences and ~5,000 word rows; with these statements storing 100k examples
+went from 585 to 1,109 rows/s on PostgreSQL and from 1,217 to 1,580 on SQLite (``bench/store_scale.py``,
+same session, BENCHMARKS.md). What is left is mostly the server's per-row work (index entries, foreign
+key checks) and the contributions computed in Python.
 
 * PostgreSQL: one ``INSERT … SELECT … FROM unnest(arrays)`` (optionally ``ON CONFLICT … DO UPDATE``)
   or ``UPDATE … FROM unnest(arrays)`` per :data:`PG_ROWS` rows: one round trip, one statement, the

@@ -88,7 +88,7 @@ def lock_state(db_session: Session, model_version: ModelVersion, method: str, nu
 
 
 # Bulk writes go through :mod:`xmd.db.bulk` (one statement per batch on PostgreSQL, a plain executemany
-# on SQLite): these tables are written by the million, and per-row statements were most of an ingest.
+# on SQLite): these tables are written by the million, and per-row statements cost up to half an ingest.
 _WORDS = WordAggregate.__table__
 _WORD_KEY = ("model_version_id", "method", "word")
 _WORD_VALUES = ("count", "sum_share", "sum_signed", "importance", "suspicion_bound", "label_counts")
