@@ -43,11 +43,13 @@ from xmd.core.types import Explanation as CoreExplanation
 from xmd.core.words import split_words
 from xmd.datasets import service as datasets
 from xmd.db import make_engine, make_session_factory, upgrade
+from xmd.db.engine import analyze
 from xmd.explanations import ranking
 from xmd.explanations import service as explanations
 from xmd.explanations.aggregates import (
     BOUND_MARGIN,
     SORT_DIGITS,
+    WORD_COLS,
     Delta,
     accumulate,
     contributions,
@@ -62,6 +64,7 @@ from xmd.versions import service as versions
 PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 PLANTED = "spielberg"
 PAGE = 1000
+PROGRESS_EVERY = 50_000
 MIB = 1024 * 1024
 
 
@@ -104,6 +107,36 @@ def scan_rows(db: Any, mv_id: int, kth: float) -> dict[str, int]:
         "kept_floor": sum(1 for b, _, _ in rows if b >= stop) + 1,
         "floor_0": sum(1 for _, imp, lc in rows if suspicion_bound(imp, lc) >= stop) + 1,
         "words": len(rows),
+    }
+
+
+def scan_plan(db: Any, mv_id: int, k: int) -> dict[str, Any]:
+    """The database's plan of the suspicion scan's first query (the bound order, LIMIT 2k + 32) and, on
+    PostgreSQL, the server's own execution time of it (EXPLAIN ANALYZE, median of 5): what of a page's
+    wall time the database spends, apart from the round trips and the waiting for a core."""
+    first, slack = getattr(ranking, "SCAN_FIRST", (2, 32))  # older code (a before run) streamed the scan
+    stmt = (
+        select(*WORD_COLS, WordAggregate.suspicion_bound)
+        .where(WordAggregate.model_version_id == mv_id, WordAggregate.method == "g")
+        .order_by(WordAggregate.suspicion_bound.desc())
+        .limit(first * k + slack)
+    )
+    dialect = db.get_bind().dialect
+    sql = str(stmt.compile(dialect=dialect, compile_kwargs={"literal_binds": True}))
+    if dialect.name == "sqlite":
+        plan = [r[-1] for r in db.execute(text("EXPLAIN QUERY PLAN " + sql))]
+        return {"plan": plan}
+    runs = [db.execute(text("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) " + sql)).scalar_one()[0] for _ in range(5)]
+    node = runs[-1]["Plan"]
+    nodes = []
+    while node is not None:
+        nodes.append(f"{node['Node Type']}" + (f" using {node['Index Name']}" if "Index Name" in node else ""))
+        node = (node.get("Plans") or [None])[0]
+    return {
+        "plan": nodes,
+        "server_execution_ms": round(statistics.median(r["Execution Time"] for r in runs), 3),
+        "server_planning_ms": round(statistics.median(r["Planning Time"] for r in runs), 3),
+        "rows": runs[-1]["Plan"]["Actual Rows"],
     }
 
 
@@ -210,6 +243,9 @@ def build_aggregates(db: Any, mv: Any, n: int) -> dict[str, Any]:
     state = lock_state(db, mv, "g", 2)
     explanations.apply_deltas(db, state, mv, "g", 2, deltas, totals)
     state.n_examples, state.label_totals = n, totals
+    # As the service does when the explanations grow past its thresholds (the ingest would have, several
+    # times): without statistics PostgreSQL may scan a ranking index per primary-key lookup.
+    analyze(db, "word_aggregates")
     db.commit()
     return {
         "mode": "aggregates_only",
@@ -243,7 +279,8 @@ def run(url: str, n: int, repeat: int, aggregates_only: bool = False) -> dict[st
             res.update(build_aggregates(db, mv, n))
         t = time.perf_counter()
         after = None
-        n_occurrences = 0
+        n_occurrences = done = 0
+        store_s = 0.0
         while not aggregates_only:
             rows = datasets.list_examples(db_session=db, dataset_id=ds.id, after_id=after, limit=PAGE)
             if not rows:
@@ -255,12 +292,24 @@ def run(url: str, n: int, repeat: int, aggregates_only: bool = False) -> dict[st
                 n_occurrences += len(words)
                 exp = CoreExplanation(words, spans, scores, target=1, probs=[0.3, 0.7], method="g", n_seen=len(words))
                 items.append((r, exp))
+            t_store = time.perf_counter()
             explanations.upsert_explanations(db_session=db, model_version=mv, method="g", items=items)
+            store_s += time.perf_counter() - t_store
             after = rows[-1].id
+            done += len(items)
+            if done % PROGRESS_EVERY < PAGE:
+                log(
+                    f"  {done:,} explained: {done / (time.perf_counter() - t):.0f} rows/s, "
+                    f"store only {done / store_s:.0f}"
+                )
             db.expunge_all()  # the page's rows are done with; keep the session's identity map small
         if not aggregates_only:
             res["upsert_explanations_s"] = round(time.perf_counter() - t, 2)
             res["upsert_explanations_rows_per_s"] = round(n / res["upsert_explanations_s"], 1)
+            # The service's share: the time inside upsert_explanations (the rest is the benchmark's own
+            # paging of the examples and drawing of their scores, which an explain job replaces by a model).
+            res["store_s"] = round(store_s, 2)
+            res["store_rows_per_s"] = round(n / store_s, 1)
             res["word_occurrences"] = n_occurrences
             res["ingest_total_s"] = round(res["add_dataset_s"] + res["upsert_explanations_s"], 2)
             res["ingest_rows_per_s"] = round(n / res["ingest_total_s"], 1)
@@ -295,6 +344,7 @@ def run(url: str, n: int, repeat: int, aggregates_only: bool = False) -> dict[st
         top = rank(sort="suspicion")()
         res["top5_suspicion"] = [w.word for w in top[:5]]
         res["suspicion_scan_rows"] = scan_rows(db, mv.id, top[-1].suspicion)
+        res["suspicion_scan_plan"] = scan_plan(db, mv.id, 100)
         res["count_words_ms"] = timed(
             lambda: ranking.count_words(db_session=db, model_version_id=mv.id, method="g", min_count=5), repeat
         )
@@ -307,6 +357,13 @@ def run(url: str, n: int, repeat: int, aggregates_only: bool = False) -> dict[st
                 ),
                 repeat,
             )
+        )
+        # What the words route adds to every ranking page (its coverage line): explained examples per dataset.
+        res["explained_counts_ms"] = timed(
+            lambda: explanations.explained_counts(
+                db_session=db, project_id=project.id, model_version_id=mv.id, method="g"
+            ),
+            repeat,
         )
         res["list_examples_search_ms"] = timed(
             lambda: datasets.list_examples(db_session=db, dataset_id=ds.id, search="spielberg w3 ", limit=50), repeat
@@ -339,8 +396,10 @@ def feedback_clicks(db: Any, project: Any, version_id: int, word: str, example: 
     for kind in ("task", "instance"):
         write_ms: list[float] = []
         total_ms: list[float] = []
+        cpu_ms: list[float] = []
         for i in range(repeat * 2):
             action = "remove" if i % 2 == 0 else "reset"
+            c0 = time.process_time()
             t0 = time.perf_counter()
             if kind == "task":
                 feedback.set_feedback(db_session=db, project=project, action=action, word=word)
@@ -349,6 +408,7 @@ def feedback_clicks(db: Any, project: Any, version_id: int, word: str, example: 
             t1 = time.perf_counter()
             reread()
             t2 = time.perf_counter()
+            cpu_ms.append((time.process_time() - c0) * 1000)
             write_ms.append((t1 - t0) * 1000)
             total_ms.append((t2 - t0) * 1000)
         out[kind] = {
@@ -356,6 +416,7 @@ def feedback_clicks(db: Any, project: Any, version_id: int, word: str, example: 
             "write_ms": round(statistics.median(write_ms), 2),
             "click_to_ranking_ms": round(statistics.median(total_ms), 2),
             "click_to_ranking_max_ms": round(max(total_ms), 2),
+            "click_to_ranking_cpu_ms": round(statistics.median(cpu_ms), 2),
         }
     return out
 
@@ -383,12 +444,46 @@ def run_worker(db: str, n: int, repeat: int, aggregates_only: bool = False) -> d
     cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", db, "--n", str(n), "--repeat", str(repeat)]
     cmd += ["--aggregates-only"] if aggregates_only else []
     t = time.perf_counter()
+    load_start = load_average()
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, check=False)
     if proc.returncode != 0:
         raise SystemExit(f"store_scale worker ({db}, n={n}) failed with exit code {proc.returncode}")
     res = json.loads(proc.stdout)
     res["wall_s"] = round(time.perf_counter() - t, 1)
+    res["loadavg_start"], res["loadavg_end"] = load_start, load_average()  # the machine is shared
     return res
+
+
+def assemble(docs: list[dict[str, Any]]) -> dict[str, Any]:
+    """One document from runs made apart (sizes and modes the machine could not run in one go): their
+    results in order, each with its own load average; the first run's environment, the union of the
+    sizes and databases, and where every part came from."""
+
+    def load(x: list[float] | None) -> str:
+        return "/".join(f"{v:.1f}" for v in x) if x else "?"
+
+    parts = []
+    for d in docs:
+        env = d["environment"]
+        cmd = d["params"].get("command", "bench/store_scale.py")
+        parts.append(
+            f"`{cmd}` (load average {load(env.get('loadavg_start'))} at start, {load(env.get('loadavg_end'))} at end)"
+        )
+    params = dict(docs[0]["params"])
+    params["n"] = sorted({n for d in docs for n in d["params"]["n"]})
+    params["db"] = sorted({db for d in docs for db in d["params"]["db"]})
+    params["postgresql"] = PG_URL + " (a throw-away schema)" if "postgresql" in params["db"] else None
+    params["aggregates_only"] = sorted({bool(d["params"].get("aggregates_only")) for d in docs})
+    params["assembled_from"] = "; ".join(parts)
+    params.pop("command", None)
+    env = dict(docs[0]["environment"])
+    env["loadavg_end"] = docs[-1]["environment"].get("loadavg_end")
+    return {
+        "benchmark": "store_scale",
+        "environment": env,
+        "params": params,
+        "results": [r for d in docs for r in d["results"]],
+    }
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
@@ -397,6 +492,13 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--db", default="sqlite", choices=["sqlite", "postgresql", "both"])
     ap.add_argument("--repeat", type=int, default=7, help="calls per read-latency median (and clicks / 2)")
     ap.add_argument("--worker", choices=["sqlite", "postgresql"], help=argparse.SUPPRESS)
+    ap.add_argument(
+        "--assemble",
+        nargs="+",
+        metavar="RESULT",
+        help="instead of running: print one document with the results of these earlier outputs, in order",
+    )
+    ap.add_argument("--note", help="with --assemble: a sentence on how the parts ran, added to where they came from")
     ap.add_argument(
         "--aggregates-only",
         action="store_true",
@@ -411,6 +513,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     if args.worker:
         json.dump(run_in_db(args.worker, args.n[0], args.repeat, args.aggregates_only), sys.stdout)
+        return
+    if args.assemble:
+        doc = assemble([json.loads(Path(p).read_text()) for p in args.assemble])
+        if args.note:
+            doc["params"]["assembled_from"] += f"; {args.note}"
+        emit(doc)
         return
     import torch
     from benchlib import environment
@@ -440,6 +548,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 "data": "8-30 words from a 30k-word Zipf vocabulary; the planted word in 30 % of label-1 texts",
                 "explanations_per_transaction": PAGE,
                 "aggregates_only": args.aggregates_only,
+                "command": " ".join(["bench/store_scale.py", *(sys.argv[1:] if argv is None else argv)]),
             },
             "results": results,
         }

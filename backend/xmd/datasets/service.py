@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 from xmd.core.types import DataError
 from xmd.core.types import Example as CoreExample
 from xmd.datasets.models import Dataset, DatasetRole, Example
+from xmd.db import bulk
 from xmd.db.engine import analyze, compile_regex, is_sqlite, write_scope
 from xmd.db.errors import ConflictError, NotFoundError, found
 from xmd.explanations.models import Explanation
@@ -25,6 +26,7 @@ MAX_PAGE = 1000
 ANALYZE_MIN_ROWS = 1000
 """Refresh PostgreSQL's statistics after an import this big (see :func:`xmd.db.engine.analyze`)."""
 _EXAMPLES = Example.__table__
+_EXAMPLE_ROW = ("dataset_id", "project_id", "ext_id", "position", "text", "label", "meta")
 
 
 def get(*, db_session: Session, dataset_id: int) -> Dataset | None:
@@ -193,20 +195,10 @@ def add_dataset(
 
 
 def _insert_examples(db_session: Session, dataset: Dataset, project: Project, examples: Sequence[CoreExample]) -> None:
-    rows = [
-        {
-            "dataset_id": dataset.id,
-            "project_id": project.id,
-            "ext_id": str(ex.id),
-            "position": i,
-            "text": ex.text,
-            "label": ex.label,
-            "meta": dict(ex.meta),
-        }
-        for i, ex in enumerate(examples)
-    ]
+    rows = [(dataset.id, project.id, str(ex.id), i, ex.text, ex.label, dict(ex.meta)) for i, ex in enumerate(examples)]
+    # One statement per chunk on PostgreSQL (xmd.db.bulk); ids in file order, which listings rely on.
     for chunk in _chunks(rows, INSERT_CHUNK):
-        db_session.execute(_EXAMPLES.insert(), list(chunk))  # Core executemany, no ORM bookkeeping
+        bulk.insert_rows(db_session, _EXAMPLES, _EXAMPLE_ROW, chunk, ordered=True)
 
 
 def rename_dataset(*, db_session: Session, dataset: Dataset, name: str) -> Dataset:

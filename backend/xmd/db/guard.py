@@ -10,7 +10,7 @@ values computed from input — and raises :class:`~xmd.core.types.DataError` (a 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import Engine, event
@@ -51,9 +51,43 @@ def _values(parameters: Any) -> Iterable[Any]:
                 yield p
 
 
+_UNCHECKED = frozenset({float, bytes, memoryview, bool, type(None)})
+
+
+def _check_column(values: Sequence[Any]) -> None:
+    """Check many values at once: an array parameter, or one column of an executemany. The bulk writes
+    of the store bind hundreds of thousands of values per statement, and a Python call per value cost
+    as much as the statement; a column of one plain type is checked by C-level joins, min and max."""
+    kinds = set(map(type, values))
+    if kinds <= _UNCHECKED:
+        return
+    if kinds == {str}:
+        if "\x00" not in "".join(values):
+            return
+    elif kinds <= {int, type(None)}:
+        ints = [v for v in values if v is not None]
+        if not ints or (min(ints) >= MIN_BIGINT and max(ints) <= MAX_BIGINT):
+            return
+    for value in _values(list(values)):  # mixed, nested, or something to refuse: one by one
+        check_value(value)
+
+
 def _before_cursor_execute(
     _conn: Any, _cursor: Any, _statement: str, parameters: Any, _context: Any, _executemany: bool
 ) -> None:
+    rows = isinstance(parameters, list) and parameters and all(type(p) is tuple for p in parameters)
+    if rows and len({len(p) for p in parameters}) == 1:  # executemany of positional rows: column by column
+        for i in range(len(parameters[0])):
+            _check_column([p[i] for p in parameters])
+        return
+    if isinstance(parameters, tuple):  # one positional row; array parameters are lists
+        for p in parameters:
+            if isinstance(p, list):
+                _check_column(p)
+            else:
+                for value in _values([p]):
+                    check_value(value)
+        return
     for value in _values(parameters):
         check_value(value)
 

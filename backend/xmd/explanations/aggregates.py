@@ -9,11 +9,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from sqlalchemy import bindparam, delete, select
+from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from xmd.core.aggregate import ALPHA, TaskAggregate
 from xmd.core.types import Explanation as CoreExplanation
+from xmd.db import bulk
 from xmd.db.base import utcnow
 from xmd.db.engine import dialect_insert, lock_row
 from xmd.explanations.models import AggregateState, WordAggregate
@@ -86,29 +87,12 @@ def lock_state(db_session: Session, model_version: ModelVersion, method: str, nu
     return state
 
 
-# Bulk writes go through Core statements (plain executemany): the ORM's bulk helpers cost more per row
-# than the database does here, and these tables are written by the million.
+# Bulk writes go through :mod:`xmd.db.bulk` (one statement per batch on PostgreSQL, a plain executemany
+# on SQLite): these tables are written by the million, and per-row statements cost up to half an ingest.
 _WORDS = WordAggregate.__table__
-_UPDATE_WORD = (
-    _WORDS.update()
-    .where(
-        _WORDS.c.model_version_id == bindparam("k_model_version_id"),
-        _WORDS.c.method == bindparam("k_method"),
-        _WORDS.c.word == bindparam("k_word"),
-    )
-    .values(
-        {c: bindparam(c) for c in ("count", "sum_share", "sum_signed", "importance", "suspicion_bound", "label_counts")}
-    )
-)
-_UPDATE_BOUND = (
-    _WORDS.update()
-    .where(
-        _WORDS.c.model_version_id == bindparam("k_mv"),
-        _WORDS.c.method == bindparam("k_method"),
-        _WORDS.c.word == bindparam("k_word"),
-    )
-    .values(suspicion_bound=bindparam("b"))
-)
+_WORD_KEY = ("model_version_id", "method", "word")
+_WORD_VALUES = ("count", "sum_share", "sum_signed", "importance", "suspicion_bound", "label_counts")
+_WORD_ROW = (*_WORD_KEY, "project_id", *_WORD_VALUES)
 
 
 def suspicion_bound(importance: float, label_counts: Sequence[int], floor: Sequence[float] | None = None) -> float:
@@ -164,9 +148,8 @@ def refresh_bounds(db_session: Session, *, model_version_id: int, method: str, f
     for word, importance, label_counts, old in rows:
         bound = suspicion_bound(importance, label_counts, floor)
         if bound != old:
-            updates.append({"k_mv": model_version_id, "k_method": method, "k_word": word, "b": bound})
-    if updates:
-        db_session.execute(_UPDATE_BOUND, updates)
+            updates.append((model_version_id, method, word, bound))
+    bulk.update_rows(db_session, _WORDS, _WORD_KEY, ("suspicion_bound",), updates)
     return len(updates)
 
 
@@ -209,17 +192,14 @@ def apply_word_deltas(
 ) -> None:
     """Add ``deltas`` to the word rows: update existing rows, insert new words, delete words at count 0;
     bounds for ``floor`` (the state's ``bound_floor`` after this write)."""
-    mv_id = model_version.id
+    mv_id, project_id = model_version.id, model_version.project_id
     existing: dict[str, Any] = {}
     words = sorted(deltas)
-    for chunk in chunks(words):
-        stmt = select(*WORD_COLS).where(
-            WordAggregate.model_version_id == mv_id, WordAggregate.method == method, WordAggregate.word.in_(chunk)
-        )
+    for cond in bulk.in_values(db_session, WordAggregate.word, words):
+        stmt = select(*WORD_COLS).where(WordAggregate.model_version_id == mv_id, WordAggregate.method == method, cond)
         for row in db_session.execute(stmt):
             existing[row.word] = row
-    updates: list[dict[str, Any]] = []
-    inserts: list[dict[str, Any]] = []
+    rows: list[tuple[Any, ...]] = []  # new words and changed ones, written by one upsert
     deletes: list[str] = []
     for word in words:
         d = deltas[word]
@@ -240,36 +220,12 @@ def apply_word_deltas(
             old = list(row.label_counts) + [0] * (num_labels - len(row.label_counts))
             labels = [a + b for a, b in zip(old, d.label_counts, strict=True)]
         importance = round(max(0.0, sum_share / count), SORT_DIGITS)
-        values = {
-            "k_model_version_id": mv_id,
-            "k_method": method,
-            "k_word": word,
-            "count": count,
-            "sum_share": sum_share,
-            "sum_signed": sum_signed,
-            "importance": importance,
-            "suspicion_bound": suspicion_bound(importance, labels, floor),
-            "label_counts": labels,
-        }
-        if row is None:
-            inserts.append(
-                {
-                    **{k: v for k, v in values.items() if not k.startswith("k_")},
-                    "model_version_id": mv_id,
-                    "method": method,
-                    "word": word,
-                    "project_id": model_version.project_id,
-                }
-            )
-        else:
-            updates.append(values)
-    for chunk in chunks(deletes):
+        bound = suspicion_bound(importance, labels, floor)
+        rows.append((mv_id, method, word, project_id, count, sum_share, sum_signed, importance, bound, labels))
+    for cond in bulk.in_values(db_session, WordAggregate.word, deletes):
         db_session.execute(
-            delete(WordAggregate).where(
-                WordAggregate.model_version_id == mv_id, WordAggregate.method == method, WordAggregate.word.in_(chunk)
-            )
+            delete(WordAggregate).where(WordAggregate.model_version_id == mv_id, WordAggregate.method == method, cond)
         )
-    if updates:
-        db_session.execute(_UPDATE_WORD, updates)
-    for chunk in chunks(inserts, 5000):
-        db_session.execute(_WORDS.insert(), list(chunk))
+    # Existing rows are rewritten with the values computed here under the state's lock (never incremented
+    # in SQL: the rounding of the sort key must be Python's, as in the core).
+    bulk.insert_rows(db_session, _WORDS, _WORD_ROW, rows, conflict=_WORD_KEY, update=_WORD_VALUES)

@@ -41,11 +41,19 @@ from sqlalchemy.orm import Session
 from xmd.core.aggregate import SORTS, Vocabulary, WordStats, label_skew
 from xmd.core.words import word_key
 from xmd.datasets.models import Example
+from xmd.db.errors import NotFoundError
 from xmd.explanations.aggregates import BOUND_MARGIN, SORT_DIGITS, WORD_COLS
 from xmd.explanations.models import AggregateState, Explanation, WordAggregate, WordOccurrence
 from xmd.explanations.service import MAX_PAGE, get_state, project_of
+from xmd.projects.models import Project
+from xmd.versions.models import ModelVersion
 
 SCAN_BATCH = 512
+"""Rows per fetch when the suspicion scan streams."""
+SCAN_FIRST = (2, 32)
+"""The scan's first attempt reads a k + b rows, (a, b) = this (k = offset + limit)."""
+SCAN_STREAM = 20_000
+"""Beyond this many rows the scan streams to the end instead of running a longer LIMIT query."""
 
 
 def _prior(state: AggregateState | None, num_labels: int) -> list[float]:
@@ -129,6 +137,25 @@ def _where(model_version_id: int, method: str, label: int | None, min_count: int
     return where
 
 
+def _project_and_state(
+    db_session: Session, model_version_id: int, method: str
+) -> tuple[Project, AggregateState | None]:
+    """The version's project and its (version, method) state row (None before any explanation), in one
+    query: a ranking page is a handful of round trips, and on a loaded server each one waits for a core."""
+    found = db_session.execute(
+        select(Project, AggregateState)
+        .join(ModelVersion, ModelVersion.project_id == Project.id)
+        .outerjoin(
+            AggregateState,
+            (AggregateState.model_version_id == ModelVersion.id) & (AggregateState.method == method),
+        )
+        .where(ModelVersion.id == model_version_id)
+    ).first()
+    if found is None:
+        raise NotFoundError(f"model version {model_version_id} not found")
+    return found[0], found[1]
+
+
 def ranking(
     *,
     db_session: Session,
@@ -148,11 +175,10 @@ def ranking(
         raise ValueError(f"unknown sort {sort!r}; allowed: {', '.join(SORTS)}")
     if offset < 0 or not 0 <= limit <= MAX_PAGE:
         raise ValueError(f"offset must be >= 0 and limit in 0..{MAX_PAGE}")
-    project = project_of(db_session, model_version_id)
+    project, state = _project_and_state(db_session, model_version_id, method)
     num_labels = len(project.labels)
     if label is not None and not 0 <= label < num_labels:
         raise ValueError(f"label {label} is outside 0..{num_labels - 1}")
-    state = get_state(db_session=db_session, model_version_id=model_version_id, method=method)
     prior = _prior(state, num_labels)
     floor = state.bound_floor if state is not None else None
     # The stored bounds hold for priors at or above the floor; the writers keep it so (aggregates.py).
@@ -176,18 +202,50 @@ def ranking(
         # No word can be skewed: every suspicion is 0, so the core's key (-0, -importance, word) applies.
         return page((WordAggregate.importance.desc(), WordAggregate.word))
 
-    # Threshold scan (module docs): words in importance order; stop once importance < k-th suspicion.
-    # ``heap`` is a min-heap of the k best entries so far, "better" meaning a larger tuple
-    # (suspicion, importance, reversed word), i.e. earlier in the core's order; heap[0] is the k-th best.
+    # Threshold scan (module docs), first over a bounded prefix of the bound order: at 1M examples a top-100
+    # stops after ~130 rows, and a plain LIMIT query answers in one round trip where a streamed cursor
+    # (PostgreSQL: DECLARE / FETCH / CLOSE) takes several. Only if the prefix ends before the scan could
+    # stop is it run again, 8x longer, and past SCAN_STREAM rows streamed to the end; each attempt is one
+    # statement, so the page always comes from one consistent read.
     k = offset + limit
-    heap: list[tuple[float, float, _Neg, Any]] = []
     scan = stmt.add_columns(WordAggregate.suspicion_bound).order_by(WordAggregate.suspicion_bound.desc())
-    result = db_session.execute(scan.execution_options(yield_per=SCAN_BATCH))
+    # Without valid bounds nothing can stop the scan early: stream it.
+    want = SCAN_FIRST[0] * k + SCAN_FIRST[1] if bounds_hold else None
+    while True:
+        bounded = want is not None and want <= SCAN_STREAM
+        query = scan.limit(want) if bounded else scan.execution_options(yield_per=SCAN_BATCH)
+        heap, complete = _threshold_scan(
+            db_session, query, want if bounded else None, k, bounds_hold, prior, num_labels
+        )
+        if complete or not bounded:
+            break
+        want *= 8
+    best = sorted(heap, reverse=True)[offset:]
+    return [_stats(e[3], prior, project.labels, num_labels, vocab) for e in best]
+
+
+def _threshold_scan(
+    db_session: Session,
+    query: Any,
+    limit: int | None,
+    k: int,
+    bounds_hold: bool,
+    prior: Sequence[float],
+    num_labels: int,
+) -> tuple[list[tuple[float, float, _Neg, Any]], bool]:
+    """The k best rows of ``query`` (rows in ``suspicion_bound`` order, at most ``limit``) and whether they
+    are the k best of every row: the scan stopped at a bound below the k-th suspicion, or ``query`` ran
+    out of rows before its limit. ``heap`` is a min-heap of the k best entries, "better" meaning a larger tuple
+    (suspicion, importance, reversed word), i.e. earlier in the core's order; heap[0] is the k-th best."""
+    heap: list[tuple[float, float, _Neg, Any]] = []
+    n = 0
+    result = db_session.execute(query)
     try:
         for row in result:
             imp = row[4]
             if bounds_hold and len(heap) == k and row[6] < heap[0][0] - BOUND_MARGIN:
-                break  # suspicion <= bound: neither this word nor any later one can enter the page
+                return heap, True  # suspicion <= bound: neither this word nor any later one can enter the page
+            n += 1
             skew = label_skew(list(row[5]) + [0] * (num_labels - len(row[5])), prior)[0]
             entry = (round(imp * skew, SORT_DIGITS), imp, _Neg(row[0]), row)
             if len(heap) < k:
@@ -196,8 +254,7 @@ def ranking(
                 heapq.heapreplace(heap, entry)
     finally:
         result.close()
-    best = sorted(heap, reverse=True)[offset:]
-    return [_stats(e[3], prior, project.labels, num_labels, vocab) for e in best]
+    return heap, limit is None or n < limit
 
 
 @functools.total_ordering

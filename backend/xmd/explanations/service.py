@@ -19,13 +19,14 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
-from sqlalchemy import bindparam, delete, func, select
+from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
 from xmd.core.types import DataError
 from xmd.core.types import Explanation as CoreExplanation
 from xmd.core.words import split_words
 from xmd.datasets.models import Example
+from xmd.db import bulk
 from xmd.db.base import utcnow
 from xmd.db.engine import analyze, grew_past_threshold, write_scope
 from xmd.db.errors import NotFoundError
@@ -33,7 +34,6 @@ from xmd.explanations.aggregates import (
     Delta,
     accumulate,
     apply_word_deltas,
-    chunks,
     contributions,
     lock_state,
     next_floor,
@@ -100,11 +100,8 @@ _EXPLANATION_COLS = (
     Explanation.delta,
 )
 _EXPLANATIONS = Explanation.__table__
-_UPDATE_EXPLANATION = (
-    _EXPLANATIONS.update()
-    .where(_EXPLANATIONS.c.id == bindparam("k_id"))
-    .values({c: bindparam(c) for c in ("target", "probs", "scores", "n_seen", "delta", "created_at")})
-)
+_EXPLANATION_VALUES = ("target", "probs", "scores", "n_seen", "delta", "created_at")
+_OCCURRENCE_ROW = ("model_version_id", "method", "word", "example_id")
 
 
 # ---------------------------------------------------------------------------------- writes
@@ -112,11 +109,9 @@ _UPDATE_EXPLANATION = (
 
 def _delete_rows(db_session: Session, table: Any, model_version_id: int, method: str, example_ids: list[int]) -> None:
     """Delete the rows of ``table`` (explanations or word occurrences) of these examples under (version, method)."""
-    for chunk in chunks(example_ids):
+    for cond in bulk.in_values(db_session, table.example_id, example_ids):
         db_session.execute(
-            delete(table).where(
-                table.model_version_id == model_version_id, table.method == method, table.example_id.in_(chunk)
-            )
+            delete(table).where(table.model_version_id == model_version_id, table.method == method, cond)
         )
 
 
@@ -157,11 +152,9 @@ def _upsert(
     # Rows as plain tuples, not ORM objects: they are rewritten below with Core statements, and ORM
     # copies in the session's identity map would go stale.
     old_rows: dict[int, Any] = {}
-    for chunk in chunks(ids):
+    for cond in bulk.in_values(db_session, Explanation.example_id, ids):
         stmt = select(*_EXPLANATION_COLS).where(
-            Explanation.model_version_id == model_version.id,
-            Explanation.method == method,
-            Explanation.example_id.in_(chunk),
+            Explanation.model_version_id == model_version.id, Explanation.method == method, cond
         )
         for row in db_session.execute(stmt):
             old_rows[row.example_id] = row
@@ -170,7 +163,7 @@ def _upsert(
 
     deltas: dict[str, Delta] = {}
     label_totals = list(state.label_totals) + [0] * (num_labels - len(state.label_totals))
-    occurrences: list[dict[str, Any]] = []
+    occurrences: list[tuple[int, str, str, int]] = []
     mv_id = model_version.id
     for eid in ids:
         label = batch[eid][0].label
@@ -180,38 +173,34 @@ def _upsert(
             accumulate(deltas, num_labels, contrib, label, sign)
         if eid not in old_rows and label is not None:
             label_totals[label] += 1
-        occurrences.extend(
-            {"model_version_id": mv_id, "method": method, "word": key, "example_id": eid}
-            for key, _, _ in new_contrib[eid]
-        )
+        occurrences.extend((mv_id, method, key, eid) for key, _, _ in new_contrib[eid])
 
     apply_deltas(db_session, state, model_version, method, num_labels, deltas, label_totals)
 
     # Occurrences: drop the replaced explanations' rows, insert the new ones.
     _delete_rows(db_session, WordOccurrence, model_version.id, method, sorted(old_rows))
-    for chunk in chunks(occurrences, 5000):
-        db_session.execute(_OCCURRENCES.insert(), list(chunk))
+    bulk.insert_rows(db_session, _OCCURRENCES, _OCCURRENCE_ROW, occurrences)
 
     now = utcnow()
     inserts, updates = [], []
     for eid in ids:
         exp = batch[eid][1]
-        values = {
-            "target": int(exp.target),
-            "probs": exp.probs,
-            "scores": encode_scores(exp.scores),
-            "n_seen": int(exp.n_seen),
-            "delta": None if exp.delta is None else float(exp.delta),
-            "created_at": now,
-        }
+        values = (
+            int(exp.target),
+            exp.probs,
+            encode_scores(exp.scores),
+            int(exp.n_seen),
+            None if exp.delta is None else float(exp.delta),
+            now,
+        )
         if eid in old_rows:
-            updates.append({"k_id": old_rows[eid].id, **values})
+            updates.append((old_rows[eid].id, *values))
         else:
-            inserts.append({"example_id": eid, "model_version_id": mv_id, "method": method, **values})
-    if updates:
-        db_session.execute(_UPDATE_EXPLANATION, updates)
-    for chunk in chunks(inserts, 5000):
-        db_session.execute(_EXPLANATIONS.insert(), list(chunk))
+            inserts.append((eid, mv_id, method, *values))
+    bulk.update_rows(db_session, _EXPLANATIONS, ("id",), _EXPLANATION_VALUES, updates)
+    bulk.insert_rows(
+        db_session, _EXPLANATIONS, ("example_id", "model_version_id", "method", *_EXPLANATION_VALUES), inserts
+    )
 
     before = state.n_examples
     state.n_examples = before + len(ids) - len(old_rows)
@@ -258,15 +247,11 @@ def _remove(db_session: Session, model_version: ModelVersion, method: str, ids: 
     num_labels = len(project.labels)
     state = lock_state(db_session, model_version, method, num_labels)
     rows: list[tuple[Any, Example]] = []
-    for chunk in chunks(ids):
+    for cond in bulk.in_values(db_session, Explanation.example_id, ids):
         stmt = (
             select(*_EXPLANATION_COLS, Example)
             .join(Example, Example.id == Explanation.example_id)
-            .where(
-                Explanation.model_version_id == model_version.id,
-                Explanation.method == method,
-                Explanation.example_id.in_(chunk),
-            )
+            .where(Explanation.model_version_id == model_version.id, Explanation.method == method, cond)
         )
         rows.extend((row, row.Example) for row in db_session.execute(stmt))
     if not rows:
