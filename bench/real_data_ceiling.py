@@ -222,6 +222,7 @@ def analyse(
         "accuracy": float((pred == gold).mean()),
         "toxic_recall_identity": rate(pred[(gold == 1) & has_id]),
         "mask_token": mask_token,
+        "pred": "".join(map(str, pred.tolist())),
     }
     deleted = variant(lambda i: erase(texts[i], positions[i]))
     variants = {"delete": deleted}
@@ -229,13 +230,14 @@ def analyse(
         variants["mask"] = variant(lambda i: erase(texts[i], positions[i], mask_token))
         variants["person"] = variant(lambda i: erase(texts[i], positions[i], PERSON))
     out["erasure"] = {name: variant_metrics(new, pred, gold, has_id) for name, new in variants.items()}
-    rand, short = [], 0
+    rand, rand_pred, short = [], [], 0
     for d in range(draws):
         rng = random.Random(d)
         picked = {int(i): random_positions(texts[i], len(positions[i]), keys, rng) for i in np.flatnonzero(normal_id)}
         short += sum(len(picked[i]) < len(positions[i]) for i in picked)
         new = variant(lambda i, p=picked: erase(texts[i], p[i]), normal_id)
         rand.append(variant_metrics(new, pred, gold, has_id))
+        rand_pred.append(new[normal_id])
     if rand:
         fprs = [r["fpr_identity"] for r in rand]
         out["erasure"]["random_delete"] = {
@@ -247,6 +249,8 @@ def analyse(
             "fp_added": float(np.mean([r["fp_added"] for r in rand])),
             "draws": draws,
             "posts_with_fewer_other_words": short // draws,
+            # identity-word deletion minus random deletion, per post averaged over the draws, bootstrapped over posts
+            "delete_minus_random": rs.paired_bootstrap([deleted[normal_id]] * draws, rand_pred),
         }
     # The FPR by how many identity words a normal post has ("0" = the other normal posts).
     normal = gold == 0
@@ -337,6 +341,24 @@ def ceiling_summary(models: dict) -> dict:
 # ------------------------------------------------------------------------------------------ runner
 
 
+def reference_agreement(pred: str, path: Path) -> dict | None:
+    """How closely this run's base model predicts the test posts like the base of another ``real_data.py`` result
+    (``--reference``, the 3-seed GPU run the targets read): the fine-tune is not bit-identical across machines."""
+    if not path.exists():
+        return None
+    ref = json.loads(path.read_text())
+    ref_pred = (ref.get("base") or {}).get("test_pred")
+    if not ref_pred or len(ref_pred) != len(pred):
+        return None
+    return {
+        "file": path.name,
+        "device": ref["environment"].get("device_name"),
+        "fpr_identity": ref["base"]["test"]["fpr_identity"],
+        "accuracy": ref["base"]["test"]["accuracy"],
+        "test_agreement": float(np.mean([a == b for a, b in zip(pred, ref_pred, strict=True)])),
+    }
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--quick", action="store_true", help="real_data.py's quick mode (a small subsample)")
@@ -348,6 +370,12 @@ def main() -> None:
     p.add_argument("--time-budget-s", type=float, default=None, help="start no arm that would end past this")
     p.add_argument("--first-arm-s", type=float, default=300.0, help="the first arm's expected seconds (budget check)")
     p.add_argument("--note", default=None)
+    p.add_argument(
+        "--reference",
+        type=Path,
+        default=rd.ROOT / "bench" / "results" / "real_data_gpu.json",
+        help="a real_data.py result whose base test predictions this run's base is compared with",
+    )
     p.add_argument("--out", type=Path, default=rd.ROOT / "bench" / "results" / "real_data_ceiling.json")
     args = p.parse_args()
     main_args = rd.parse_args(["--quick"] if args.quick else [])
@@ -406,6 +434,7 @@ def main() -> None:
 
     base = {s: analyse(loaded, ctx, s, ml, draws=args.draws, attribution=True) for s in ("dev", "test")}
     doc["models"]["base"] = {**base, "loadavg_end": load_average()}
+    doc["config"]["reference"] = reference_agreement(base["test"]["pred"], args.reference)
     save()
     log(f"base: {json.dumps(doc['summary'])}")
     not_run, walls = [], []

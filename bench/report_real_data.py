@@ -494,6 +494,19 @@ def _words(rows: list[dict[str, Any]], n: int = 8) -> str:
     )
 
 
+def _specific(b: dict[str, Any] | None) -> str:
+    """Identity-word deletion vs random deletion, judged by the paired bootstrap interval over posts."""
+    if not b:
+        return "."
+    diff, (lo, hi) = b["diff"], b["ci95"]
+    span = f"{diff:+.3f} [{lo:+.3f}, {hi:+.3f}]"
+    if hi < 0:
+        return f"; identity-word deletion lowers the FPR by {-diff:.3f} more ({span}): that part is specific to them."
+    if lo > 0:
+        return f"; random deletion lowers the FPR more ({span}): the erasure effect is not specific to the words."
+    return f"; the two are within test-set noise of each other ({span}): no effect specific to the words is shown."
+
+
 def ceiling(doc: dict[str, Any] | None, ref: dict[str, Any] | None = None) -> list[str]:
     """``real_data_ceiling.json``: how much of the identity FPR test-time erasure of the identity words removes
     (the most a word-level debug run can expect by making the model ignore them), read from the numbers."""
@@ -555,12 +568,7 @@ def ceiling(doc: dict[str, Any] | None, ref: dict[str, Any] | None = None) -> li
     if rnd:
         text += (
             f" Deleting as many random other words gives {_v(rnd['fpr_identity'])} ± {rnd['fpr_identity_std']:.3f} "
-            f"over {rnd['draws']} draws ({_pct(rnd['relative_change'])})"
-            + (
-                ", as large a drop: the erasure effect is not specific to the identity words."
-                if rnd["fpr_identity"] <= d["fpr_identity"]
-                else f", so {_v(rnd['fpr_identity'] - d['fpr_identity'])} of the FPR is specific to the identity words."
-            )
+            f"over {rnd['draws']} draws ({_pct(rnd['relative_change'])})" + _specific(rnd.get("delete_minus_random"))
         )
     lines += [text, ""]
     fp = t.get("false_positives")
@@ -616,13 +624,22 @@ def ceiling(doc: dict[str, Any] | None, ref: dict[str, Any] | None = None) -> li
             "time (what reliance on the words is left): " + "; ".join(parts) + ".",
             "",
         ]
-    if ref and ref.get("base"):
+    r = c.get("reference")
+    if r is None and ref and ref.get("base"):
+        r = {"fpr_identity": ref["base"]["test"]["fpr_identity"], "test_agreement": None}
+    if r:
+        same = abs(r["fpr_identity"] - t["fpr_identity"]) < 1e-9
+        agree = (
+            f" (the two base models agree on {r['test_agreement']:.1%} of the test posts)"
+            if r.get("test_agreement") is not None
+            else ""
+        )
         lines += [
             f"This run fine-tuned its own base model ({env['device_name']}): its test identity FPR "
-            f"{_v(t['fpr_identity'])} is not the {_v(ref['base']['test']['fpr_identity'])} of the 3-seed GPU run the "
-            "targets read, so compare relative changes across the two."
-            if abs(ref["base"]["test"]["fpr_identity"] - t["fpr_identity"]) > 1e-9
-            else "This run's base model predicts exactly as the 3-seed GPU run's base.",
+            f"{_v(t['fpr_identity'])} "
+            + ("equals" if same else "is not")
+            + f" the {_v(r['fpr_identity'])} of the 3-seed GPU run the targets read{agree}"
+            + ("." if same else ", so compare relative changes across the two."),
             "",
         ]
     lines += [

@@ -166,6 +166,7 @@ def test_analysis_and_report_section_with_the_tiny_model(posts, tiny):
     assert set(t["erasure"]) == {"delete", "mask", "person", "random_delete"}
     rnd = t["erasure"]["random_delete"]
     assert rnd["draws"] == 2 and len(rnd["fpr_identity_per_draw"]) == 2
+    assert rnd["delete_minus_random"]["n_examples"] == n_id
     assert sum(t["by_count"][b]["n"] for b in ("1", "2", "3+")) == n_id
     assert t["by_count"]["0"]["n"] == t["n_normal_other"]
     fp = t["false_positives"]
@@ -195,3 +196,10 @@ def test_analysis_and_report_section_with_the_tiny_model(posts, tiny):
     text = "\n".join(rrd.ceiling(doc))
     assert "would reach it" in text and "(mask token) gives 0.150" in text
     assert rrd.ceiling(None) == []
+
+
+def test_specific_to_the_words_only_beyond_test_set_noise():
+    assert "specific to them" in rrd._specific({"diff": -0.05, "ci95": [-0.08, -0.02]})
+    assert "within test-set noise" in rrd._specific({"diff": -0.01, "ci95": [-0.03, 0.01]})
+    assert "random deletion lowers" in rrd._specific({"diff": 0.04, "ci95": [0.01, 0.07]})
+    assert rrd._specific(None) == "."
