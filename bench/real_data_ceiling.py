@@ -45,6 +45,8 @@ TARGET_DROP = 0.30
 """Issue 14's target: identity FPR down by at least this fraction of the base model's."""
 PERSON = "person"
 BUCKETS = ("1", "2", "3+")
+CONTROLS = {"delete": "random_delete", "mask": "random_mask", "person": "random_person"}
+"""Each erasure of the identity words and its control: the same erasure of as many random other words."""
 
 
 # ------------------------------------------------------------------------------------------ pure pieces
@@ -230,17 +232,27 @@ def analyse(
         variants["mask"] = variant(lambda i: erase(texts[i], positions[i], mask_token))
         variants["person"] = variant(lambda i: erase(texts[i], positions[i], PERSON))
     out["erasure"] = {name: variant_metrics(new, pred, gold, has_id) for name, new in variants.items()}
-    rand, rand_pred, short = [], [], 0
+    # The controls: as many random other words deleted, or replaced by the same placeholder, as the post has
+    # identity words (the same positions for all three in a draw), so that what the erasure itself does to a post
+    # (fewer words, a mask token, "person") is told apart from what the identity words do.
+    controls = {"random_delete": ("delete", None)}
+    if placeholders:
+        controls |= {"random_mask": ("mask", mask_token), "random_person": ("person", PERSON)}
+    picks, rows = [], [int(i) for i in np.flatnonzero(normal_id)]
     for d in range(draws):
         rng = random.Random(d)
-        picked = {int(i): random_positions(texts[i], len(positions[i]), keys, rng) for i in np.flatnonzero(normal_id)}
-        short += sum(len(picked[i]) < len(positions[i]) for i in picked)
-        new = variant(lambda i, p=picked: erase(texts[i], p[i]), normal_id)
-        rand.append(variant_metrics(new, pred, gold, has_id))
-        rand_pred.append(new[normal_id])
-    if rand:
+        picks.append({i: random_positions(texts[i], len(positions[i]), keys, rng) for i in rows})
+    for name, (paired, placeholder) in controls.items():
+        if not picks:
+            break
+        rand, rand_pred = [], []
+        for picked in picks:
+            new = variant(lambda i, p=picked, ph=placeholder: erase(texts[i], p[i], ph), normal_id)
+            rand.append(variant_metrics(new, pred, gold, has_id))
+            rand_pred.append(new[normal_id])
         fprs = [r["fpr_identity"] for r in rand]
-        out["erasure"]["random_delete"] = {
+        short = sum(len(p[i]) < len(positions[i]) for p in picks for i in p)
+        out["erasure"][name] = {
             "fpr_identity": float(np.mean(fprs)),
             "relative_change": float(np.mean([r["relative_change"] for r in rand])) if out["fpr_identity"] else None,
             "fpr_identity_std": float(np.std(fprs)),
@@ -249,8 +261,8 @@ def analyse(
             "fp_added": float(np.mean([r["fp_added"] for r in rand])),
             "draws": draws,
             "posts_with_fewer_other_words": short // draws,
-            # identity-word deletion minus random deletion, per post averaged over the draws, bootstrapped over posts
-            "delete_minus_random": rs.paired_bootstrap([deleted[normal_id]] * draws, rand_pred),
+            # the identity-word variant minus this control, per post averaged over the draws, bootstrapped over posts
+            "identity_minus_random": rs.paired_bootstrap([variants[paired][normal_id]] * draws, rand_pred),
         }
     # The FPR by how many identity words a normal post has ("0" = the other normal posts).
     normal = gold == 0
@@ -316,6 +328,23 @@ def ceiling_summary(models: dict) -> dict:
             "drop": drop,
             "reaches_target": drop is not None and drop >= TARGET_DROP,
         }
+    # The part of each erasure's drop that the identity words account for: the same erasure of as many random other
+    # words leaves the rest (fewer words, a mask token, "person") — it is what ignoring the words could buy.
+    specific = {}
+    for name, control in CONTROLS.items():
+        e = base["erasure"]
+        if name in e and control in e:
+            specific[name] = (e[control]["fpr_identity"] - e[name]["fpr_identity"]) / fpr
+            out[name]["specific_drop"] = specific[name]
+            boot = e[control].get("identity_minus_random")
+            out[name]["specific_ci95"] = [-x / fpr for x in reversed(boot["ci95"])] if boot else None
+    if specific:
+        best = max(specific, key=specific.get)
+        out["best_specific"] = {
+            "variant": best,
+            "drop": specific[best],
+            "reaches_target": specific[best] >= TARGET_DROP,
+        }
     fp = base.get("false_positives")
     if fp:
         out["fpr_part_identity_top"] = fp["by_top_word"]["identity_top"]["fpr_part"]
@@ -359,6 +388,26 @@ def reference_agreement(pred: str, path: Path) -> dict | None:
     }
 
 
+def assemble(base_path: Path, arms_path: Path) -> dict:
+    """One result from two runs on the same cached base model: the base analysis of ``base_path`` and the retrained
+    arms of ``arms_path`` (e.g. a base-only rerun with more controls beside an earlier run's arms)."""
+    doc, other = json.loads(base_path.read_text()), json.loads(arms_path.read_text())
+    for key in ("base_model_dir", "identity_words", "mode"):
+        if doc["config"][key] != other["config"][key]:
+            raise SystemExit(f"cannot assemble: {key} differs between {base_path} and {arms_path}")
+    if doc["models"]["base"]["test"]["pred"] != other["models"]["base"]["test"]["pred"]:
+        raise SystemExit("cannot assemble: the two base models predict the test posts differently")
+    doc["models"].update({k: v for k, v in other["models"].items() if k != "base"})
+    for key in ("not_run", "complete", "retrain_epochs"):
+        if key in other["config"]:
+            doc["config"][key] = other["config"][key]
+    doc["config"]["assembled_from"] = f"{base_path.name} (base, controls) and {arms_path.name} (arms)"
+    doc["config"]["arms_environment"] = other["environment"]
+    doc["config"]["arms_wall_seconds"] = other["config"].get("wall_seconds")
+    doc["summary"] = ceiling_summary(doc["models"])
+    return doc
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--quick", action="store_true", help="real_data.py's quick mode (a small subsample)")
@@ -377,7 +426,13 @@ def main() -> None:
         help="a real_data.py result whose base test predictions this run's base is compared with",
     )
     p.add_argument("--out", type=Path, default=rd.ROOT / "bench" / "results" / "real_data_ceiling.json")
+    p.add_argument("--assemble", nargs=2, type=Path, metavar=("BASE_RESULT", "ARMS_RESULT"), default=None)
     args = p.parse_args()
+    if args.assemble:
+        doc = assemble(*args.assemble)
+        args.out.write_text(json.dumps(doc, indent=2) + "\n")
+        print(json.dumps(doc["summary"], indent=2))
+        return
     main_args = rd.parse_args(["--quick"] if args.quick else [])
     name = "quick" if args.quick else "cpu"
     mode = dict(rd.MODES[name])
@@ -416,6 +471,8 @@ def main() -> None:
                 "mask": "each identity word replaced by the tokenizer's mask token",
                 "person": f"each identity word replaced by '{PERSON}'",
                 "random_delete": "as many random other words (not punctuation, identity or placeholder) deleted",
+                "random_mask": "as many random other words replaced by the mask token (base only)",
+                "random_person": f"as many random other words replaced by '{PERSON}' (base only)",
             },
             "random_draws": args.draws,
             "attribution": "grad_x_input toward toxic, over the false positives (base model only)",
