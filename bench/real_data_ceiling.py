@@ -401,6 +401,9 @@ def assemble(base_path: Path, arms_path: Path) -> dict:
     for key in ("not_run", "complete", "retrain_epochs"):
         if key in other["config"]:
             doc["config"][key] = other["config"][key]
+    doc["config"]["base_fine_tune"] = (
+        f"{other['config']['base_fine_tune']} (arms run), {doc['config']['base_fine_tune']} (base run)"
+    )
     doc["config"]["assembled_from"] = f"{base_path.name} (base, controls) and {arms_path.name} (arms)"
     doc["config"]["arms_environment"] = other["environment"]
     doc["config"]["arms_wall_seconds"] = other["config"].get("wall_seconds")

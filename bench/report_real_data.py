@@ -579,7 +579,11 @@ def ceiling(doc: dict[str, Any] | None, ref: dict[str, Any] | None = None) -> li
         if name in e:
             x = e[name]
             label = "the mask token" if name == "mask" else CEILING_VARIANTS[name]
-            text += f" Replaced by {label}: {_v(x['fpr_identity'])} ({_pct(x['relative_change'])})"
+            text += (
+                f" Replaced by {label}: {_v(x['fpr_identity'])} ({_pct(x['relative_change'])}; toxic recall on the "
+                f"toxic posts with an identity word {_v(t['toxic_recall_identity'])} → "
+                f"{_v(x['toxic_recall_identity'])})"
+            )
             if control in e:
                 text += f" against {_v(e[control]['fpr_identity'])} for as many random other words" + _specific(
                     e[control].get("identity_minus_random")
@@ -595,13 +599,22 @@ def ceiling(doc: dict[str, Any] | None, ref: dict[str, Any] | None = None) -> li
             f"**Ceiling.** The −{s['target_drop']:.0%} target needs an identity FPR of {_v(s['target_fpr_identity'])}. "
             f"The largest raw drop of an erasure is {raw:.0%}, but the part the identity words account for — an "
             "erasure's drop minus the drop of the same erasure of as many random other words — is at most "
-            f"{best['drop']:.0%} ({CEILING_VARIANTS[v]}): "
+            f"{best['drop']:.0%} ({CEILING_VARIANTS[v]}"
+            + (
+                f"; 95 % interval {ci[0]:.0%} to {ci[1]:.0%} of the base FPR"
+                if (ci := s[v].get("specific_ci95"))
+                else ""
+            )
+            + "): "
             + (
                 "a model that ignored the identity words entirely could reach the target on this data."
                 if best["reaches_target"]
-                else "even a model that ignored the identity words entirely would miss the target on this data, so "
-                "no word-level debugging of these words can reach it here; the rest of the identity FPR comes from "
-                "the other words of those posts."
+                else "even a model that ignored the identity words entirely would miss the target on this data (the "
+                "whole interval lies below it), so no word-level debugging of these words can reach it here; the rest "
+                "of the identity FPR comes from the other words of those posts."
+                if (ci := s[v].get("specific_ci95")) and ci[1] < s["target_drop"]
+                else "a model that ignored the identity words entirely would likely miss the target on this data, "
+                "though within test-set noise it might reach it."
             ),
             "",
         ]
@@ -649,8 +662,10 @@ def ceiling(doc: dict[str, Any] | None, ref: dict[str, Any] | None = None) -> li
     arms = s.get("arms") or {}
     if arms:
         parts = [
-            f"{ARM_NAMES.get(a, a).replace('**', '')} (seeds {', '.join(map(str, v['seeds']))}): "
+            f"{ARM_NAMES.get(a, a).replace('**', '')}, seed{'s' * (len(v['seeds']) > 1)} "
+            f"{', '.join(map(str, v['seeds']))}: "
             f"{_v(v['fpr_identity'])} → {_v(v['fpr_identity_deleted'])} with the words deleted"
+            + (f", {_v(v['fpr_identity_random'])} with random words deleted" if v.get("fpr_identity_random") else "")
             for a, v in arms.items()
         ]
         lines += [
