@@ -348,13 +348,17 @@ def ceiling_summary(models: dict) -> dict:
     fp = base.get("false_positives")
     if fp:
         out["fpr_part_identity_top"] = fp["by_top_word"]["identity_top"]["fpr_part"]
+    # The arms' means over the seeds every arm finished (paired, as real_data.py compares them).
+    retrained = {a: v for a, v in models.items() if a != "base"}
+    common = sorted(set.intersection(*(set(v) for v in retrained.values())), key=int) if retrained else []
     arms = {}
-    for arm, seeds in models.items():
-        if arm == "base":
+    for arm, seeds in retrained.items():
+        tests = [seeds[k]["test"] for k in common]
+        if not tests:
             continue
-        tests = [r["test"] for r in seeds.values()]
         arms[arm] = {
-            "seeds": sorted(int(k) for k in seeds),
+            "seeds": [int(k) for k in common],
+            "unpaired_seeds": sorted(int(k) for k in seeds if k not in common),
             "fpr_identity": float(np.mean([t["fpr_identity"] for t in tests])),
             "fpr_identity_deleted": float(np.mean([t["erasure"]["delete"]["fpr_identity"] for t in tests])),
             "fpr_identity_random": float(np.mean([t["erasure"]["random_delete"]["fpr_identity"] for t in tests]))

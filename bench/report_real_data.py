@@ -670,7 +670,15 @@ def ceiling(doc: dict[str, Any] | None, ref: dict[str, Any] | None = None) -> li
         ]
         lines += [
             "The retrained arms, test identity FPR as trained and with the identity words deleted at prediction "
-            "time (what reliance on the words is left): " + "; ".join(parts) + ".",
+            "time (what reliance on the words is left), mean over the seeds both arms finished: "
+            + "; ".join(parts)
+            + "."
+            + "".join(
+                f" {ARM_NAMES.get(a, a).replace('**', '')} seed {', '.join(map(str, v['unpaired_seeds']))} finished "
+                "without its pair and is in the table only."
+                for a, v in arms.items()
+                if v.get("unpaired_seeds")
+            ),
             "",
         ]
     r = c.get("reference")

@@ -131,11 +131,14 @@ def test_ceiling_summary_says_which_erasure_reaches_the_target():
         },
     }
     arm = {"test": {"fpr_identity": 0.2, "accuracy": 0.78, "erasure": {"delete": {"fpr_identity": 0.19}}}}
-    s = rc.ceiling_summary({"base": {"test": test}, "lambda0": {"0": arm, "1": arm}})
+    s = rc.ceiling_summary(
+        {"base": {"test": test}, "lambda0": {"0": arm, "1": arm, "2": arm}, "remove": {"0": arm, "1": arm}}
+    )
     assert s["target_fpr_identity"] == pytest.approx(0.175)
     assert s["delete"]["reaches_target"] is False and s["delete"]["drop"] == pytest.approx(0.1)
     assert s["mask"]["reaches_target"] is True
     assert s["arms"]["lambda0"]["seeds"] == [0, 1] and s["arms"]["lambda0"]["fpr_identity_random"] is None
+    assert s["arms"]["lambda0"]["unpaired_seeds"] == [2] and s["arms"]["remove"]["unpaired_seeds"] == []
     assert s["arms"]["lambda0"]["fpr_identity_deleted"] == pytest.approx(0.19)
     assert rc.ceiling_summary({}) == {}
 
