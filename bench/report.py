@@ -1653,6 +1653,7 @@ def render(results: Path) -> str:
                 "real_data_dev_cuda",
                 "real_data",
                 "real_data_dev",
+                "real_data_ceiling",
             )
         }
     )

@@ -364,8 +364,8 @@ def _every_diffs(doc: dict[str, Any]) -> list[str]:
 
 
 def section(docs: dict[str, dict[str, Any] | None]) -> list[str]:
-    """The '## Real data' section: the 3-seed GPU result (the one the targets read), the full mode, every-k,
-    the dev-split candidates, and the earlier seed-0 CPU run."""
+    """The '## Real data' section: the 3-seed GPU result (the one the targets read), the test-time erasure
+    ceiling, the full mode, every-k, the dev-split candidates, and the earlier seed-0 CPU run."""
     lines = ["## Real data: HateXplain, debugged vs controls", "", CREDIT, ""]
     main, cpu = docs.get("real_data_gpu"), docs.get("real_data")
     if main is None and cpu is None:
@@ -380,6 +380,7 @@ def section(docs: dict[str, dict[str, Any] | None]) -> list[str]:
         lines += _result(
             main, "### Three seeds, the CPU protocol on a GPU (the result the targets read)", True, "real_data_gpu"
         )
+    lines += ceiling(docs.get("real_data_ceiling"), main)
     full = docs.get("real_data_cuda")
     if full:
         lines += _result(full, "### Full mode on the GPU (max length 128, 2 epochs)", False, None)
@@ -458,3 +459,250 @@ def draw(results: Path, name: str = "real_data_gpu") -> Path | None:
     fig.savefig(out, dpi=110, metadata={"Software": None})
     plt.close(fig)
     return out
+
+
+CEILING_VARIANTS = {
+    "delete": "words deleted",
+    "random_delete": "random words deleted⁵",
+    "mask": "mask token",
+    "random_mask": "random words masked⁵",
+    "person": '"person"',
+    "random_person": 'random words → "person"⁵',
+}
+
+
+def _pct(x: float | None) -> str:
+    return "–" if x is None else f"{x:+.0%}"
+
+
+def _ceiling_row(label: str, split: str, t: dict[str, Any]) -> list[str]:
+    e = t["erasure"]
+    cells = []
+    for key in CEILING_VARIANTS:
+        v = e.get(key)
+        if v is None:
+            cells.append("–")
+        elif key == "random_delete":
+            cells.append(f"{_v(v['fpr_identity'])} ± {v['fpr_identity_std']:.3f} ({_pct(v['relative_change'])})")
+        else:
+            cells.append(f"{_v(v['fpr_identity'])} ({_pct(v['relative_change'])})")
+    acc = f"{_v(t['accuracy'])} → {_v(e['delete']['accuracy'])}"
+    return [label, split, str(t["n_normal_identity"]), _v(t["fpr_identity"]), *cells, _v(t["fpr_other"]), acc]
+
+
+def _words(rows: list[dict[str, Any]], n: int = 8) -> str:
+    return ", ".join(
+        (f"**{r['word']}**" if r["identity"] else f"`{r['word']}`") + f" ({r['top1']}/{r['top3']})" for r in rows[:n]
+    )
+
+
+def _specific(b: dict[str, Any] | None) -> str:
+    """Identity-word deletion vs random deletion, judged by the paired bootstrap interval over posts."""
+    if not b:
+        return "."
+    diff, (lo, hi) = b["diff"], b["ci95"]
+    span = f"{diff:+.3f} [{lo:+.3f}, {hi:+.3f}]"
+    if hi < 0:
+        return (
+            f"; the identity-word erasure lowers the FPR by {-diff:.3f} more ({span}): that part is specific to them."
+        )
+    if lo > 0:
+        return f"; the random erasure lowers the FPR more ({span}): the erasure effect is not specific to the words."
+    return f"; the two are within test-set noise of each other ({span}): no effect specific to the words is shown."
+
+
+def ceiling(doc: dict[str, Any] | None, ref: dict[str, Any] | None = None) -> list[str]:
+    """``real_data_ceiling.json``: how much of the identity FPR test-time erasure of the identity words removes
+    (the most a word-level debug run can expect by making the model ignore them), read from the numbers."""
+    if not doc or "base" not in doc.get("models", {}):
+        return []
+    c, env, models = doc["config"], doc["environment"], doc["models"]
+    base, s = models["base"], doc["summary"]
+    fmt = lambda x: "/".join(f"{v:.2f}" for v in x) if x else "?"  # noqa: E731
+    lines = [
+        "### How much of the identity FPR can the identity words explain? (test-time erasure)",
+        "",
+        f"`bench/real_data_ceiling.py` (mode `{c['mode']}`, the protocol of `bench/real_data.py`; base model "
+        f"{c['base_fine_tune']}): the fine-tuned base model predicts every post that contains an identity word "
+        'again with the identity words deleted, replaced by the tokenizer\'s mask token or by "person", and — the '
+        "controls — with as many random other words erased the same way. Nothing is trained for this: a word-level "
+        "debug run can at best make the model ignore the words, so an erasure's drop beyond its control is about "
+        "the most such a run can buy by ignoring them (erasing anything also shifts the input; the controls "
+        "measure that shift). "
+        f"{env['device_name']}, torch threads {env['torch_threads']}, load average (1/5/15 min) "
+        f"{fmt(env.get('loadavg_start'))} at start, {fmt(env.get('loadavg_end'))} at end; "
+        f"{c['wall_seconds'] / 60:.1f} min wall"
+        + (
+            f"; the retrained arms came from a separate run on the same base model "
+            f"({c['arms_wall_seconds'] / 60:.1f} min wall, load average "
+            f"{fmt(c['arms_environment'].get('loadavg_start'))} at start, "
+            f"{fmt(c['arms_environment'].get('loadavg_end'))} at end)."
+            if c.get("arms_environment") and c.get("arms_wall_seconds")
+            else "."
+        )
+        + (f" {c['note']}" if c.get("note") else ""),
+        "",
+    ]
+    rows = [_ceiling_row("fine-tuned base", split, base[split]) for split in ("test", "dev") if split in base]
+    for arm in ("lambda0", "remove"):
+        for seed, r in sorted((models.get(arm) or {}).items()):
+            rows.append(_ceiling_row(f"{ARM_NAMES.get(arm, arm)}, seed {seed}", "test", r["test"]))
+    lines += _table(
+        [
+            "model",
+            "split",
+            "normal posts with an identity word",
+            "identity FPR",
+            *(f"FPR, {v}" for v in CEILING_VARIANTS.values()),
+            "other FPR",
+            "accuracy → words deleted",
+        ],
+        rows,
+    )
+    t = base["test"]
+    e = t["erasure"]
+    d, rnd = e["delete"], e.get("random_delete")
+    text = (
+        f"On test, deleting the identity words moves the base model's identity FPR from {_v(t['fpr_identity'])} to "
+        f"{_v(d['fpr_identity'])} ({_pct(d['relative_change'])}; 95 % interval of the change "
+        f"[{d['diff_ci95'][0]:+.3f}, {d['diff_ci95'][1]:+.3f}]; {d['fp_removed']} false positives cleared, "
+        f"{d['fp_added']} new)"
+    )
+    if rnd:
+        text += (
+            f"; deleting as many random other words gives {_v(rnd['fpr_identity'])} ± {rnd['fpr_identity_std']:.3f}"
+            + _specific(rnd.get("identity_minus_random") or rnd.get("delete_minus_random"))
+        )
+    else:
+        text += "."
+    for name, control in (("mask", "random_mask"), ("person", "random_person")):
+        if name in e:
+            x = e[name]
+            label = "the mask token" if name == "mask" else CEILING_VARIANTS[name]
+            text += (
+                f" Replaced by {label}: {_v(x['fpr_identity'])} ({_pct(x['relative_change'])}; toxic recall on the "
+                f"toxic posts with an identity word {_v(t['toxic_recall_identity'])} → "
+                f"{_v(x['toxic_recall_identity'])})"
+            )
+            if control in e:
+                text += f" against {_v(e[control]['fpr_identity'])} for as many random other words" + _specific(
+                    e[control].get("identity_minus_random")
+                )
+            else:
+                text += "."
+    lines += [text, ""]
+    best = s.get("best_specific")
+    if best:
+        v = best["variant"]
+        raw = max(s[k]["drop"] for k in ("delete", "mask", "person") if k in s)
+        lines += [
+            f"**Ceiling.** The −{s['target_drop']:.0%} target needs an identity FPR of {_v(s['target_fpr_identity'])}. "
+            f"The largest raw drop of an erasure is {raw:.0%}, but the part the identity words account for — an "
+            "erasure's drop minus the drop of the same erasure of as many random other words — is at most "
+            f"{best['drop']:.0%} ({CEILING_VARIANTS[v]}"
+            + (
+                f"; 95 % interval {ci[0]:.0%} to {ci[1]:.0%} of the base FPR"
+                if (ci := s[v].get("specific_ci95"))
+                else ""
+            )
+            + "): "
+            + (
+                "a model that ignored the identity words entirely could reach the target on this data."
+                if best["reaches_target"]
+                else "even a model that ignored the identity words entirely would miss the target on this data (the "
+                "whole interval lies below it), so no word-level debugging of these words can reach it here; the rest "
+                "of the identity FPR comes from the other words of those posts."
+                if (ci := s[v].get("specific_ci95")) and ci[1] < s["target_drop"]
+                else "a model that ignored the identity words entirely would likely miss the target on this data, "
+                "though within test-set noise it might reach it."
+            ),
+            "",
+        ]
+    fp = t.get("false_positives")
+    if fp:
+        g = fp["by_top_word"]
+        it, ot = g["identity_top"], g["other_top"]
+        lines += [
+            f"In {it['fp']} of the {fp['n_fp_identity']} identity false positives on test the top grad x input word "
+            f"toward *toxic* is an identity word — {_v(it['fpr_part'])} of the {_v(t['fpr_identity'])} identity "
+            f"FPR; deleting the identity words clears {it['cleared']} of those and {ot['cleared']} of the other "
+            f"{ot['fp']}. The words the model leans on in its identity false positives (top-1/top-3 counts; "
+            f"identity words in bold): {_words(fp['top_words_identity_fp'])}; in its {fp['n_fp_other']} false "
+            f"positives without an identity word: {_words(fp['top_words_other_fp'])}.",
+            "",
+        ]
+    rows = []
+    for b in ("0", "1", "2", "3+"):
+        cells = [b if b != "0" else "0 (other normal posts)"]
+        for split in ("test", "dev"):
+            bc = base.get(split, {}).get("by_count", {}).get(b)
+            cells += [str(bc["n"]), _v(bc["rate"]), _v(bc["rate_deleted"])] if bc else ["–"] * 3
+        rows.append(cells)
+    lines += _table(
+        [
+            "identity words in the normal post",
+            "posts (test)",
+            "FPR (test)",
+            "FPR, words deleted (test)",
+            "posts (dev)",
+            "FPR (dev)",
+            "FPR, words deleted (dev)",
+        ],
+        rows,
+    )
+    bc = t["by_count"]
+    rates = [bc[b]["rate"] for b in ("1", "2", "3+") if bc[b]["n"]]
+    if len(rates) > 1:
+        trend = "rises" if rates[-1] > rates[0] else "falls" if rates[-1] < rates[0] else "stays flat"
+        lines += [
+            f"On test the FPR {trend} from {_v(rates[0])} (one identity word) to {_v(rates[-1])} (the most), "
+            f"against {_v(bc['0']['rate'])} on normal posts without one.",
+            "",
+        ]
+    arms = s.get("arms") or {}
+    if arms:
+        parts = [
+            f"{ARM_NAMES.get(a, a).replace('**', '')}, seed{'s' * (len(v['seeds']) > 1)} "
+            f"{', '.join(map(str, v['seeds']))}: "
+            f"{_v(v['fpr_identity'])} → {_v(v['fpr_identity_deleted'])} with the words deleted"
+            + (f", {_v(v['fpr_identity_random'])} with random words deleted" if v.get("fpr_identity_random") else "")
+            for a, v in arms.items()
+        ]
+        lines += [
+            "The retrained arms, test identity FPR as trained and with the identity words deleted at prediction "
+            "time (what reliance on the words is left), mean over the seeds both arms finished: "
+            + "; ".join(parts)
+            + "."
+            + "".join(
+                f" {ARM_NAMES.get(a, a).replace('**', '')} seed {', '.join(map(str, v['unpaired_seeds']))} finished "
+                "without its pair and is in the table only."
+                for a, v in arms.items()
+                if v.get("unpaired_seeds")
+            ),
+            "",
+        ]
+    r = c.get("reference")
+    if r is None and ref and ref.get("base"):
+        r = {"fpr_identity": ref["base"]["test"]["fpr_identity"], "test_agreement": None}
+    if r:
+        same = abs(r["fpr_identity"] - t["fpr_identity"]) < 1e-9
+        agree = (
+            f" (the two base models agree on {r['test_agreement']:.1%} of the test posts)"
+            if r.get("test_agreement") is not None
+            else ""
+        )
+        lines += [
+            f"This run fine-tuned its own base model ({env['device_name']}): its test identity FPR "
+            f"{_v(t['fpr_identity'])} "
+            + ("equals" if same else "is not")
+            + f" the {_v(r['fpr_identity'])} of the 3-seed GPU run the targets read{agree}"
+            + ("." if same else ", so compare relative changes across the two."),
+            "",
+        ]
+    lines += [
+        f"⁵ mean ± std over {c['random_draws']} seeded draws; per post as many words as it has identity words, "
+        "never punctuation, an identity word or the inside of a `<user>` placeholder. Dev numbers are for "
+        "reasoning; nothing here chose a setting.",
+        "",
+    ]
+    return lines

@@ -62,10 +62,12 @@ else
         # max length 64, within an hour on 2 quiet cores; then the candidate settings on the dev split only.
         [real_data]="real_data --device ${DEVICE} ${THREADS_ARG[*]} --log runs/bench-real-data.jsonl"
         [real_data_dev]="real_data_dev --device ${DEVICE} ${THREADS_ARG[*]} --log runs/bench-real-data-dev.jsonl"
+        # How much of the identity FPR the identity words explain at all: test-time erasure on the same base model.
+        [real_data_ceiling]="real_data_ceiling --device ${DEVICE} ${THREADS_ARG[*]}"
         # The API benchmark starts the service itself (uvicorn on loopback) against a 100k-example store.
         [api_latency]="api_latency"
     )
-    ORDER=(attribution_throughput ig_chunking er_overhead er_overhead_share30 store_scale worker_scaling effect_sweep effect_objectives real_data real_data_dev api_latency)
+    ORDER=(attribution_throughput ig_chunking er_overhead er_overhead_share30 store_scale worker_scaling effect_sweep effect_objectives real_data real_data_dev real_data_ceiling api_latency)
 fi
 
 for name in ${ONLY:-${ORDER[*]}}; do
