@@ -3,11 +3,12 @@ and the demo's set-up (the MiniLM fine-tune, the project, its datasets, the expl
 ``prepare_demo`` job that ``GET /api/jobs`` lists with its phase, steps and ETA. A server killed half-way
 leaves a job that says so, and the next start resumes and ends with one whole demo project.
 
-Small settings keep it quick: 192 training examples, and ``--demo-model`` points the fine-tune at a small
-random BERT (``demo_standin_dir``) instead of MiniLM, so the 12 steps take seconds, not minutes, yet last
-long enough to be watched and interrupted. What this test is about (the job, its phases and ETA, the crash
-and the resume, the terminal) does not depend on which model is fine-tuned. The demo set-up with the real
-MiniLM is tested by ``tests/integration/test_serve.py`` (``prepare_demo``, same ``prepare_baseline`` and
+Small settings keep it quick: 320 training examples, and ``--demo-model`` points the fine-tune at a
+small random BERT (``demo_standin_dir``) instead of MiniLM, so the 20 steps take seconds, not minutes,
+yet last long enough to be watched and interrupted (18 steps are left when the server is killed). What
+this test is about (the job, its phases and ETA, the crash and the resume, the terminal) does not depend
+on which model is fine-tuned. The demo set-up with the real MiniLM is tested by
+``tests/integration/test_serve.py`` (``prepare_demo``: the same ``prepare_baseline`` and
 ``install_demo``) and timed on a real first start by ``bench/first_start.py``."""
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ from servehelpers import Serve, free_port, kill_workers, until
 
 ROOT = Path(__file__).resolve().parents[2]
 DIST = ROOT / "frontend" / "dist" / "index.html"
-N_TRAIN = 192
-STEPS = 12  # count_steps(192, BASELINE_CONFIG): 6 batches of 32, 2 epochs
+N_TRAIN = 320
+STEPS = 20  # count_steps(320, BASELINE_CONFIG): 10 batches of 32, 2 epochs; the crash comes after step 2
 
 
 @pytest.mark.slow
