@@ -35,6 +35,20 @@ def tiny_three_class_dir(tmp_path_factory) -> Path:
     return build_tiny_model(tmp_path_factory.mktemp("tiny3") / "model", labels=("neg", "neu", "pos"))
 
 
+STANDIN_HIDDEN, STANDIN_LAYERS = 128, 2
+
+
+@pytest.fixture(scope="session")
+def demo_standin_dir(tmp_path_factory) -> Path:
+    """What the ``xmd serve --demo`` tests fine-tune instead of MiniLM (``--demo-model``): a random BERT
+    that loads at once and whose fine-tuning step still lasts a fraction of a second on two cores (about
+    1 s at load 6, against MiniLM's several), so a test can watch the steps and stop a server half-way.
+    The real MiniLM's fine-tune is tested by tests/integration/test_serve.py and test_demo_minilm.py, and
+    timed by bench/first_start.py."""
+    path = tmp_path_factory.mktemp("standin") / "model"
+    return build_tiny_model(path, hidden_size=STANDIN_HIDDEN, layers=STANDIN_LAYERS)
+
+
 @pytest.fixture()
 def tiny(tiny_model_dir):
     from xmd.core.modeling import load_model

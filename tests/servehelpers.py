@@ -29,13 +29,18 @@ def free_port() -> int:
 class Serve:
     """One ``xmd serve --demo`` process; its terminal output is collected by a reader thread."""
 
-    def __init__(self, data_dir: Path, port: int, n_train: int) -> None:
+    def __init__(self, data_dir: Path, port: int, n_train: int, model: Path | None = None) -> None:
+        """``model``: the folder the demo fine-tunes (``--demo-model``; None: the bundled MiniLM)."""
         env = {**os.environ, "XMD_DATA_DIR": str(data_dir), "HF_HUB_OFFLINE": "1", "XMD_HEARTBEAT_S": "1"}
         env.pop("XMD_DATABASE_URL", None)
         self.base = f"http://127.0.0.1:{port}"
         self.lines: list[str] = []
+        argv = [sys.executable, "-m", "xmd.cli", "serve", "--demo", "--port", str(port)]
+        argv += ["--demo-examples", str(n_train)]
+        if model is not None:
+            argv += ["--demo-model", str(model)]
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "xmd.cli", "serve", "--demo", "--demo-examples", str(n_train), "--port", str(port)],
+            argv,
             env=env,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,

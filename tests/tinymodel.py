@@ -62,8 +62,15 @@ PIECES = ["un", "##believ", "##able", "##s", "##ing", "##ed", "##ly", "zor", "##
 SPECIAL = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 
 
-def build_tiny_model(path: Path, labels: tuple[str, ...] = ("negative", "positive"), seed: int = 0) -> Path:
-    """Write a 2-layer, 32-wide BERT classifier plus tokenizer to ``path`` and return it."""
+def build_tiny_model(
+    path: Path,
+    labels: tuple[str, ...] = ("negative", "positive"),
+    seed: int = 0,
+    *,
+    hidden_size: int = 32,
+    layers: int = 2,
+) -> Path:
+    """Write a BERT classifier (2 layers, 32 wide unless asked otherwise) plus tokenizer to ``path``."""
     import torch
     from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
 
@@ -75,10 +82,10 @@ def build_tiny_model(path: Path, labels: tuple[str, ...] = ("negative", "positiv
     torch.manual_seed(seed)
     config = BertConfig(
         vocab_size=len(vocab),
-        hidden_size=32,
-        num_hidden_layers=2,
+        hidden_size=hidden_size,
+        num_hidden_layers=layers,
         num_attention_heads=2,
-        intermediate_size=64,
+        intermediate_size=2 * hidden_size,
         max_position_embeddings=64,
         num_labels=len(labels),
         id2label=dict(enumerate(labels)),

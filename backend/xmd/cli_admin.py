@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from xmd.cli import _print
@@ -57,6 +58,12 @@ def add_parsers(sub: Any) -> None:
         default=None,
         help="--demo: training examples of the demo data (default 2000; fewer make a quicker, weaker demo)",
     )
+    p.add_argument(
+        "--demo-model",
+        default=None,
+        metavar="DIR",
+        help="--demo: a model folder to fine-tune instead of the bundled all-MiniLM-L6-v2 (first start only)",
+    )
 
 
 def cmd_serve(args) -> None:
@@ -65,6 +72,11 @@ def cmd_serve(args) -> None:
 
     if args.demo_examples is not None and args.demo_examples < 16:
         raise SystemExit("--demo-examples must be at least 16")
+    demo_model = None
+    if args.demo_model is not None:
+        demo_model = Path(args.demo_model).expanduser().resolve()
+        if not (demo_model / "config.json").is_file():
+            raise SystemExit(f"--demo-model: {args.demo_model} is not a model folder (no config.json in it)")
     serve(
         Settings.from_env(),
         host=args.host,
@@ -72,6 +84,7 @@ def cmd_serve(args) -> None:
         demo=args.demo,
         worker=not args.no_worker,
         demo_examples=args.demo_examples or DEMO_EXAMPLES,
+        demo_model=demo_model,
     )
 
 

@@ -72,8 +72,9 @@ def serve(
     worker: bool = True,
     demo_workdir: Path | None = None,
     demo_examples: int = DEMO_EXAMPLES,
+    demo_model: Path | None = None,
 ) -> None:
-    """Run until interrupted."""
+    """Run until interrupted. ``demo_model``: a model folder the demo fine-tunes instead of MiniLM."""
     import uvicorn
 
     from xmd.app import create_app
@@ -109,7 +110,14 @@ def serve(
     if demo:  # no waiting here: the set-up is a job the UI and the terminal follow
         workdir = demo_workdir or settings.data_dir / "demo"
         with factory() as db:
-            project, prep = start_demo(db, settings, sender(settings), workdir, n_train=demo_examples)
+            project, prep = start_demo(
+                db,
+                settings,
+                sender(settings),
+                workdir,
+                n_train=demo_examples,
+                base_model=str(demo_model) if demo_model is not None else None,
+            )
             project_id, prep_id = (project.id if project else None), (prep.id if prep else None)
             owned = prep is not None and prep.status is JobStatus.QUEUED  # not another server's running job
     url = f"http://{host}:{port}/"

@@ -88,6 +88,9 @@ def test_serve_prints_a_working_token_and_serves_the_api(tmp_path: Path):
 
 @pytest.mark.slow
 def test_prepare_demo_builds_the_project_and_queues_its_explanation(tmp_path: Path):
+    """The demo set-up with the real, bundled MiniLM (64 examples: 4 steps): the fast real-model check of
+    the path ``xmd serve --demo`` takes (``prepare_baseline`` and ``install_demo``); the serve-demo tests
+    fine-tune a small stand-in through ``--demo-model`` instead."""
     from xmd.config import Settings
     from xmd.db.engine import database_url, make_engine, make_session_factory
     from xmd.db.migrate import upgrade

@@ -170,6 +170,17 @@ def test_bad_label_in_data(capsys, tiny_model_dir, tmp_path):
     assert code == 2 and "meh" in err
 
 
+def test_serve_refuses_a_demo_model_that_is_no_model_folder(tmp_path, monkeypatch):
+    """``--demo-model`` is checked before anything starts: a wrong path is one clear line, and no data
+    directory, database or worker comes into being."""
+    monkeypatch.setenv("XMD_DATA_DIR", str(tmp_path / "data"))
+    (tmp_path / "empty").mkdir()
+    for wrong in (tmp_path / "nowhere", tmp_path / "empty"):
+        with pytest.raises(SystemExit, match=r"--demo-model: .* is not a model folder"):
+            main(["serve", "--demo", "--demo-model", str(wrong), "--port", "1"])
+    assert not (tmp_path / "data").exists()
+
+
 def test_help_for_every_command():
     for cmd in ["explain", "words", "train", "debug", "evaluate", "demo-data", "demo"]:
         res = subprocess.run([sys.executable, "-m", "xmd.cli", cmd, "--help"], capture_output=True, text=True)

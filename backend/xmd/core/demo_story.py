@@ -64,12 +64,15 @@ def prepare_baseline(
     progress: bool = True,
     callback: ProgressCallback | None = None,
     on_phase: Callable[[str], Progress] | None = None,
+    base_model: Path | str | None = None,
 ) -> tuple[Path, dict[str, list]]:
     """Demo data plus the fine-tuned baseline model; reused when already on disk, so a run that was
     stopped half-way redoes only what is missing (each part appears whole or not at all).
 
     ``callback`` gets every fine-tuning step; ``on_phase(name)`` is told when the ``"data"``, ``"load"``
-    and ``"train"`` parts start (only when they run; a hook answering False cancels).
+    and ``"train"`` parts start (only when they run; a hook answering False cancels). ``base_model``: the
+    model fine-tuned instead of the bundled all-MiniLM-L6-v2 (``xmd serve --demo --demo-model``; the
+    tests use a small random BERT so a first start takes seconds, not minutes).
     """
     data_dir = workdir / "data"
     if not demo_data_ready(workdir):
@@ -89,7 +92,7 @@ def prepare_baseline(
         tick(on_phase("load") if on_phase else None, 0, 1)
         for stale in [baseline, *baseline.parent.glob(f".{baseline.name}.partial-*")]:  # left by a killed run
             shutil.rmtree(stale, ignore_errors=True)
-        base = load_model(minilm_path(), labels=labels, device=device)
+        base = load_model(base_model or minilm_path(), labels=labels, device=device)
         tick(on_phase("train") if on_phase else None, 0, count_steps(len(sets["train"]), BASELINE_CONFIG))
         fine_tune(
             base,

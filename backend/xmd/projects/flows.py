@@ -102,12 +102,19 @@ def demo_project(db: Session) -> Project | None:
 
 
 def start_demo(
-    db: Session, settings: Settings, enqueue: Enqueue, workdir: Path, *, n_train: int = 2000
+    db: Session,
+    settings: Settings,
+    enqueue: Enqueue,
+    workdir: Path,
+    *,
+    n_train: int = 2000,
+    base_model: str | None = None,
 ) -> tuple[Project | None, Job | None]:
     """What ``xmd serve --demo`` does before it listens, in milliseconds: the demo project when it is
     whole, else the ``prepare_demo`` job that makes it (a running one is reused, a new one queued). An
     unfinished preparation an earlier server left behind is marked failed first, saying so; the new
-    job resumes from what it finished (the data and the fine-tuned model on disk, a half-made project)."""
+    job resumes from what it finished (the data and the fine-tuned model on disk, a half-made project).
+    ``base_model``: a model folder fine-tuned instead of the bundled MiniLM (``--demo-model``)."""
     from xmd.jobs import flows as jobs_flows
     from xmd.jobs import service as jobs
     from xmd.jobs.models import JobKind, JobStatus
@@ -119,7 +126,9 @@ def start_demo(
     running = jobs.list_jobs(db_session=db, kind=JobKind.PREPARE_DEMO, status=JobStatus.RUNNING, limit=1)
     if running:  # another server on this data directory is preparing it right now
         return None, running[0]
-    params = {"workdir": str(workdir), "n_train": n_train}
+    params: dict[str, Any] = {"workdir": str(workdir), "n_train": n_train}
+    if base_model is not None:
+        params["base_model"] = base_model
     return None, jobs_flows.start(db, enqueue, None, JobKind.PREPARE_DEMO, params)
 
 
@@ -135,6 +144,7 @@ def prepare_demo_job(ctx: JobContext) -> dict[str, Any]:
     from xmd.jobs.queue import sender
 
     workdir, n_train = Path(ctx.params["workdir"]), int(ctx.params.get("n_train", 2000))
+    base_model = ctx.params.get("base_model")  # None: the bundled MiniLM
     steps = count_steps(n_train, BASELINE_CONFIG)
     plan = []
     if not demo_data_ready(workdir):
@@ -170,7 +180,13 @@ def prepare_demo_job(ctx: JobContext) -> dict[str, Any]:
         return not cancel
 
     baseline, sets = prepare_baseline(
-        workdir, n_train=n_train, device=ctx.settings.device, progress=False, callback=on_step, on_phase=phase
+        workdir,
+        n_train=n_train,
+        device=ctx.settings.device,
+        progress=False,
+        callback=on_step,
+        on_phase=phase,
+        base_model=base_model,
     )
     project, explain = install_demo(ctx.db, ctx.settings, baseline, sets, sender(ctx.settings), on_phase=phase)
     ctx.end_phase("datasets")
@@ -226,7 +242,9 @@ def install_demo(
     return project, jobs_flows.start_explain(db, enqueue, project, body)
 
 
-def prepare_demo(db: Session, settings: Settings, workdir: Path, *, n_train: int = 2000) -> tuple[int, str | None]:
+def prepare_demo(
+    db: Session, settings: Settings, workdir: Path, *, n_train: int = 2000, base_model: str | None = None
+) -> tuple[int, str | None]:
     """The demo project made here and now, waiting for the fine-tune (for scripts and tests; ``xmd serve
     --demo`` runs it as a job, :func:`start_demo`). Returns (project id, explain job id or None)."""
     from xmd.core.demo_story import prepare_baseline
@@ -235,7 +253,7 @@ def prepare_demo(db: Session, settings: Settings, workdir: Path, *, n_train: int
     existing = demo_project(db)
     if existing is not None:
         return existing.id, None
-    baseline, sets = prepare_baseline(workdir, n_train=n_train, device=settings.device)
+    baseline, sets = prepare_baseline(workdir, n_train=n_train, device=settings.device, base_model=base_model)
     project, job = install_demo(db, settings, baseline, sets, sender(settings))
     return project.id, job.id if job else None
 
