@@ -142,6 +142,10 @@ def start_server(data_dir: Path, url: str, port: int) -> subprocess.Popen[bytes]
         "--log-level",
         "warning",
         "--no-access-log",
+        # a client that thinks for longer than uvicorn's 5 s default finds its idle connection being
+        # closed under it (a read error on its next request); browsers keep connections longer
+        "--timeout-keep-alive",
+        "30",
     ]
     proc = subprocess.Popen(cmd, env=env)
     deadline = time.time() + 60
@@ -185,7 +189,11 @@ async def load(
                     await asyncio.sleep(rng.expovariate(1000.0 / think_ms))
                 method, path, body = make(i)
                 t = time.perf_counter()
-                r = await client.request(method, path, json=body)
+                try:
+                    r = await client.request(method, path, json=body)
+                except httpx.TransportError as exc:  # counted, not fatal: the run goes on
+                    errors[type(exc).__name__] = errors.get(type(exc).__name__, 0) + 1
+                    continue
                 latencies.append((time.perf_counter() - t) * 1000)
                 if r.status_code >= 400:
                     errors[str(r.status_code)] = errors.get(str(r.status_code), 0) + 1
