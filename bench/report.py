@@ -1609,10 +1609,12 @@ def render(results: Path) -> str:
         lines += ["### PostgreSQL, 1,000,000 examples", "", *api_scenarios(docs["api_latency_pg1m"])]
     if docs.get("api_latency_pg1m_before"):
         lines += [
-            "Before (`api_latency_pg1m_before.json`, the same project minutes earlier): every task-view page also "
-            "counted the explained examples per dataset for its coverage note — a join over every explanation of "
-            "the version — and built its word rows with `dataclasses.asdict`; now the counts are kept until the "
-            "aggregate state changes and the rows are shallow dicts.",
+            "Before (`api_latency_pg1m_before.json`, the same project earlier in the session, on the code "
+            "before these changes): every task-view page also counted the explained examples per dataset for its "
+            "coverage note — a join over every explanation of the version — and built its word rows with "
+            "`dataclasses.asdict`; now the counts are kept until the aggregate state changes, the rows are shallow "
+            "dicts, and the store changes of the scale section above (project and state in one query, a click in "
+            "fewer round trips) are in.",
             "",
             *api_scenarios(docs["api_latency_pg1m_before"]),
         ]
