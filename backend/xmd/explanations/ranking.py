@@ -31,8 +31,8 @@ from __future__ import annotations
 import functools
 import heapq
 import threading
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 from sqlalchemy import func, select
@@ -359,30 +359,46 @@ def count_examples_with_word(*, db_session: Session, **filters: Any) -> int:
     return int(db_session.scalar(select(func.count()).select_from(stmt.subquery())) or 0)
 
 
-class _CountCache:
-    """Totals for the ranking's pager, kept until the aggregate changes (its state row's
-    ``updated_at``): counting 100k word rows per page request cost more than the page itself."""
+T = TypeVar("T")
+
+
+class StateCache:
+    """Values read off a (version, method)'s explanations, kept until its aggregate changes (the state
+    row's ``updated_at`` and ``n_examples`` move with every stored or deleted explanation): the pager's
+    word count and the coverage note's per-dataset counts each cost more per page than the page itself."""
 
     def __init__(self, size: int = 256) -> None:
         self.size = size
-        self._data: dict[tuple[Any, ...], int] = {}
+        self._data: dict[tuple[Any, ...], Any] = {}
         self._lock = threading.Lock()
 
-    def get(self, db: Session, args: dict[str, Any], state: AggregateState | None) -> int:
+    def get(self, db: Session, state: AggregateState | None, key: tuple[Any, ...], compute: Callable[[], T]) -> T:
+        """``compute()``, or its value from an earlier call with the same ``key`` under this ``state``."""
         if state is None:
-            return count_words(db_session=db, **args)
-        key = (db.get_bind().url.render_as_string(), state.updated_at, state.n_examples, *sorted(args.items()))
+            return compute()
+        full = (
+            db.get_bind().url.render_as_string(),
+            state.model_version_id,
+            state.method,
+            state.updated_at,
+            state.n_examples,
+            *key,
+        )
         with self._lock:
-            hit = self._data.get(key)
-        if hit is not None:
-            return hit
-        total = count_words(db_session=db, **args)
+            if full in self._data:
+                return self._data[full]
+        value = compute()
         with self._lock:
             if len(self._data) >= self.size:
                 self._data.clear()
-            self._data[key] = total
-        return total
+            self._data[full] = value
+        return value
 
 
-count_words_cached = _CountCache().get
-""":func:`count_words` for the ranking route, cached per state of the aggregate."""
+state_cache = StateCache()
+
+
+def count_words_cached(db: Session, args: dict[str, Any], state: AggregateState | None) -> int:
+    """:func:`count_words` for the ranking route, cached per state of the aggregate."""
+    key = ("count_words", *sorted(args.items()))
+    return state_cache.get(db, state, key, lambda: count_words(db_session=db, **args))

@@ -8,7 +8,7 @@ carries ``suspicious`` from the core's one rule (:func:`xmd.core.aggregate.is_su
 from __future__ import annotations
 
 import typing
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, Field, create_model
 from sqlalchemy.orm import Session
@@ -19,6 +19,7 @@ from xmd.core.types import Explanation as CoreExplanation
 from xmd.datasets import service as datasets_service
 from xmd.datasets.models import DatasetRole, Example
 from xmd.datasets.schemas import ExampleOut
+from xmd.explanations import ranking
 from xmd.explanations import service as explanations_service
 from xmd.http.pagination import Page
 from xmd.http.params import BodyId
@@ -148,32 +149,19 @@ def word_out(ws: WordStats, feedback: dict[str, list[WordFeedback]]) -> WordOut:
     return WordOut(**ws.to_dict(), feedback=feedback.get(ws.word, []))
 
 
-_EXPLAINED: dict[tuple[Any, ...], dict[int, int]] = {}
-_EXPLAINED_MAX = 256
-
-
 def explained_by_dataset(db: Session, project: Project, mv: ModelVersion, method: str) -> dict[int, int]:
-    """Examples explained under (``mv``, ``method``) per dataset, kept until the aggregate state changes
-    (every stored or deleted explanation moves its ``updated_at``): counting them joins every explanation
-    of the version, which at a million examples cost more than the task view's own query, on every page."""
+    """Examples explained under (``mv``, ``method``) per dataset, kept until the aggregate state changes:
+    counting them joins every explanation of the version, which at a million examples cost more than the
+    task view's own query, on every page."""
     state = explanations_service.get_state(db_session=db, model_version_id=mv.id, method=method)
-    key = None
-    if state is not None:
-        key = (db.get_bind().url.render_as_string(), project.id, mv.id, method, state.updated_at, state.n_examples)
-        hit = _EXPLAINED.get(key)
-        if hit is not None:
-            return hit
-    counts = {
-        d: n
-        for d, _, _, _, n in explanations_service.explained_counts(
+
+    def count() -> dict[int, int]:
+        rows = explanations_service.explained_counts(
             db_session=db, project_id=project.id, model_version_id=mv.id, method=method
         )
-    }
-    if key is not None:
-        if len(_EXPLAINED) >= _EXPLAINED_MAX:
-            _EXPLAINED.clear()
-        _EXPLAINED[key] = counts
-    return counts
+        return {d: n for d, _, _, _, n in rows}
+
+    return ranking.state_cache.get(db, state, ("explained_by_dataset", project.id), count)
 
 
 def coverage_of(db: Session, project: Project, mv: ModelVersion, method: str) -> Coverage:
