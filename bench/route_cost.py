@@ -8,12 +8,14 @@ load test: the real app through FastAPI's TestClient, one request at a time.
     .venv/bin/python bench/route_cost.py [--n 20000] [--explained 5000] [--requests 200] [--db sqlite postgresql]
 
 The project is built like bench/api_latency.py's ``build()`` (in a temporary folder; on PostgreSQL in a
-fresh database of its own on 127.0.0.1:5432, dropped afterwards). Per route: statements per request
-(SQLAlchemy ``before_cursor_execute``; an executemany counts once) and commits/rollbacks (each one more
-round trip on PostgreSQL), and CPU per request over ``--requests`` requests: this process's
-``time.process_time`` (app, client and, on SQLite, the database) and, on PostgreSQL, the CPU of the
-app's database backends (from /proc, sampled per connection the app opens). ``--profile ROUTE`` also prints
-the top of a cProfile of that route. Prints one JSON document; progress goes to stderr.
+fresh database of its own on 127.0.0.1:5432, dropped afterwards). Per route and request: statements
+(SQLAlchemy ``before_cursor_execute``; an executemany counts once), commits, rollbacks and pool checkouts
+(on PostgreSQL each of these is a round trip too: the pool pre-pings a connection it hands out, and
+psycopg sends BEGIN on its own), and CPU over ``--requests`` requests: this process's
+``time.process_time`` (app, client and, on SQLite, the database; the ``health`` route shows the client's
+and the middleware's share) and, on PostgreSQL, the CPU of the app's database backends (from /proc, per
+connection the app opens). ``--profile ROUTE`` adds a cProfile of that route (the app's thread-pool calls
+run inline). Prints one JSON document; progress goes to stderr.
 """
 
 from __future__ import annotations
@@ -68,13 +70,14 @@ class Counter:
     """Statements, commits and rollbacks the app's engine sends; PostgreSQL backend pids it opened."""
 
     def __init__(self, engine: Any) -> None:
-        self.statements = self.commits = self.rollbacks = 0
+        self.statements = self.commits = self.rollbacks = self.checkouts = 0
         self.backends: set[int] = set()
         self.sql: list[str] = []
         self.keep_sql = False
         event.listen(engine, "before_cursor_execute", self._execute)
         event.listen(engine, "commit", self._commit)
         event.listen(engine, "rollback", self._rollback)
+        event.listen(engine, "checkout", self._checkout)
         if engine.dialect.name == "postgresql":
             event.listen(engine, "connect", self._connect)  # the app's engine is new: no connection yet
 
@@ -95,8 +98,11 @@ class Counter:
     def _rollback(self, _conn: Any) -> None:
         self.rollbacks += 1
 
-    def snapshot(self) -> tuple[int, int, int]:
-        return self.statements, self.commits, self.rollbacks
+    def _checkout(self, *_: Any) -> None:
+        self.checkouts += 1
+
+    def snapshot(self) -> tuple[int, int, int, int]:
+        return self.statements, self.commits, self.rollbacks, self.checkouts
 
     def backend_cpu_s(self) -> float:
         """User + system CPU of the app's PostgreSQL backends so far (0 on SQLite: it is in-process)."""
@@ -150,19 +156,20 @@ def measure(
     one = [a - b for a, b in zip(after, before, strict=True)]
     sql = counter.sql
     counter.keep_sql = False
-    s0, c0, r0 = counter.snapshot()
+    s0, c0, r0, k0 = counter.snapshot()
     db0, cpu0, wall0 = counter.backend_cpu_s(), time.process_time(), time.perf_counter()
     for i in range(start + 21, start + 21 + n):
         method, path, body = make(i)
         r = client.request(method, path, json=body)
         assert r.status_code < 400, (path, r.status_code, r.text[:300])
     cpu, wall, db_cpu = time.process_time() - cpu0, time.perf_counter() - wall0, counter.backend_cpu_s() - db0
-    s1, c1, r1 = counter.snapshot()
+    s1, c1, r1, k1 = counter.snapshot()
     return {
         "statements_per_request": round((s1 - s0) / n, 2),
         "commits_per_request": round((c1 - c0) / n, 2),
         "rollbacks_per_request": round((r1 - r0) / n, 2),
-        "one_request": {"statements": one[0], "commits": one[1], "rollbacks": one[2], "sql": sql},
+        "pool_checkouts_per_request": round((k1 - k0) / n, 2),
+        "one_request": {"statements": one[0], "commits": one[1], "rollbacks": one[2], "checkouts": one[3], "sql": sql},
         "app_cpu_ms": round(cpu / n * 1000, 2),
         "db_backend_cpu_ms": round(db_cpu / n * 1000, 2),
         "wall_ms": round(wall / n * 1000, 2),
