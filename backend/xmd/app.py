@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Annotated
@@ -37,7 +37,7 @@ from xmd.http.health import HealthOut, HealthProbe
 from xmd.http.inputs import InputGuard
 from xmd.http.redact import redact_url_secrets
 from xmd.http.tempfiles import clean_stale_uploads
-from xmd.http.uploads import max_bytes
+from xmd.http.uploads import BodyLimit, max_bytes
 from xmd.jobs.queue import Enqueue, queue_for, sender
 from xmd.jobs.views import router as jobs_router
 from xmd.jobs.watch import JobWatch
@@ -134,18 +134,7 @@ def create_app(
     docs.install(app)
     limits.install(app)
 
-    @app.middleware("http")
-    async def limit_body(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
-        """Refuse a body announced larger than the upload limit before reading any of it."""
-        length = request.headers.get("content-length")
-        if length is not None:
-            if not length.isdigit():
-                return JSONResponse({"detail": "invalid Content-Length header"}, status_code=400)
-            if int(length) > max_bytes(settings) + (1 << 20):  # + room for multipart framing
-                limit = f"{settings.max_upload_mb} MB (XMD_MAX_UPLOAD_MB)"
-                return JSONResponse({"detail": f"the request is larger than the limit of {limit}"}, status_code=413)
-        return await call_next(request)
-
+    app.add_middleware(BodyLimit, settings=settings)
     app.add_middleware(cancel.CancelOnDisconnect)  # outermost: it sees the client leave first
 
     @app.get("/api/health", tags=["meta"], response_model=HealthOut)

@@ -234,3 +234,40 @@ def test_a_server_error_is_logged_with_the_request_id_the_body_carries(engine, s
     assert ok.headers["X-Request-ID"] == "client-chosen.1"
     assert refused.status_code == 422 and "does not fit" in refused.json()["detail"]
     assert "secret_statement" not in refused.text and refused.headers["X-Request-ID"] == refused.json()["request_id"]
+
+
+def _raw_post(app: Any, headers: list[tuple[bytes, bytes]]) -> tuple[int, dict[str, str], dict[str, Any]]:
+    """POST straight through the ASGI app with these exact headers (an HTTP client would fix them up)."""
+    import asyncio
+
+    scope = {"type": "http", "method": "POST", "path": "/api/projects", "raw_path": b"/api/projects"}
+    scope.update(query_string=b"", headers=headers, http_version="1.1", scheme="http", server=("t", 80))
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    asyncio.run(app(scope, receive, send))
+    start = sent[0]
+    body = b"".join(m.get("body", b"") for m in sent[1:])
+    return start["status"], {k.decode(): v.decode() for k, v in start["headers"]}, json.loads(body)
+
+
+def test_a_body_announced_too_large_or_with_a_bad_length_is_refused_unread(api: Api):
+    status, _, body = _raw_post(api.client.app, [(b"content-length", b"12x")])
+    assert (status, body) == (400, {"detail": "invalid Content-Length header"})
+    status, headers, body = _raw_post(api.client.app, [(b"content-length", str(10 << 20).encode())])
+    assert status == 413 and body["detail"] == "the request is larger than the limit of 2 MB (XMD_MAX_UPLOAD_MB)"
+    assert headers["content-type"] == "application/json"
+
+
+def test_every_answer_carries_a_request_id(api: Api):
+    mine = api.client.get("/api/projects", headers={**api.h(), "X-Request-ID": "client-chosen.2"})
+    assert mine.status_code == 200 and mine.headers["X-Request-ID"] == "client-chosen.2"
+    new = api.client.get("/api/projects", headers={**api.h(), "X-Request-ID": "no spaces allowed"})
+    assert re.fullmatch(r"[0-9a-f]{32}", new.headers["X-Request-ID"])
+    missing = api.get("/api/projects/999999")
+    assert missing.status_code == 404 and missing.json()["request_id"] == missing.headers["X-Request-ID"]

@@ -233,6 +233,16 @@ def get_example_or_raise(*, db_session: Session, example_id: int) -> Example:
     return found(get_example(db_session=db_session, example_id=example_id), f"example {example_id}")
 
 
+def get_example_and_project(*, db_session: Session, example_id: int) -> tuple[Example, Project]:
+    """Example by id and its project, in one query (a click on a word needs both, and on a loaded
+    server each round trip waits for a core); NotFoundError if there is no such example."""
+    row = db_session.execute(
+        select(Example, Project).join(Project, Project.id == Example.project_id).where(Example.id == example_id)
+    ).one_or_none()
+    example, project = found(row, f"example {example_id}")
+    return example, project
+
+
 def find_by_ext_id(*, db_session: Session, project: Project, ext_id: str, dataset_id: int | None = None) -> Example:
     """The example a person means by the id they see on screen (``train-7``: the id in its file), in
     one project (or one of its datasets). A leading ``#`` (as lists print it) is ignored when no id

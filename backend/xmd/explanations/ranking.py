@@ -32,6 +32,7 @@ import functools
 import heapq
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import numpy as np
@@ -171,11 +172,32 @@ def ranking(
     """One page of the task-level word ranking, with the same numbers, order and tie-breaks as
     :meth:`xmd.core.aggregate.TaskAggregate.ranking` (``label`` filters, ``search`` is a substring of
     the word key). How each sort is computed is in the module docs."""
+    _check_page(sort, offset, limit)
+    project, state = _project_and_state(db_session, model_version_id, method)
+    return _ranking(db_session, project, state, model_version_id, method, sort, label, search, min_count, offset, limit)
+
+
+def _check_page(sort: str, offset: int, limit: int) -> None:
     if sort not in SORTS:
         raise ValueError(f"unknown sort {sort!r}; allowed: {', '.join(SORTS)}")
     if offset < 0 or not 0 <= limit <= MAX_PAGE:
         raise ValueError(f"offset must be >= 0 and limit in 0..{MAX_PAGE}")
-    project, state = _project_and_state(db_session, model_version_id, method)
+
+
+def _ranking(
+    db_session: Session,
+    project: Project,
+    state: AggregateState | None,
+    model_version_id: int,
+    method: str,
+    sort: str,
+    label: int | None,
+    search: str | None,
+    min_count: int,
+    offset: int,
+    limit: int,
+) -> list[WordStats]:
+    """:func:`ranking` once the version's project and (version, method) state row are read."""
     num_labels = len(project.labels)
     if label is not None and not 0 <= label < num_labels:
         raise ValueError(f"label {label} is outside 0..{num_labels - 1}")
@@ -222,6 +244,48 @@ def ranking(
         want *= 8
     best = sorted(heap, reverse=True)[offset:]
     return [_stats(e[3], prior, project.labels, num_labels, vocab) for e in best]
+
+
+@dataclass
+class WordPageRows:
+    """One page of a ranking as the task view shows it: the words, how many words the filters match
+    (for the pager), and the (version, method)'s state row the page was read under (None before any
+    explanation) -- handed on so that nothing later in the request reads it again."""
+
+    rows: list[WordStats]
+    total: int
+    state: AggregateState | None
+
+    @property
+    def n_examples(self) -> int:
+        """Examples aggregated into the ranking."""
+        return self.state.n_examples if self.state is not None else 0
+
+
+def word_page(
+    *,
+    db_session: Session,
+    project: Project,
+    model_version: ModelVersion,
+    method: str,
+    sort: str = "importance",
+    label: int | None = None,
+    search: str | None = None,
+    min_count: int = 1,
+    offset: int = 0,
+    limit: int = 100,
+) -> WordPageRows:
+    """:func:`ranking` and its word count (:func:`count_words_cached`) for a version already read with its
+    ``project``: the state row is read once for both (the page is a handful of round trips, each of
+    which waits for a core on a loaded server)."""
+    _check_page(sort, offset, limit)
+    if model_version.project_id != project.id:
+        raise ValueError(f"model version {model_version.id} is not a version of project {project.id}")
+    mv_id = model_version.id
+    state = get_state(db_session=db_session, model_version_id=mv_id, method=method)
+    rows = _ranking(db_session, project, state, mv_id, method, sort, label, search, min_count, offset, limit)
+    args = {"model_version_id": mv_id, "method": method, "label": label, "search": search, "min_count": min_count}
+    return WordPageRows(rows=rows, total=count_words_cached(db_session, args, state), state=state)
 
 
 def _threshold_scan(

@@ -8,7 +8,7 @@ carries ``suspicious`` from the core's one rule (:func:`xmd.core.aggregate.is_su
 from __future__ import annotations
 
 import typing
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, create_model
 from sqlalchemy.orm import Session
@@ -21,6 +21,7 @@ from xmd.datasets.models import DatasetRole, Example
 from xmd.datasets.schemas import ExampleOut
 from xmd.explanations import ranking
 from xmd.explanations import service as explanations_service
+from xmd.explanations.models import AggregateState
 from xmd.http.pagination import Page
 from xmd.http.params import BodyId
 from xmd.jobs import service as jobs_service
@@ -149,11 +150,16 @@ def word_out(ws: WordStats, feedback: dict[str, list[WordFeedback]]) -> WordOut:
     return WordOut(**ws.to_dict(), feedback=feedback.get(ws.word, []))
 
 
-def explained_by_dataset(db: Session, project: Project, mv: ModelVersion, method: str) -> dict[int, int]:
-    """Examples explained under (``mv``, ``method``) per dataset, kept until the aggregate state changes:
+UNREAD: Any = object()
+"""``state`` not given: :func:`coverage_of` reads it."""
+
+
+def explained_by_dataset(
+    db: Session, project: Project, mv: ModelVersion, method: str, state: AggregateState | None
+) -> dict[int, int]:
+    """Examples explained under (``mv``, ``method``) per dataset, kept until the aggregate ``state`` changes:
     counting them joins every explanation of the version, which at a million examples cost more than the
     task view's own query, on every page."""
-    state = explanations_service.get_state(db_session=db, model_version_id=mv.id, method=method)
 
     def count() -> dict[int, int]:
         rows = explanations_service.explained_counts(
@@ -164,10 +170,16 @@ def explained_by_dataset(db: Session, project: Project, mv: ModelVersion, method
     return ranking.state_cache.get(db, state, ("explained_by_dataset", project.id), count)
 
 
-def coverage_of(db: Session, project: Project, mv: ModelVersion, method: str) -> Coverage:
-    """What the training sets hold explained under (``mv``, ``method``), and the explain job filling them."""
+def coverage_of(
+    db: Session, project: Project, mv: ModelVersion, method: str, state: AggregateState | None = UNREAD
+) -> Coverage:
+    """What the training sets hold explained under (``mv``, ``method``), and the explain job filling them.
+    ``state``: the (version, method)'s state row when the caller has read it already (None: nothing
+    explained yet)."""
+    if state is UNREAD:
+        state = explanations_service.get_state(db_session=db, model_version_id=mv.id, method=method)
     train = datasets_service.list_datasets(db_session=db, project_id=project.id, role=DatasetRole.TRAIN)
-    counts = explained_by_dataset(db, project, mv, method)
+    counts = explained_by_dataset(db, project, mv, method, state)
     sets = [
         DatasetCoverage(dataset_id=ds.id, name=ds.name, explained=counts.get(ds.id, 0), total=ds.n_examples)
         for ds in train

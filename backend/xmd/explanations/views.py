@@ -49,8 +49,7 @@ def get_explanation(
 ) -> ExplanationOut:
     """Word attributions of one example under a model version (default: latest ready) and method;
     computed on first request and cached (the task ranking is updated in the same transaction)."""
-    example = datasets_service.get_example_or_raise(db_session=db, example_id=example_id)
-    project = projects_service.get_or_raise(db_session=db, project_id=example.project_id)
+    example, project = datasets_service.get_example_and_project(db_session=db, example_id=example_id)
     mv = versions_service.resolve(db_session=db, project=project, version_id=version_id)
     m = projects_service.method_for(project, method)
     exp = explanation_for(db, models_of(request), project, mv, example, m)
@@ -74,21 +73,25 @@ def list_words(
 ) -> WordPage:
     """Task explanation: words ranked by mean importance, count or suspicion (importance x label skew)."""
     assert sort in SORTS
-    project = projects_service.get_or_raise(db_session=db, project_id=project_id)
+    project, candidate = versions_service.project_and_version(
+        db_session=db, project_id=project_id, version_id=version_id
+    )
     if label is not None and label >= len(project.labels):
         raise DataError(f"label {label} is outside the project's labels 0..{len(project.labels) - 1}")
-    mv = versions_service.resolve(db_session=db, project=project, version_id=version_id)
+    mv = versions_service.resolve(db_session=db, project=project, version_id=version_id, candidate=candidate)
     m = projects_service.method_for(project, method)
-    args: dict[str, Any] = {
-        "model_version_id": mv.id,
-        "method": m,
-        "label": label,
-        "search": search,
-        "min_count": min_count,
-    }
-    rows = ranking.ranking(db_session=db, sort=sort, offset=offset, limit=limit, **args)
-    state = service.get_state(db_session=db, model_version_id=mv.id, method=m)
-    total = ranking.count_words_cached(db, args, state)
+    page = ranking.word_page(
+        db_session=db,
+        project=project,
+        model_version=mv,
+        method=m,
+        sort=sort,
+        label=label,
+        search=search,
+        min_count=min_count,
+        offset=offset,
+        limit=limit,
+    )
     feedback: dict[str, list[WordFeedback]] = {}
     for fb in feedback_service.list_feedback(db_session=db, project_id=project.id, level=FeedbackLevel.TASK):
         assert fb.word is not None
@@ -96,14 +99,14 @@ def list_words(
             WordFeedback(action=fb.action.value, label=fb.label, scope=fb.scope.value if fb.scope else None)
         )
     return WordPage(
-        items=[word_out(ws, feedback) for ws in rows],
-        total=total,
+        items=[word_out(ws, feedback) for ws in page.rows],
+        total=page.total,
         offset=offset,
         limit=limit,
         version_id=mv.id,
         method=m,
-        n_examples=state.n_examples if state is not None else 0,
-        coverage=coverage_of(db, project, mv, m),
+        n_examples=page.n_examples,
+        coverage=coverage_of(db, project, mv, m, page.state),
     )
 
 

@@ -24,7 +24,7 @@ import zlib
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, func, insert, select
 from sqlalchemy.orm import Session
 
 from xmd.core.feedback import FeedbackSet, parse_action, parse_scope, task_key
@@ -120,14 +120,16 @@ def _write(
         "action": action,
         "source": source,
     }
-    event = FeedbackEvent(project_id=project_id, key=key, user_id=user_id, created_at=now, **fields)
-    db_session.add(event)
-    db_session.flush()  # numbers the event (and, on SQLite, takes the write lock)
-    db_session.info[LAST_EVENT] = event.id  # the caller's receipt: which event this click became
+    # A plain INSERT … RETURNING id, not an ORM object and a flush: nothing reads the event back in this
+    # request, and the unit of work cost more CPU than the statement. It numbers the event (and, on
+    # SQLite, takes the write lock).
+    event = insert(FeedbackEvent).values(project_id=project_id, key=key, user_id=user_id, created_at=now, **fields)
+    event_id = db_session.scalars(event.returning(FeedbackEvent.id)).one()
+    db_session.info[LAST_EVENT] = event_id  # the caller's receipt: which event this click became
     if action is Action.RESET:
         db_session.execute(delete(Feedback).where(Feedback.project_id == project_id, Feedback.key == key))
         return None
-    values = {**fields, "last_event_id": event.id, "updated_by": user_id, "updated_at": now}
+    values = {**fields, "last_event_id": event_id, "updated_by": user_id, "updated_at": now}
     stmt = dialect_insert(db_session, Feedback).values(project_id=project_id, key=key, **values)
     stmt = stmt.on_conflict_do_update(index_elements=["project_id", "key"], set_=values).returning(Feedback)
     # The row as written, in the same round trip (populate_existing: a copy already in the session is refreshed).

@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 from xmd.core.feedback import task_key
 from xmd.core.types import Action, FeedbackError
 from xmd.datasets import service as datasets_service
+from xmd.datasets.models import Example
 from xmd.feedback import flows, service
 from xmd.feedback.models import Feedback, FeedbackEvent, FeedbackLevel
 from xmd.feedback.schemas import (
@@ -70,26 +71,29 @@ def _ev_out(ev: FeedbackEvent, names: dict[int, str], ext: dict[int, str]) -> Ev
     )
 
 
-def _written(db: Session, key: str, action: Action, fb: Feedback | None, user: User) -> WriteOut:
+def _written(
+    db: Session, key: str, action: Action, fb: Feedback | None, user: User, example: Example | None = None
+) -> WriteOut:
     """The receipt of one click: its own event id (not the key's latest, which a concurrent click
-    may already have replaced) and the key's state as this transaction left it."""
+    may already have replaced) and the key's state as this transaction left it. ``example``: the
+    clicked example, whose file id the receipt shows (already read: no query after the commit)."""
+    ext = {example.id: example.ext_id} if example is not None else {}
     return WriteOut(
         key=key,
         action=action,
         event_id=db.info[service.LAST_EVENT],
-        current=None if fb is None else _fb_out(fb, {user.id: user.name}, _ext(db, [fb])),
+        current=None if fb is None else _fb_out(fb, {user.id: user.name}, ext),
     )
 
 
 @router.put("/examples/{example_id}/feedback", response_model=WriteOut)
 def set_instance_feedback(example_id: Id, body: InstanceIn, db: DB, user: Annotator) -> WriteOut:
     """Add / remove / reset one word of one example; committed before the response."""
-    example = datasets_service.get_example_or_raise(db_session=db, example_id=example_id)
-    project = projects_service.get_or_raise(db_session=db, project_id=example.project_id)
+    example, project = datasets_service.get_example_and_project(db_session=db, example_id=example_id)
     fb = service.set_feedback(
         db_session=db, project=project, action=body.action, example=example, word_index=body.word_index, user_id=user.id
     )
-    return _written(db, service.instance_key(example.id, body.word_index), body.action, fb, user)
+    return _written(db, service.instance_key(example.id, body.word_index), body.action, fb, user, example)
 
 
 @router.put("/projects/{project_id}/task-feedback", response_model=WriteOut)

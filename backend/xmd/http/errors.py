@@ -11,12 +11,13 @@ from __future__ import annotations
 import logging
 import re
 import uuid
-from collections.abc import Awaitable, Callable
 
-from fastapi import FastAPI, Request, Response
+from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 from sqlalchemy.exc import DataError as SQLDataError
 from sqlalchemy.exc import IntegrityError
+from starlette.datastructures import Headers, MutableHeaders
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from xmd.core.types import DataError, FeedbackError, ModelLoadError, TooLargeError, XMDError
 from xmd.db.errors import ConflictError, NotFoundError, SchemaNotMigratedError
@@ -64,6 +65,30 @@ def _answer(request: Request, body: dict[str, str], status: int) -> JSONResponse
     return JSONResponse({**body, "request_id": rid}, status_code=status, headers={HEADER: rid})
 
 
+class RequestId:
+    """ASGI middleware: the request's id into ``request.state`` (the client's ``X-Request-ID`` when sane,
+    else a new one) and onto its response. Pure ASGI, not ``@app.middleware("http")``, whose extra task
+    and streams per request cost about 0.4 ms of CPU on every route."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        given = Headers(scope=scope).get(HEADER, "")
+        rid = given if _SANE_ID.fullmatch(given) else uuid.uuid4().hex
+        scope.setdefault("state", {})["request_id"] = rid
+
+        async def tagged(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                MutableHeaders(scope=message)[HEADER] = rid
+            await send(message)
+
+        await self.app(scope, receive, tagged)
+
+
 def install(app: FastAPI) -> None:
     """Answer xmd's errors with ``{"detail": message}`` and the status of their kind.
 
@@ -71,13 +96,7 @@ def install(app: FastAPI) -> None:
     — user input by the time it reaches them — so it maps to 422, as FastAPI's own validation does.
     """
 
-    @app.middleware("http")
-    async def _tag(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
-        given = request.headers.get(HEADER, "")
-        request.state.request_id = given if _SANE_ID.fullmatch(given) else uuid.uuid4().hex
-        response = await call_next(request)
-        response.headers[HEADER] = request.state.request_id
-        return response
+    app.add_middleware(RequestId)
 
     @app.exception_handler(XMDError)
     async def _xmd_error(request: Request, exc: XMDError) -> JSONResponse:

@@ -7,6 +7,9 @@ import tempfile
 from pathlib import Path
 
 from fastapi import HTTPException, UploadFile
+from fastapi.responses import JSONResponse
+from starlette.datastructures import Headers
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from xmd.config import Settings
 
@@ -15,6 +18,31 @@ CHUNK = 1 << 20
 
 def max_bytes(settings: Settings) -> int:
     return settings.max_upload_mb * (1 << 20)
+
+
+class BodyLimit:
+    """ASGI middleware: refuse a body announced larger than the upload limit (plus room for multipart
+    framing) before reading any of it; 400 for a malformed Content-Length. Pure ASGI, not
+    ``@app.middleware("http")``, whose extra task and streams per request cost about 0.4 ms of CPU on
+    every route."""
+
+    def __init__(self, app: ASGIApp, settings: Settings) -> None:
+        self.app = app
+        self.settings = settings
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        length = Headers(scope=scope).get("content-length") if scope["type"] == "http" else None
+        if length is not None:
+            if not length.isdigit():
+                answer = JSONResponse({"detail": "invalid Content-Length header"}, status_code=400)
+                await answer(scope, receive, send)
+                return
+            if int(length) > max_bytes(self.settings) + (1 << 20):
+                limit = f"{self.settings.max_upload_mb} MB (XMD_MAX_UPLOAD_MB)"
+                answer = JSONResponse({"detail": f"the request is larger than the limit of {limit}"}, status_code=413)
+                await answer(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
 
 
 async def save_upload(upload: UploadFile, dest: Path, settings: Settings) -> Path:

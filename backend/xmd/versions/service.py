@@ -90,9 +90,26 @@ def get_or_raise(*, db_session: Session, model_version_id: int) -> ModelVersion:
     return found(get(db_session=db_session, model_version_id=model_version_id), f"model version {model_version_id}")
 
 
-def resolve(*, db_session: Session, project: Project, version_id: int | None, ready: bool = True) -> ModelVersion:
+def resolve(
+    *,
+    db_session: Session,
+    project: Project,
+    version_id: int | None,
+    ready: bool = True,
+    candidate: ModelVersion | None = None,
+) -> ModelVersion:
     """The requested version of ``project`` (404 if it belongs elsewhere; 409 if ``ready`` and it is
-    not), else the project's latest ready version: what "the model" means when a request names none."""
+    not), else the project's latest ready version: what "the model" means when a request names none.
+
+    ``candidate``: the version :func:`project_and_version` read with the project; returned without a
+    query when it is the one this rule picks."""
+    if (
+        candidate is not None
+        and candidate.project_id == project.id
+        and candidate.status is ModelStatus.READY
+        and (version_id is None or candidate.id == version_id)
+    ):
+        return candidate
     if version_id is not None:
         mv = get_or_raise(db_session=db_session, model_version_id=version_id)
         if mv.project_id != project.id:
@@ -104,6 +121,24 @@ def resolve(*, db_session: Session, project: Project, version_id: int | None, re
     if latest is None:
         raise NotFoundError(f"project {project.name!r} has no ready model version")
     return latest
+
+
+def project_and_version(
+    *, db_session: Session, project_id: int, version_id: int | None
+) -> tuple[Project, ModelVersion | None]:
+    """The project (NotFoundError if there is none) and, read in the same query, the ready version
+    :func:`resolve` picks for ``version_id`` (the latest ready one for None), or None when there is no
+    such version; pass it to :func:`resolve` as ``candidate``, which then answers (or says why not)
+    without another round trip. For the read routes that need both on every request."""
+    on = ModelVersion.project_id == Project.id
+    on &= ModelVersion.status == ModelStatus.READY
+    if version_id is not None:
+        on &= ModelVersion.id == version_id
+    # Outer join: no ready version gives one row with a NULL version; otherwise every row has one.
+    stmt = select(Project, ModelVersion).outerjoin(ModelVersion, on).where(Project.id == project_id)
+    row = db_session.execute(stmt.order_by(ModelVersion.version.desc()).limit(1)).first()
+    project, version = found(row, f"project {project_id}")
+    return project, version
 
 
 def latest_ready(*, db_session: Session, project_id: int) -> ModelVersion | None:
