@@ -31,9 +31,9 @@ from __future__ import annotations
 import functools
 import heapq
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 from sqlalchemy import func, select
@@ -46,6 +46,7 @@ from xmd.db.errors import NotFoundError
 from xmd.explanations.aggregates import BOUND_MARGIN, SORT_DIGITS, WORD_COLS
 from xmd.explanations.models import AggregateState, Explanation, WordAggregate, WordOccurrence
 from xmd.explanations.service import MAX_PAGE, get_state, project_of
+from xmd.explanations.statecache import StateCache
 from xmd.projects.models import Project
 from xmd.versions.models import ModelVersion
 
@@ -421,42 +422,6 @@ def count_examples_with_word(*, db_session: Session, **filters: Any) -> int:
     """How many examples :func:`examples_with_word` pages through with these filters."""
     stmt = _word_examples_stmt(**filters)
     return int(db_session.scalar(select(func.count()).select_from(stmt.subquery())) or 0)
-
-
-T = TypeVar("T")
-
-
-class StateCache:
-    """Values read off a (version, method)'s explanations, kept until its aggregate changes (the state
-    row's ``updated_at`` and ``n_examples`` move with every stored or deleted explanation): the pager's
-    word count and the coverage note's per-dataset counts each cost more per page than the page itself."""
-
-    def __init__(self, size: int = 256) -> None:
-        self.size = size
-        self._data: dict[tuple[Any, ...], Any] = {}
-        self._lock = threading.Lock()
-
-    def get(self, db: Session, state: AggregateState | None, key: tuple[Any, ...], compute: Callable[[], T]) -> T:
-        """``compute()``, or its value from an earlier call with the same ``key`` under this ``state``."""
-        if state is None:
-            return compute()
-        full = (
-            db.get_bind().url.render_as_string(),
-            state.model_version_id,
-            state.method,
-            state.updated_at,
-            state.n_examples,
-            *key,
-        )
-        with self._lock:
-            if full in self._data:
-                return self._data[full]
-        value = compute()
-        with self._lock:
-            if len(self._data) >= self.size:
-                self._data.clear()
-            self._data[full] = value
-        return value
 
 
 state_cache = StateCache()
