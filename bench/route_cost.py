@@ -200,6 +200,22 @@ def summary(blocks: list[dict[str, float]]) -> dict[str, Any]:
     return out
 
 
+@contextmanager
+def threads_inline() -> Iterator[None]:
+    """Run the app's thread-pool calls inline on this thread while the block runs: no thread hops, and
+    cProfile (which sees one thread) sees the app's work."""
+
+    async def inline(func: Callable[..., Any], *args: Any, **_: Any) -> Any:
+        return func(*args)
+
+    saved = anyio.to_thread.run_sync
+    anyio.to_thread.run_sync = inline  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        anyio.to_thread.run_sync = saved  # type: ignore[assignment]
+
+
 class Inline:
     """Requests through httpx's ASGI transport on this thread, the app's thread-pool calls run inline: no
     thread hops, so the CPU measured is the app's own (and the client's, small) rather than the
@@ -209,9 +225,6 @@ class Inline:
         self.app, self.headers = app, headers
 
     def send_all(self, make: Callable[[int], tuple[str, str, Any]], indices: Iterable[int]) -> None:
-        async def inline(func: Callable[..., Any], *args: Any, **_: Any) -> Any:
-            return func(*args)
-
         async def go() -> None:
             transport = httpx.ASGITransport(app=self.app)
             async with httpx.AsyncClient(transport=transport, base_url="http://test", headers=self.headers) as c:
@@ -220,20 +233,13 @@ class Inline:
                     r = await c.request(method, path, json=body)
                     assert r.status_code < 400, (path, r.status_code, r.text[:300])
 
-        saved = anyio.to_thread.run_sync
-        anyio.to_thread.run_sync = inline  # type: ignore[assignment]
-        try:
+        with threads_inline():
             asyncio.run(go())
-        finally:
-            anyio.to_thread.run_sync = saved  # type: ignore[assignment]
 
 
 def profile(app: Any, headers: dict[str, str], make: Callable[[int], tuple[str, str, Any]], n: int, start: int) -> str:
     """cProfile of ``n`` requests with the app's thread-pool calls run inline on this thread (cProfile sees
     one thread; the TestClient runs the app on others), through httpx's ASGI transport."""
-
-    async def inline(func: Callable[..., Any], *args: Any, **_: Any) -> Any:
-        return func(*args)
 
     async def go() -> None:
         transport = httpx.ASGITransport(app=app)
@@ -245,12 +251,8 @@ def profile(app: Any, headers: dict[str, str], make: Callable[[int], tuple[str, 
             prof.disable()
 
     prof = cProfile.Profile()
-    saved = anyio.to_thread.run_sync
-    anyio.to_thread.run_sync = inline  # type: ignore[assignment]
-    try:
+    with threads_inline():
         asyncio.run(go())
-    finally:
-        anyio.to_thread.run_sync = saved  # type: ignore[assignment]
     out = io.StringIO()
     pstats.Stats(prof, stream=out).sort_stats("cumulative").print_stats(70)
     pstats.Stats(prof, stream=out).sort_stats("tottime").print_stats(40)
