@@ -110,9 +110,14 @@ def environment(device: torch.device, loadavg_start: list[float] | None = None) 
     ``loadavg_start`` is the load average taken when the run began (the machine is shared, so a
     result taken under load says so); the load at the end is read here.
     """
-    import captum
+    import importlib.metadata
+
     import transformers
 
+    try:  # a lent GPU machine has no captum, and the step benchmarks do not use it
+        captum_version: str | None = importlib.metadata.version("captum")
+    except importlib.metadata.PackageNotFoundError:
+        captum_version = None
     return {
         "device": device.type,
         "device_name": device_name(device),
@@ -124,7 +129,7 @@ def environment(device: torch.device, loadavg_start: list[float] | None = None) 
         "torch": torch.__version__,
         "cuda": torch.version.cuda,
         "transformers": transformers.__version__,
-        "captum": captum.__version__,
+        "captum": captum_version,
         "python": platform.python_version(),
         "platform": platform.platform(),
         "loadavg_start": loadavg_start,

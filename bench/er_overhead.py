@@ -60,6 +60,14 @@ VARIANTS: dict[str, ERConfig | None] = {
     "both_attr_every4": ERConfig(attribution_every=4),
     "both_attr_every8": ERConfig(attribution_every=8),
     "both_rows4_every2": ERConfig(attribution_rows=4, attribution_every=2),
+    # ERConfig.joint_forward (the default "auto" is "on" on a GPU, "off" on the CPU), forced either way.
+    "both_split": ERConfig(joint_forward="off"),
+    "both_joint": ERConfig(joint_forward="on"),
+    "both_attr_every4_split": ERConfig(attribution_every=4, joint_forward="off"),
+    "both_attr_every4_joint": ERConfig(attribution_every=4, joint_forward="on"),
+    "both_attr_every8_joint": ERConfig(attribution_every=8, joint_forward="on"),
+    "erasure_split": ERConfig(objective="erasure", joint_forward="off"),
+    "erasure_joint": ERConfig(objective="erasure", joint_forward="on"),
     # bf16 autocast (TrainConfig.mixed_precision, CUDA only): compare with plain_bf16 as well as plain.
     "plain_bf16": None,
     "both_bf16": ERConfig(),

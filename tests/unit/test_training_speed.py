@@ -180,3 +180,90 @@ def test_attribution_every_k_batches_runs_the_second_derivative_on_those_batches
     assert min(with_attr) > max(without)
     with pytest.raises(ValueError):
         ERConfig(attribution_every=0).validate()
+
+
+def _joint_case(tiny, objective: str, method: str, cf_weight: float, attribution: bool, joint: bool):
+    """Task loss, ER loss and every parameter gradient of one ER step, through the joint forward or the
+    per-part forwards (split attribution forward + the erasure term's own)."""
+    from xmd.core.training import _er_term, _joint_forward, _split_forward
+
+    batch = shortcut_data(8)
+    enc = encode(tiny.tokenizer, [ex.text for ex in batch])
+    labels = torch.tensor([ex.label for ex in batch])
+    kind = torch.zeros(len(batch), enc.max_words, dtype=torch.long)
+    kind[[1, 4, 6], 0] = -1  # remove on three rows
+    kind[6, 2] = 1  # add on one of them
+    kind[3, 1] = 1  # and on a row with no remove
+    fb = ((kind == 1).double(), kind)
+    er = ERConfig(objective=objective, method=method, counterfactual_weight=cf_weight)
+    rows = (kind != 0).any(dim=1) if attribution and objective != "erasure" else None
+    tiny.model.zero_grad()
+    if joint:
+        logits, ws, erased = _joint_forward(tiny.model, enc, labels, fb, er, rows)
+    else:
+        erased = None
+        if rows is not None:
+            logits, ws = _split_forward(tiny.model, enc, labels, rows, method)
+        else:
+            logits, ws = tiny.model(**enc.model_inputs()).logits, None
+    er_loss = _er_term(tiny.model, enc, labels, logits, ws, fb, er, rows, rows is None, erased)
+    task = F.cross_entropy(logits, labels)
+    (task + er_loss).backward()
+    grads = torch.cat([p.grad.flatten() for p in tiny.model.parameters() if p.grad is not None])
+    return task.item(), er_loss.item(), grads
+
+
+@pytest.mark.parametrize(
+    "objective,method,cf_weight,attribution",
+    [
+        ("both", "grad_x_input", 0.0, True),
+        ("both", "saliency", 0.0, True),
+        ("both", "grad_x_input", 0.5, True),
+        ("both", "grad_x_input", 0.0, False),  # a batch that attribution_every skips
+        ("attribution", "grad_x_input", 0.0, True),
+        ("erasure", "grad_x_input", 0.0, False),
+        ("erasure", "grad_x_input", 1.0, False),
+    ],
+)
+def test_joint_forward_gives_the_losses_and_gradients_of_the_per_part_forwards(
+    tiny, objective, method, cf_weight, attribution
+):
+    """``joint_forward`` only changes how many passes run, never the loss: the batch, the erased copies and
+    the attribution rows in one pass must give the task loss, the ER loss and every parameter gradient of
+    the per-part forwards (no dropout in the tiny model; float64, as the split test above)."""
+    tiny.model.double()
+    per_part = _joint_case(tiny, objective, method, cf_weight, attribution, joint=False)
+    joint = _joint_case(tiny, objective, method, cf_weight, attribution, joint=True)
+    assert joint[0] == pytest.approx(per_part[0], rel=1e-9)
+    assert joint[1] == pytest.approx(per_part[1], rel=1e-7, abs=1e-12)
+    assert joint[1] > 0
+    assert joint[2].shape == per_part[2].shape
+    assert torch.allclose(joint[2], per_part[2], rtol=1e-6, atol=1e-10), (joint[2] - per_part[2]).abs().max()
+
+
+def test_joint_forward_option_trains_the_same_run(tiny_model_dir):
+    """A whole retrain with ``joint_forward='on'`` repeats the per-part run step for step (CPU, no dropout);
+    ``auto`` resolves to the per-part forwards on the CPU and to the joint one on a GPU."""
+    from xmd.core.modeling import load_model
+
+    data = shortcut_data(24)
+    targets = FeedbackSet(task=[TaskFeedback(word="mango", action=Action.REMOVE)]).expand(data)
+    assert targets
+    losses = []
+    for mode in ("off", "on"):
+        m = load_model(tiny_model_dir, device="cpu")
+        hist = train_loop(
+            m,
+            data,
+            TrainConfig(batch_size=8, seed=3, lr=1e-3, epochs=1),
+            er=ERConfig(joint_forward=mode),
+            targets=targets,
+        )
+        losses.append([v for s in hist.steps for v in (s.task_loss, s.er_loss)])
+    assert losses[0] == pytest.approx(losses[1], rel=1e-4, abs=1e-7)
+    assert any(er > 0 for er in losses[0][1::2])
+    assert not ERConfig().joint_on(torch.device("cpu")) and ERConfig().joint_on(torch.device("cuda"))
+    assert ERConfig(joint_forward="on").joint_on(torch.device("cpu"))
+    assert not ERConfig(joint_forward="off").joint_on(torch.device("cuda"))
+    with pytest.raises(ValueError, match="joint_forward"):
+        ERConfig(joint_forward="sometimes").validate()

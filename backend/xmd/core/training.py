@@ -35,7 +35,7 @@ from xmd.core.modeling import LoadedModel, seed_everything
 from xmd.core.normalize import shares
 from xmd.core.options import opt, redefault
 from xmd.core.types import Action, Cancelled, DataError, Example, XMDError
-from xmd.core.words import encode, word_mask
+from xmd.core.words import encode, merge_to_words, word_mask
 
 OBJECTIVES = ("erasure", "attribution", "both")
 LOSSES = ("mse", "mae", "huber")
@@ -47,6 +47,8 @@ satisfies (what the attribution term did before; the HateXplain benchmark found 
 raised |score| plausibility while lowering signed plausibility). Kept so that the change can be measured
 against the old behaviour on a dev split (``bench/real_data_dev.py --add-target magnitude``)."""
 TASK_SCOPES = ("all", "correct", "incorrect")
+JOINT_FORWARD = ("auto", "on", "off")
+"""Whether an ER step runs the batch and its erased copies through one forward pass (``ERConfig.joint_forward``)."""
 #: Length bucketing sorts pools of this many batches by length (bigger pools pad less, but the
 #: batches of a pool then differ more in length and are less random in content).
 BUCKET_POOL_BATCHES = 50
@@ -184,6 +186,15 @@ class ERConfig:
             le=64,
         ),
     )
+    joint_forward: str = field(
+        default="auto",
+        metadata=opt(
+            "one forward pass over the batch and its erased copies instead of one per part: fewer kernel "
+            "launches, which a GPU step waits on, but every row then enters the backward pass, which costs "
+            "more on a CPU (bench/er_overhead.py); auto = on a GPU only; same loss either way",
+            choices=JOINT_FORWARD,
+        ),
+    )
     early_stop: bool = field(
         default=False,
         metadata=opt(
@@ -232,6 +243,12 @@ class ERConfig:
             raise ValueError(f"unknown add_target {self.add_target!r}; choose one of {ADD_TARGETS}")
         if self.task_scope not in TASK_SCOPES:
             raise ValueError(f"unknown task_scope {self.task_scope!r}; choose one of {TASK_SCOPES}")
+        if self.joint_forward not in JOINT_FORWARD:
+            raise ValueError(f"unknown joint_forward {self.joint_forward!r}; choose one of {JOINT_FORWARD}")
+
+    def joint_on(self, device: torch.device) -> bool:
+        """Whether a step on ``device`` takes :func:`_joint_forward` (``joint_forward`` resolved)."""
+        return self.joint_forward == "on" or (self.joint_forward == "auto" and device.type == "cuda")
 
 
 def batch_order(
@@ -429,16 +446,24 @@ def _counterfactual_term(labels: torch.Tensor, cf_logits: torch.Tensor, rows: to
     return F.cross_entropy(cf_logits.float(), labels[rows])
 
 
-def _erasure_term(model, enc, labels, logits, fb: tuple[torch.Tensor, torch.Tensor], er: ERConfig, erased=None):
+Erased = dict[int, tuple[torch.Tensor, torch.Tensor]]
+"""Logits of erased copies already computed, in the graph, by the feedback kind hidden (-1 remove, 1 add):
+``(logits of the hit rows, hit rows [B] bool)`` (:func:`_joint_forward`, :func:`_counterfactual_logits`)."""
+
+
+def _erasure_term(
+    model, enc, labels, logits, fb: tuple[torch.Tensor, torch.Tensor], er: ERConfig, erased: Erased | None = None
+):
     """Remove: KL(erased ‖ full), erased held fixed. Add: erasing must cost ``add_margin`` nats.
 
-    ``erased``: the counterfactual logits and rows already computed (:func:`_counterfactual_logits`),
-    reused (detached) instead of another forward of the same inputs."""
+    ``erased``: erased copies already run (the counterfactuals, or the joint forward's), reused instead
+    of another forward of the same inputs; the *remove* ones are detached here."""
     _, kind = fb
+    erased = erased or {}
     terms = []
     logp_full = F.log_softmax(logits.float(), dim=-1)
-    if erased is not None:
-        cf_logits, rows = erased
+    if -1 in erased:
+        cf_logits, rows = erased[-1]
         logp_erased = F.log_softmax(cf_logits.detach().float(), dim=-1) if rows.any() else None
     else:
         inputs, rows = _erase(enc, kind, -1)
@@ -449,10 +474,13 @@ def _erasure_term(model, enc, labels, logits, fb: tuple[torch.Tensor, torch.Tens
                 logp_erased = F.log_softmax(model(**sub).logits.float(), dim=-1)
     if logp_erased is not None:
         terms.append(F.kl_div(logp_full[rows], logp_erased, log_target=True, reduction="batchmean"))
-    inputs, rows = _erase(enc, kind, 1)
+    if 1 in erased:
+        add_logits, rows = erased[1]
+    else:
+        inputs, rows = _erase(enc, kind, 1)
+        add_logits = model(**{k: v[rows] for k, v in inputs.items()}).logits if rows.any() else None
     if rows.any():
-        sub = {k: v[rows] for k, v in inputs.items()}
-        logp_erased = F.log_softmax(model(**sub).logits.float(), dim=-1)
+        logp_erased = F.log_softmax(add_logits.float(), dim=-1)
         y = labels[rows].view(-1, 1)
         drop = logp_full[rows].gather(1, y) - logp_erased.gather(1, y)
         terms.append(F.relu(er.add_margin - drop).mean())
@@ -469,6 +497,7 @@ def _er_term(
     er: ERConfig,
     attr_rows: torch.Tensor | None = None,
     skip_attribution: bool = False,
+    erased: Erased | None = None,
 ) -> torch.Tensor:
     """``L_ER`` for one batch under the configured objective (``both`` adds the two terms), plus
     ``counterfactual_weight`` × the task loss on the counterfactuals when that weight is set.
@@ -476,13 +505,15 @@ def _er_term(
     ``word_scores`` may cover only the rows in ``attr_rows`` (the rows with feedback), which is
     how :func:`train_loop` avoids a second derivative through rows that have none.
     ``skip_attribution`` leaves the attribution term out on the batches that
-    ``ERConfig.attribution_every`` skips (it is weighted by k on the others).
+    ``ERConfig.attribution_every`` skips (it is weighted by k on the others). ``erased``: the erased
+    copies :func:`_joint_forward` already ran.
     """
     total = logits.new_zeros(())
-    erased = None
+    erased = dict(erased or {})
     if er.counterfactual_weight > 0:
-        erased = _counterfactual_logits(model, enc, fb)
-        total = total + er.counterfactual_weight * _counterfactual_term(labels, *erased)
+        if -1 not in erased:
+            erased[-1] = _counterfactual_logits(model, enc, fb)
+        total = total + er.counterfactual_weight * _counterfactual_term(labels, *erased[-1])
     if er.objective in ("attribution", "both") and (word_scores is not None or not skip_attribution):
         assert word_scores is not None, "attribution objectives need in-graph word scores"
         sub_enc, sub_fb = enc, fb
@@ -517,6 +548,54 @@ def _split_forward(
     order = torch.cat([attr_rows.nonzero().flatten(), rest.nonzero().flatten()])
     logits = torch.cat([attr_logits, rest_logits.to(attr_logits.dtype)])[torch.argsort(order)]
     return logits, word_scores
+
+
+def _joint_forward(
+    model: torch.nn.Module,
+    enc,
+    labels: torch.Tensor,
+    fb: tuple[torch.Tensor, torch.Tensor],
+    er: ERConfig,
+    attr_rows: torch.Tensor | None,
+) -> tuple[torch.Tensor, torch.Tensor | None, Erased]:
+    """One forward pass over the batch and the erased copies the ER term needs, and the in-graph word
+    scores of ``attr_rows`` (None: no attribution term this step) from the same pass.
+
+    The same loss as :func:`_split_forward` plus the erasure term's own forwards, in one pass: on a GPU a
+    step of this size waits on kernel launches, not arithmetic. Every row then enters the (second-order)
+    backward pass, which on a CPU costs more than the launches it saves. Returns ``(logits [B, C], word
+    scores [R, W] or None, erased copies)``.
+    """
+    kind = fb[1]
+    b = enc.input_ids.shape[0]
+    erasing = er.objective != "attribution"
+    hide = ([-1] if erasing or er.counterfactual_weight > 0 else []) + ([1] if erasing else [])
+    picks, masks, hit = [torch.arange(b, device=enc.input_ids.device)], [enc.attention_mask], {}
+    for which in hide:
+        inputs, rows = _erase(enc, kind, which)
+        hit[which] = rows
+        picks.append(rows.nonzero().flatten())
+        masks.append(inputs["attention_mask"][rows])
+    idx = torch.cat(picks)
+    embeds = model.get_input_embeddings()(enc.input_ids[idx])
+    kwargs = {"inputs_embeds": embeds, "attention_mask": torch.cat(masks)}
+    if enc.token_type_ids is not None:
+        kwargs["token_type_ids"] = enc.token_type_ids[idx]
+    out = model(**kwargs).logits
+    logits, erased, start = out[:b], {}, b
+    for which, part in zip(hide, picks[1:], strict=True):
+        erased[which] = (out[start : start + len(part)], hit[which])
+        start += len(part)
+    if attr_rows is None:
+        return logits, None, erased
+    picked = logits[attr_rows].gather(1, labels[attr_rows].view(-1, 1)).sum()
+    (grads,) = torch.autograd.grad(picked, embeds, create_graph=True)
+    sub = enc.select(attr_rows)
+    width = sub.input_ids.shape[1]
+    g, e = grads[:b][attr_rows][:, :width], embeds[:b][attr_rows][:, :width]
+    token_scores = (g * e).sum(dim=-1) if er.method == "grad_x_input" else g.norm(dim=-1)
+    token_scores = token_scores * sub.attention_mask.to(token_scores.dtype)
+    return logits, merge_to_words(token_scores, sub.word_index, sub.max_words), erased
 
 
 def count_steps(n_examples: int, config: TrainConfig) -> int:
@@ -558,6 +637,7 @@ def train_loop(
         raise DataError("no training examples")
     use_er = er is not None and er.lam > 0 and bool(targets)
     model, device = loaded.model, loaded.device
+    joint = use_er and er.joint_on(device)
     if use_er and er.objective != "erasure":
         impl = getattr(model.config, "_attn_implementation", "eager")
         if impl not in ("eager", None):
@@ -630,25 +710,30 @@ def train_loop(
                 # the whole run so that it does not depend on epoch boundaries.
                 skip_attr = use_er and (epoch * batches_per_epoch + bi) % er.attribution_every != 0
                 with amp:
-                    word_scores, attr_rows = None, None
+                    word_scores, attr_rows, erased = None, None, None
                     if fb is not None and er.objective != "erasure" and not skip_attr:
                         attr_rows = (fb[1] != 0).any(dim=1)
                         attr_rows = _attribution_subset(attr_rows, er.attribution_rows, er_gen)
+                    if fb is not None and joint:
+                        logits, word_scores, erased = _joint_forward(model, enc, labels, fb, er, attr_rows)
+                    elif attr_rows is not None:
                         logits, word_scores = _split_forward(model, enc, labels, attr_rows, er.method)
                     else:
                         logits = model(**enc.model_inputs()).logits
                     task_loss = F.cross_entropy(logits.float(), labels)
                     er_loss = (
-                        _er_term(model, enc, labels, logits, word_scores, fb, er, attr_rows, skip_attr)
+                        _er_term(model, enc, labels, logits, word_scores, fb, er, attr_rows, skip_attr, erased)
                         if fb is not None
                         else task_loss.new_zeros(())
                     )
                     loss = task_loss + (er.lam * er_loss if use_er else 0.0)
                 (loss / config.grad_accum).backward()
-                acc["loss"] += float(loss.detach()) / config.grad_accum
-                acc["task"] += float(task_loss.detach()) / config.grad_accum
-                acc["er"] += float(er_loss.detach()) / config.grad_accum
-                acc["n_fb"] += int((fb[1] != 0).sum()) if fb is not None else 0
+                # One device-to-host copy per batch: each is a sync, which a GPU step bound by launches feels.
+                n_fb = (fb[1] != 0).sum() if fb is not None else torch.zeros((), device=device)
+                parts = torch.stack([t.detach().float() for t in (loss, task_loss, er_loss, n_fb)]).tolist()
+                for key, value in zip(("loss", "task", "er"), parts, strict=False):
+                    acc[key] += value / config.grad_accum
+                acc["n_fb"] += round(parts[3])
                 last = bi == batches_per_epoch - 1
                 if (bi + 1) % config.grad_accum and not last:
                     continue
