@@ -104,8 +104,17 @@ def gpu_machine(docs: dict[str, dict[str, Any] | None]) -> list[str]:
             "",
         ]
     env = next(iter(gpu.values()))["environment"]
+    names = {}
+    for name, d in gpu.items():
+        names.setdefault(d["environment"].get("device_name", "?"), []).append(name)
     rows = [
-        ["GPU", env.get("device_name", "?")],
+        [
+            "GPU",
+            "; ".join(
+                dev if i == 0 else f"{dev} (" + ", ".join(f"`{n}`" for n in files) + ")"
+                for i, (dev, files) in enumerate(names.items())
+            ),
+        ],
         ["host CPU", f"{env.get('cpu_model')} ({env.get('cpu_count')} cores visible)"],
         ["torch / CUDA", f"{env.get('torch')} / {env.get('cuda', '?')}"],
         ["transformers / captum", f"{env.get('transformers')} / {env.get('captum')}"],
@@ -314,6 +323,25 @@ _GPU_ER_ROWS = (
         "both_attr_every8",
         "`both`, `attribution_every=8`, batch 64",
         "batch 64, 19 rows with feedback (30 %); 2nd machine",
+    ),
+    ("er_overhead_joint_cuda", "both_joint", "`both`, default, joint forward (a GPU's default)", "batch 16; H200"),
+    (
+        "er_overhead_joint_cuda",
+        "both_attr_every4_joint",
+        "`both`, `attribution_every=4`, joint forward",
+        "batch 16; H200",
+    ),
+    (
+        "er_overhead_joint_b64_share30_cuda",
+        "both_joint",
+        "`both`, default, joint forward, batch 64",
+        "batch 64, 19 rows with feedback (30 %); H200",
+    ),
+    (
+        "er_overhead_joint_b64_share30_cuda",
+        "both_attr_every4_joint",
+        "`both`, `attribution_every=4`, joint forward, batch 64",
+        "batch 64, 19 rows with feedback (30 %); H200",
     ),
 )
 
@@ -669,8 +697,81 @@ def er_gpu_note(doc: dict[str, Any], every: dict[str, Any] | None, b64: dict[str
         "issuing kernels (and by AdamW over 22M parameters), so an extra pass costs roughly its kernel launches, "
         "whatever its size, and the attribution term's second-order pass launches about as many kernels again as "
         "the forward and backward together. Running it on fewer batches (`attribution_every`) is the lever that "
-        "works; what that costs in effect is in *attribution_every: speed against effect* below. CUDA graphs or "
-        "`torch.compile` of the step were not measured.",
+        "works; what that costs in effect is in *attribution_every: speed against effect* below. Fewer launches per "
+        "step is the other lever: *One forward pass per step* below.",
+        "",
+    ]
+    return lines
+
+
+def er_gpu_joint(doc: dict[str, Any] | None, b64: dict[str, Any] | None, cpu: dict[str, Any] | None) -> list[str]:
+    """The joint-forward runs (``ERConfig.joint_forward``): the per-part step against one pass per step, on
+    the GPU (where it is the default) and on the CPU (where it is not)."""
+    if not doc:
+        return []
+    rc = (cpu or {}).get("ratios", {})
+    cpu_note = (
+        f": `both` {r2(rc.get('both_split_vs_plain'))}x → {r2(rc.get('both_joint_vs_plain'))}x, `erasure` "
+        f"{r2(rc.get('erasure_split_vs_plain'))}x → {r2(rc.get('erasure_joint_vs_plain'))}x a plain step, batch "
+        f"{cpu['params']['batch_size']}, {cpu['environment'].get('torch_threads')} threads"
+        if rc
+        else ""
+    )
+    dev = doc["environment"].get("device_name", "?")
+    lines = er_overhead(doc, [b64], f"### On a GPU: one forward pass per step (`joint_forward`, {dev})", gpu=True)
+    r, rb = doc["ratios"], (b64 or {}).get("ratios", {})
+    ms = {k: v["median_step_s"] * 1000 for k, v in doc["results"].items()}
+
+    def pair(name: str) -> str:
+        split, joint = r.get(f"{name}_split_vs_plain"), r.get(f"{name}_joint_vs_plain")
+        return f"`{name}` {r2(split)}x → {r2(joint)}x" if split and joint else ""
+
+    default_met = max(r.get("both_joint_vs_plain", 99), rb.get("both_joint_vs_plain", 99)) <= GPU_ER_TARGET
+    lines += [
+        "`*_split` is the per-part step (the feedback rows' attribution forward, the other rows' plain forward, the "
+        "erasure term's own forwards of the erased copies), `*_joint` is `ERConfig(joint_forward='on')`: the batch, "
+        "its erased copies and the attribution rows' scores from **one** forward pass, so one backward (with the "
+        "second-order part) instead of several. The loss and every gradient are those of the per-part step "
+        "(`tests/unit/test_training_speed.py`, float64, every objective); only dropout draws differ. The default "
+        "`joint_forward='auto'` takes it on a GPU and keeps the per-part step on a CPU, where a pass costs its "
+        "arithmetic and the erased rows inside the backward pass cost more than the launches saved (on the "
+        "2-core CPU, `er_overhead_joint.json`" + cpu_note + "). Recorded as xmd "
+        f"`{doc['environment'].get('xmd_commit', '?')}`: the device's copy of the working tree of commit 687f63d "
+        "reports the session's base commit.",
+        "",
+        f"On this {dev}: "
+        + "; ".join(x for x in (pair("both"), pair("both_attr_every4"), pair("erasure")) if x)
+        + f" (batch 16; plain step {f(ms['plain'])} ms)"
+        + (
+            f"; at batch 64 `both` {r2(rb.get('both_split_vs_plain'))}x → {r2(rb.get('both_joint_vs_plain'))}x"
+            if rb
+            else ""
+        )
+        + ". The joint pass keeps every row's activations for the second-order backward: peak memory "
+        f"{f(doc['results']['both_joint']['peak_memory_mib'], 4)} MiB against "
+        f"{f(doc['results']['both_split']['peak_memory_mib'], 4)} at batch 16"
+        + (
+            f", {f(b64['results']['both_joint']['peak_memory_mib'], 4)} against "
+            f"{f(b64['results']['both_split']['peak_memory_mib'], 4)} at batch 64"
+            if b64
+            else ""
+        )
+        + ".",
+        "",
+        (
+            f"**With the joint pass the GPU target (≤ {GPU_ER_TARGET}x) is met by the default.**"
+            if default_met
+            else f"**With the joint pass the GPU target (≤ {GPU_ER_TARGET}x) is met with `attribution_every=4` "
+            f"({r2(r.get('both_attr_every4_joint_vs_plain'))}x at batch 16"
+            + (f", {r2(rb.get('both_attr_every4_joint_vs_plain'))}x at batch 64" if rb else "")
+            + ") and 8, not by the default `attribution_every=1` "
+            f"({r2(r.get('both_joint_vs_plain'))}x"
+            + (f", {r2(rb.get('both_joint_vs_plain'))}x at batch 64" if rb else "")
+            + ")**, which stays the default because K = 4 fixes the prediction but lowers the word's attribution "
+            "share less (*attribution_every: speed against effect* below). The second-order pass itself is what is "
+            "left: `torch.compile` does not differentiate twice through a compiled graph, and CUDA graphs need "
+            "static shapes (every batch padded to one length, a fixed count of erased rows); neither was built."
+        ),
         "",
     ]
     return lines
@@ -1424,7 +1525,29 @@ def demo_speed(
     return lines
 
 
-def ui_story(doc: dict[str, Any] | None) -> list[str]:
+def _host_speed(doc: dict[str, Any], earlier: dict[str, Any] | None) -> list[str]:
+    """The first start's fine-tune step rate read as the host's speed, against an earlier run of the story.
+
+    The machine is shared and its speed varies by the hour; the fine-tune runs before any retrain code, so its
+    s/step tells a faster host from faster code (the retrain's train s/step over it is the code's share)."""
+    if not earlier or not earlier.get("retrain") or not doc.get("fine_tune_s_per_step"):
+        return []
+
+    def train_s(d: dict[str, Any]) -> float:
+        return next(ph["seconds"] for ph in d["retrain"]["phases"] if ph["name"] == "train") / d["retrain"]["steps"]
+
+    now, then = doc["fine_tune_s_per_step"], earlier["fine_tune_s_per_step"]
+    return [
+        f"Host speed: the first start's fine-tune took {now:.3f} s/step here against {then:.3f} in the earlier "
+        f"run (`first_start_retrain_stop19.json`: retrain {earlier['retrain']['seconds']:.0f} s), so this host "
+        f"was {then / now:.2f}x as fast; the retrain's train phase per step over the fine-tune's was "
+        f"{train_s(doc) / now:.2f} here and {train_s(earlier) / then:.2f} then. The difference between the two "
+        "retrain times is the host's, not the code's.",
+        "",
+    ]
+
+
+def ui_story(doc: dict[str, Any] | None, earlier: dict[str, Any] | None = None) -> list[str]:
     """The README's story through the service (``bench/first_start.py --retrain``): first start, then the
     retrain a person starts on the Retrain screen, timed from the request to the new version."""
     if not doc or not doc.get("retrain"):
@@ -1463,6 +1586,7 @@ def ui_story(doc: dict[str, Any] | None) -> list[str]:
         + f" Accuracy before → after: {acc}.",
         "",
         *table(["phase of the retrain job", "done / total", "seconds"], rows),
+        *_host_speed(doc, earlier),
     ]
     return lines
 
@@ -1527,6 +1651,7 @@ def render(results: Path) -> str:
         "api_latency",
         "api_latency_pg1m",
         "api_latency_pg1m_before",
+        "api_latency_pg1m_stop19",
         "effect_sweep",
         "effect_objectives",
     ]
@@ -1539,6 +1664,8 @@ def render(results: Path) -> str:
         "er_overhead_b64_share30_cuda",
         "er_overhead_every_cuda",
         "er_overhead_every_b64_share30_cuda",
+        "er_overhead_joint_cuda",
+        "er_overhead_joint_b64_share30_cuda",
         "effect_sweep_cuda",
         "effect_every_cuda",
     ]
@@ -1591,6 +1718,9 @@ def render(results: Path) -> str:
         lines += er_gpu_note(
             gpu["er_overhead_cuda"], gpu["er_overhead_every_cuda"], gpu["er_overhead_every_b64_share30_cuda"]
         )
+        lines += er_gpu_joint(
+            gpu["er_overhead_joint_cuda"], gpu["er_overhead_joint_b64_share30_cuda"], load(results, "er_overhead_joint")
+        )
         lines += er_gpu_earlier(
             [gpu[n] for n in ("er_overhead_share30_cuda", "er_overhead_b64_cuda", "er_overhead_b64_share30_cuda")]
         )
@@ -1601,16 +1731,28 @@ def render(results: Path) -> str:
         + [load(results, "demo_speed_full_seed0"), load(results, "demo_speed_strict_seed0")],
         load(results, "demo_padding"),
     )
-    lines += ui_story(load(results, "first_start_retrain"))
+    lines += ui_story(load(results, "first_start_retrain"), load(results, "first_start_retrain_stop19"))
     lines += store(docs["store_scale"], docs["store_scale_before"], docs["store_scale_before_batch"])
     lines += worker_scaling(_worker_docs(docs))
     lines += api_latency(docs["api_latency"])
     if docs.get("api_latency_pg1m"):
         lines += ["### PostgreSQL, 1,000,000 examples", "", *api_scenarios(docs["api_latency_pg1m"])]
+    if docs.get("api_latency_pg1m_stop19"):
+        lines += [
+            "The run above is on the code with the trimmed routes (fewer SQL statements per page and per click, "
+            "`bench/route_cost.py`), on a quiet host in a later session. The same benchmark a session earlier, "
+            "before the trimming (`api_latency_pg1m_stop19.json`), is below. The host was faster in the later "
+            "session (the first start's MiniLM fine-tune took 0.42 s/step against 0.51: "
+            "`first_start_retrain.json` against `first_start_retrain_stop19.json`), so part of the gain is the "
+            "host's; a same-host comparison of the two codes is in `api_latency_pg1m_slowhost_before.json` and "
+            "`api_latency_pg1m_slowhost_after.json` (a host twice as slow: feedback write p95 478 → 188 ms).",
+            "",
+            *api_scenarios(docs["api_latency_pg1m_stop19"]),
+        ]
     if docs.get("api_latency_pg1m_before"):
         lines += [
-            "Before (`api_latency_pg1m_before.json`, the same project earlier in the session, on the code "
-            "before these changes): every task-view page also counted the explained examples per dataset for its "
+            "Before that (`api_latency_pg1m_before.json`, the same project earlier in that session, on the code "
+            "before its changes): every task-view page also counted the explained examples per dataset for its "
             "coverage note — a join over every explanation of the version — and built its word rows with "
             "`dataclasses.asdict`; now the counts are kept until the aggregate state changes, the rows are shallow "
             "dicts, and the store changes of the scale section above (project and state in one query, a click in "

@@ -37,6 +37,7 @@ export const schemaDefaults = {
     "epochs": 2,
     "eval_max_examples": 2000,
     "grad_accum": 1,
+    "joint_forward": "auto",
     "lam": 1,
     "length_bucketing": true,
     "loss": "mse",
@@ -463,6 +464,16 @@ export const schemaFields = {
       "type": "integer",
       "minimum": 1,
       "maximum": 1024
+    },
+    "joint_forward": {
+      "title": "Joint Forward",
+      "help": "one forward pass over the batch and its erased copies instead of one per part: fewer kernel launches, which a GPU step waits on, but every row then enters the backward pass, which costs more on a CPU (bench/er_overhead.py); auto = on a GPU only; same loss either way",
+      "type": "string",
+      "choices": [
+        "auto",
+        "on",
+        "off"
+      ]
     },
     "lam": {
       "title": "Lam",

@@ -2293,6 +2293,13 @@ export interface components {
              */
             grad_accum?: number;
             /**
+             * Joint Forward
+             * @description one forward pass over the batch and its erased copies instead of one per part: fewer kernel launches, which a GPU step waits on, but every row then enters the backward pass, which costs more on a CPU (bench/er_overhead.py); auto = on a GPU only; same loss either way
+             * @default auto
+             * @enum {string}
+             */
+            joint_forward?: "auto" | "on" | "off";
+            /**
              * Lam
              * @description λ, the weight of the ER term
              * @default 1
