@@ -63,6 +63,7 @@ VARIANTS: dict[str, ERConfig | None] = {
     # ERConfig.joint_forward (the default "auto" is "on" on a GPU, "off" on the CPU), forced either way.
     "both_split": ERConfig(joint_forward="off"),
     "both_joint": ERConfig(joint_forward="on"),
+    "both_attr_every2_joint": ERConfig(attribution_every=2, joint_forward="on"),
     "both_attr_every4_split": ERConfig(attribution_every=4, joint_forward="off"),
     "both_attr_every4_joint": ERConfig(attribution_every=4, joint_forward="on"),
     "both_attr_every8_joint": ERConfig(attribution_every=8, joint_forward="on"),

@@ -28,6 +28,7 @@ from dataclasses import asdict, dataclass, field
 
 import torch
 import torch.nn.functional as F
+from torch.profiler import record_function
 from tqdm.auto import tqdm
 
 from xmd.core.attribution import DIFFERENTIABLE_METHODS, gradient_word_scores
@@ -598,6 +599,20 @@ def _joint_forward(
     return logits, merge_to_words(token_scores, sub.word_index, sub.max_words), erased
 
 
+def adamw(params: list[dict], lr: float, device: torch.device) -> torch.optim.AdamW:
+    """AdamW with torch's fused kernel where it has one for the device, else its default (foreach).
+
+    The same update rule; on the 2-core CPU the fused step (with gradient clipping) took 30 ms against
+    97 ms for MiniLM's 22M parameters, about a fifth of a plain training step at batch 16
+    (``bench/er_profile.py`` puts the optimiser at 40 % of that step before)."""
+    if device.type in ("cpu", "cuda"):
+        try:
+            return torch.optim.AdamW(params, lr=lr, fused=True)
+        except (RuntimeError, ValueError):  # a dtype or device the fused kernel does not take
+            pass
+    return torch.optim.AdamW(params, lr=lr)
+
+
 def count_steps(n_examples: int, config: TrainConfig) -> int:
     """Optimiser steps :func:`train_loop` takes over ``n_examples`` (what a job's plan shows)."""
     return math.ceil(math.ceil(n_examples / config.batch_size) / config.grad_accum) * config.epochs
@@ -668,7 +683,7 @@ def train_loop(
         },
         {"params": [p for n, p in model.named_parameters() if n.endswith(no_decay)], "weight_decay": 0.0},
     ]
-    optim = torch.optim.AdamW(params, lr=config.lr)
+    optim = adamw(params, config.lr, device)
     batches_per_epoch = math.ceil(len(examples) / config.batch_size)
     total_steps = count_steps(len(examples), config)
     warmup = int(config.warmup_ratio * total_steps)
@@ -709,7 +724,8 @@ def train_loop(
                 # The attribution term runs on every k-th batch (ERConfig.attribution_every), counted over
                 # the whole run so that it does not depend on epoch boundaries.
                 skip_attr = use_er and (epoch * batches_per_epoch + bi) % er.attribution_every != 0
-                with amp:
+                # Named ranges for torch.profiler (bench/er_profile.py); a few microseconds when none runs.
+                with amp, record_function("xmd.forward_and_loss"):
                     word_scores, attr_rows, erased = None, None, None
                     if fb is not None and er.objective != "erasure" and not skip_attr:
                         attr_rows = (fb[1] != 0).any(dim=1)
@@ -727,7 +743,8 @@ def train_loop(
                         else task_loss.new_zeros(())
                     )
                     loss = task_loss + (er.lam * er_loss if use_er else 0.0)
-                (loss / config.grad_accum).backward()
+                with record_function("xmd.backward"):
+                    (loss / config.grad_accum).backward()
                 # One device-to-host copy per batch: each is a sync, which a GPU step bound by launches feels.
                 n_fb = (fb[1] != 0).sum() if fb is not None else torch.zeros((), device=device)
                 parts = torch.stack([t.detach().float() for t in (loss, task_loss, er_loss, n_fb)]).tolist()
@@ -737,10 +754,11 @@ def train_loop(
                 last = bi == batches_per_epoch - 1
                 if (bi + 1) % config.grad_accum and not last:
                     continue
-                torch.nn.utils.clip_grad_norm_(model.parameters(), config.max_grad_norm)
-                optim.step()
-                sched.step()
-                optim.zero_grad(set_to_none=True)
+                with record_function("xmd.optimizer"):
+                    torch.nn.utils.clip_grad_norm_(model.parameters(), config.max_grad_norm)
+                    optim.step()
+                    sched.step()
+                    optim.zero_grad(set_to_none=True)
                 step += 1
                 info = StepInfo(
                     step=step,
