@@ -704,6 +704,53 @@ def er_gpu_note(doc: dict[str, Any], every: dict[str, Any] | None, b64: dict[str
     return lines
 
 
+def er_gpu_profile(fused: dict[str, Any] | None, prof: dict[str, Any] | None) -> list[str]:
+    """The step with fused AdamW on a GPU, and what ``bench/er_profile.py`` says is left: kernel launches."""
+    lines: list[str] = []
+    if fused:
+        r, res = fused["ratios"], fused["results"]
+        lines += [
+            "With fused AdamW as well (`xmd.core.training.adamw`; `er_overhead_fused_cuda.json`, another H200 "
+            f"machine, noisier: the two runs of `plain` took {f(res['plain']['run_median_step_s'][0] * 1000)} and "
+            f"{f(res['plain']['run_median_step_s'][1] * 1000)} ms): the default joint step "
+            f"{r2(r.get('both_joint_vs_plain'))}x a plain step, `attribution_every=2` "
+            f"{r2(r.get('both_attr_every2_joint_vs_plain'))}x, `attribution_every=4` "
+            f"{r2(r.get('both_attr_every4_joint_vs_plain'))}x.",
+            "",
+        ]
+    if prof:
+        res = prof["results"]
+
+        def launches(name: str) -> tuple[float, float, float]:
+            v = res[name]
+            fwd = v["phases"]["xmd.forward_and_loss"]["kernel_launches_per_step"]
+            opt_ = v["phases"]["xmd.optimizer"]["kernel_launches_per_step"]
+            return fwd, v["kernel_launches_per_step"] - fwd - opt_, opt_
+
+        rows = [
+            [f"`{name}`", *(f(x) for x in launches(name)), f(res[name]["kernel_launches_per_step"])] for name in res
+        ]
+        lines += [
+            "Where the launches are (`bench/er_profile.py`, `er_profile_cuda.json`: `torch.profiler` over 6 steps of "
+            "the same batch, kernel launches per step by the phase `train_loop` marks; the backward pass and "
+            "`autograd.grad` run on autograd's device thread, outside the marked ranges, so their launches are the "
+            "rest):",
+            "",
+            *table(["variant", "forward + ER terms", "autograd (backward, grad)", "clip + AdamW", "total"], rows),
+        ]
+        if "both_joint" in res and "plain" in res:
+            bj, pl = launches("both_joint"), launches("plain")
+            lines += [
+                f"The joint step's autograd work launches {f(bj[1])} kernels against {f(pl[1])} for a plain "
+                f"backward ({r2(bj[1] / pl[1])}x): the second-order pass through every layer's attention, "
+                "layer norm and activation is what remains of the ER cost on a GPU. Fewer launches for the same "
+                "graph would need CUDA graphs (static shapes); `torch.compile` does not differentiate a compiled "
+                "graph twice.",
+                "",
+            ]
+    return lines
+
+
 def er_gpu_joint(doc: dict[str, Any] | None, b64: dict[str, Any] | None, cpu: dict[str, Any] | None) -> list[str]:
     """The joint-forward runs (``ERConfig.joint_forward``): the per-part step against one pass per step, on
     the GPU (where it is the default) and on the CPU (where it is not)."""
@@ -1666,6 +1713,7 @@ def render(results: Path) -> str:
         "er_overhead_every_b64_share30_cuda",
         "er_overhead_joint_cuda",
         "er_overhead_joint_b64_share30_cuda",
+        "er_overhead_fused_cuda",
         "effect_sweep_cuda",
         "effect_every_cuda",
     ]
@@ -1721,6 +1769,7 @@ def render(results: Path) -> str:
         lines += er_gpu_joint(
             gpu["er_overhead_joint_cuda"], gpu["er_overhead_joint_b64_share30_cuda"], load(results, "er_overhead_joint")
         )
+        lines += er_gpu_profile(gpu["er_overhead_fused_cuda"], load(results, "er_profile_cuda"))
         lines += er_gpu_earlier(
             [gpu[n] for n in ("er_overhead_share30_cuda", "er_overhead_b64_cuda", "er_overhead_b64_share30_cuda")]
         )

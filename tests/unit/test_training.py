@@ -286,3 +286,50 @@ def test_split_forward_gives_the_losses_and_gradients_of_one_full_forward(tiny, 
     assert torch.allclose(l0, l1, atol=1e-5)
     assert torch.allclose(g0, g1, atol=1e-6)
     assert e0 > 0 and g0.abs().sum() > 0
+
+
+def _headless_base(tiny_model_dir: Path, out: Path) -> Path:
+    """The tiny BERT without its classification head, as a base model people fine-tune (a new head)."""
+    import shutil
+
+    from transformers import AutoModel
+
+    AutoModel.from_pretrained(tiny_model_dir).save_pretrained(out)
+    for f in tiny_model_dir.iterdir():
+        if f.name.startswith(("tokenizer", "vocab", "special_tokens")):
+            shutil.copy2(f, out / f.name)
+    return out
+
+
+def _weights_digest(model_dir: Path) -> str:
+    from safetensors.torch import load_file
+
+    w = load_file(Path(model_dir) / "model.safetensors")
+    return hashlib.sha1(b"".join(w[k].numpy().tobytes() for k in sorted(w))).hexdigest()
+
+
+def test_a_fine_tune_from_a_base_model_repeats_for_its_seed(tiny_model_dir, tmp_path):
+    """The new head is drawn when the base is loaded: seeded by the run's seed, whatever the process did
+    before (the demo's baseline differed from process to process until it was, and with it the word the
+    story found most suspicious)."""
+    from xmd.core.demo_story import prepare_baseline
+
+    base = _headless_base(tiny_model_dir, tmp_path / "base")
+    digests = []
+    for i in range(2):
+        torch.rand(7 + i)  # another RNG state, as another process would have
+        out = fine_tune(
+            str(base),
+            shortcut_data(24),
+            tmp_path / f"ft{i}",
+            labels=["neg", "pos"],
+            config=TrainConfig(epochs=1, batch_size=8, seed=3),
+        )
+        digests.append(_weights_digest(out.out_dir))
+    assert digests[0] == digests[1]
+    demo = []
+    for i in range(2):
+        torch.rand(3 + i)
+        path, _ = prepare_baseline(tmp_path / f"demo{i}", n_train=48, device="cpu", progress=False, base_model=base)
+        demo.append(_weights_digest(path))
+    assert demo[0] == demo[1]
