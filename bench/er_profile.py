@@ -16,12 +16,14 @@ from __future__ import annotations
 import argparse
 import dataclasses
 from typing import Any
+from unittest import mock
 
 import torch
 from benchlib import emit, environment, load_average, load_demo_model, log, resolve_device, set_threads
 from er_overhead import VARIANTS, fixed_batch
 from torch.profiler import ProfilerActivity, profile
-from xmd.core.training import TrainConfig, train_loop
+from xmd.core import training
+from xmd.core.training import TrainConfig
 
 PHASES = ("xmd.forward_and_loss", "xmd.backward", "xmd.optimizer")
 LAUNCHES = ("cudaLaunchKernel", "cuLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernelEx")
@@ -32,17 +34,26 @@ def _device_us(evt: Any) -> float:
     return float(getattr(evt, "device_time_total", None) or getattr(evt, "cuda_time_total", 0.0) or 0.0)
 
 
+def _foreach_adamw(params: list[dict], lr: float, device: torch.device) -> torch.optim.AdamW:
+    """torch's default AdamW (the foreach loop): what ``train_loop`` used before the fused kernel."""
+    return torch.optim.AdamW(params, lr=lr)
+
+
 def profile_variant(name: str, args: argparse.Namespace, device: torch.device) -> dict[str, Any]:
+    if name.endswith("@foreach"):
+        with mock.patch.object(training, "adamw", _foreach_adamw):
+            out = profile_variant(name.removesuffix("@foreach"), args, device)
+        return {**out, "variant": name}
     loaded = load_demo_model(device, seed=args.seed)
     batch, targets = fixed_batch(args.batch_size, args.feedback_share, args.seed)
     er = VARIANTS[name]
     er = dataclasses.replace(er, lam=1.0) if er is not None else None
     config = TrainConfig(epochs=args.warmup, batch_size=args.batch_size, max_length=args.max_length, seed=args.seed)
-    train_loop(loaded, batch, config, er=er, targets=targets if er else None)  # warm-up (allocator, kernels)
+    training.train_loop(loaded, batch, config, er=er, targets=targets if er else None)  # warm-up
     config = dataclasses.replace(config, epochs=args.n)
     activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device.type == "cuda" else [])
     with profile(activities=activities) as prof:
-        history = train_loop(loaded, batch, config, er=er, targets=targets if er else None)
+        history = training.train_loop(loaded, batch, config, er=er, targets=targets if er else None)
         if device.type == "cuda":
             torch.cuda.synchronize(device)
     n = len(history.steps)
@@ -95,7 +106,13 @@ def profile_variant(name: str, args: argparse.Namespace, device: torch.device) -
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--variants", nargs="+", choices=list(VARIANTS), default=["plain", "both_split", "both_joint"])
+    ap.add_argument(
+        "--variants",
+        nargs="+",
+        choices=[*VARIANTS, *(f"{v}@foreach" for v in VARIANTS)],
+        default=["plain", "both_split", "both_joint"],
+        help="NAME@foreach: the same with torch's foreach AdamW instead of train_loop's (fused where it exists)",
+    )
     ap.add_argument("--n", type=int, default=6, help="profiled steps per variant")
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--batch-size", type=int, default=16)

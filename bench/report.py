@@ -704,6 +704,52 @@ def er_gpu_note(doc: dict[str, Any], every: dict[str, Any] | None, b64: dict[str
     return lines
 
 
+def load_of(env: dict[str, Any]) -> str:
+    return "/".join(f"{x:.1f}" for x in env.get("loadavg_start") or [])
+
+
+def er_cpu_profile(doc: dict[str, Any] | None) -> list[str]:
+    """Where a CPU step's time goes, and what the fused AdamW kernel took off it (``bench/er_profile.py``)."""
+    if not doc:
+        return []
+    res = doc["results"]
+    rows = [
+        [
+            f"`{name}`",
+            f(v["wall_ms_per_step"]),
+            *(
+                f(v["phases"][ph]["host_ms_per_step"])
+                for ph in ("xmd.forward_and_loss", "xmd.backward", "xmd.optimizer")
+            ),
+        ]
+        for name, v in res.items()
+    ]
+    env = doc["environment"]
+    lines = [
+        "### Where a CPU step goes (`bench/er_profile.py`)",
+        "",
+        f"`torch.profiler` over {doc['params']['n']} steps of the same batch ({doc['params']['batch_size']} texts, "
+        f"{env.get('torch_threads')} torch threads, load {load_of(env)} "
+        "at start), host ms per step in the phases `train_loop` marks; `@foreach` is the same run with torch's "
+        "default AdamW (a loop over the parameters) instead of the fused kernel `train_loop` now takes "
+        "(`xmd.core.training.adamw`). The profiler inflates every figure; compare rows with each other.",
+        "",
+        *table(["variant", "step ms", "forward + loss", "backward", "clip + AdamW"], rows),
+    ]
+    if "plain" in res and "plain@foreach" in res:
+        a, b = res["plain@foreach"], res["plain"]
+        lines += [
+            f"The optimiser took {f(a['phases']['xmd.optimizer']['host_ms_per_step'])} ms of a "
+            f"{f(a['wall_ms_per_step'])} ms plain step with the foreach loop and "
+            f"{f(b['phases']['xmd.optimizer']['host_ms_per_step'])} ms fused: the same update (parameters equal "
+            "to 1e-7 after four steps), a plain step "
+            f"{100 * (1 - b['wall_ms_per_step'] / a['wall_ms_per_step']):.0f} % shorter. An ER step gains the same "
+            "milliseconds, so its ratio to a plain step grows while both get faster.",
+            "",
+        ]
+    return lines
+
+
 def er_gpu_profile(fused: dict[str, Any] | None, prof: dict[str, Any] | None) -> list[str]:
     """The step with fused AdamW on a GPU, and what ``bench/er_profile.py`` says is left: kernel launches."""
     lines: list[str] = []
@@ -1755,6 +1801,7 @@ def render(results: Path) -> str:
         )
     lines += er_overhead(docs["er_overhead"], [extra["er_overhead_share30"]])
     lines += er_interleaved(extra["er_overhead_interleaved"])
+    lines += er_cpu_profile(load(results, "er_profile"))
     if gpu["er_overhead_cuda"]:
         lines += er_overhead(
             gpu["er_overhead_cuda"],
