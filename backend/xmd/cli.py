@@ -199,13 +199,12 @@ def _train_config(args, cls: type | None = None):
 
 
 def cmd_train(args) -> None:
-    from xmd.core.modeling import load_model, seed_everything
+    from xmd.core.modeling import load_model
     from xmd.core.pipeline import fine_tune
 
     labels = [x.strip() for x in args.labels.split(",")] if args.labels else None
     config = _train_config(args)
-    seed_everything(config.seed)  # the new classification head is drawn at load time
-    loaded = load_model(_resolve_model(args.base), labels=labels, device=args.device)
+    loaded = load_model(_resolve_model(args.base), labels=labels, device=args.device, seed=config.seed)
     train = _load_data(args, args.data, loaded.labels)
     result = fine_tune(
         loaded,

@@ -66,12 +66,15 @@ def gradient_word_scores(
     targets = predicted if targets is None else torch.where(targets < 0, predicted, targets)
     picked = logits.gather(1, targets.view(-1, 1)).sum()
     (grads,) = torch.autograd.grad(picked, embeds, create_graph=create_graph)
-    if method == "grad_x_input":
-        token_scores = (grads * embeds).sum(dim=-1)
-    else:
-        token_scores = grads.norm(dim=-1)
+    return logits, gradient_to_words(grads, embeds, enc, method), targets
+
+
+def gradient_to_words(grads: torch.Tensor, embeds: torch.Tensor, enc: Encoded, method: str) -> torch.Tensor:
+    """Word scores ``[B, W]`` from the gradient w.r.t. the input embeddings ``[B, T, D]``: grad x input or
+    the gradient's norm (saliency) per token, real tokens only, summed per word (differentiable)."""
+    token_scores = (grads * embeds).sum(dim=-1) if method == "grad_x_input" else grads.norm(dim=-1)
     token_scores = token_scores * enc.attention_mask.to(token_scores.dtype)
-    return logits, merge_to_words(token_scores, enc.word_index, enc.max_words), targets
+    return merge_to_words(token_scores, enc.word_index, enc.max_words)
 
 
 def _baseline_ids(loaded: LoadedModel, enc: Encoded) -> torch.Tensor:

@@ -26,7 +26,7 @@ from xmd.core.data import load_examples
 from xmd.core.demo import DEMO_LABELS, SHORTCUT_WORD, write_demo_dataset
 from xmd.core.effect import word_share
 from xmd.core.feedback import FeedbackSet, save_feedback
-from xmd.core.modeling import load_model, minilm_path, seed_everything
+from xmd.core.modeling import load_model, minilm_path
 from xmd.core.pipeline import debug, fine_tune
 from xmd.core.training import ERConfig, ProgressCallback, TrainConfig, TrainHistory, count_steps
 from xmd.core.types import Action, Progress, TaskFeedback, tick
@@ -92,8 +92,7 @@ def prepare_baseline(
         tick(on_phase("load") if on_phase else None, 0, 1)
         for stale in [baseline, *baseline.parent.glob(f".{baseline.name}.partial-*")]:  # left by a killed run
             shutil.rmtree(stale, ignore_errors=True)
-        seed_everything(BASELINE_CONFIG.seed)  # the new classification head: the same every run
-        base = load_model(base_model or minilm_path(), labels=labels, device=device)
+        base = load_model(base_model or minilm_path(), labels=labels, device=device, seed=BASELINE_CONFIG.seed)
         tick(on_phase("train") if on_phase else None, 0, count_steps(len(sets["train"]), BASELINE_CONFIG))
         fine_tune(
             base,

@@ -81,11 +81,14 @@ def load_model(
     labels: list[str] | None = None,
     device: str | torch.device | None = "auto",
     attn_implementation: str | None = "eager",
+    seed: int | None = None,
 ) -> LoadedModel:
     """Load any ``AutoModelForSequenceClassification`` and its tokenizer.
 
     ``labels`` names the classes when the checkpoint is a base model without a classifier head
-    (e.g. a sentence encoder about to be fine-tuned) or when its ``id2label`` is generic. The
+    (e.g. a sentence encoder about to be fine-tuned) or when its ``id2label`` is generic. ``seed``: the
+    seed a newly drawn classification head comes from, whatever the process did before (the global
+    random state is left as it was); None draws it from the global state. The
     default ``attn_implementation="eager"`` is the one kernel with a second derivative on every
     backend, which explanation-regularised training needs.
     """
@@ -139,7 +142,10 @@ def load_model(
         raise ModelLoadError(f"{source!r} has no classification head; pass the label names (labels=[...]) to add one")
     try:
         tokenizer = AutoTokenizer.from_pretrained(target)
-        model = AutoModelForSequenceClassification.from_pretrained(target, **kwargs)
+        with torch.random.fork_rng(devices=[], enabled=seed is not None):
+            if seed is not None:
+                torch.manual_seed(seed)
+            model = AutoModelForSequenceClassification.from_pretrained(target, **kwargs)
     except Exception as exc:  # a damaged upload raises anything: UnpicklingError, SafetensorError, RuntimeError
         raise ModelLoadError(
             f"could not load model or tokenizer from {source!r} (the files are damaged or not a model "

@@ -21,7 +21,7 @@ from typing import Any
 from xmd.core.evaluate import evaluate_sets
 from xmd.core.feedback import FeedbackSet
 from xmd.core.modelcard import render_model_card
-from xmd.core.modeling import LoadedModel, load_model, save_model, seed_everything
+from xmd.core.modeling import LoadedModel, load_model, save_model
 from xmd.core.predict import predict_proba
 from xmd.core.training import ERConfig, FeedbackTargets, ProgressCallback, TrainConfig, TrainHistory, train_loop
 from xmd.core.types import Example, Progress, Scope, XMDError, tick
@@ -179,11 +179,9 @@ def fine_tune(
     source = base.source if isinstance(base, LoadedModel) else base
     out, partial = _prepare_output(out_dir, None if isinstance(base, LoadedModel) else base)
     try:
-        if not isinstance(base, LoadedModel):
-            # A new classification head is drawn at load time: seeded, or the same seed gives another model.
-            seed_everything(config.seed)
-            base = load_model(base, labels=labels, device=device)
-        loaded = base
+        loaded = (
+            base if isinstance(base, LoadedModel) else load_model(base, labels=labels, device=device, seed=config.seed)
+        )
         history = train_loop(loaded, train, config, callback=callback, progress=progress)
         sets, totals = cap_sets(dict(eval_sets or {}), config.eval_max_examples, config.seed)
         after = measure_sets(loaded, sets, totals, config, on_phase, "measure_after")

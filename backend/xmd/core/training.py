@@ -31,12 +31,12 @@ import torch.nn.functional as F
 from torch.profiler import record_function
 from tqdm.auto import tqdm
 
-from xmd.core.attribution import DIFFERENTIABLE_METHODS, gradient_word_scores
+from xmd.core.attribution import DIFFERENTIABLE_METHODS, gradient_to_words, gradient_word_scores
 from xmd.core.modeling import LoadedModel, seed_everything
 from xmd.core.normalize import shares
 from xmd.core.options import opt, redefault
 from xmd.core.types import Action, Cancelled, DataError, Example, XMDError
-from xmd.core.words import encode, merge_to_words, word_mask
+from xmd.core.words import encode, word_mask
 
 OBJECTIVES = ("erasure", "attribution", "both")
 LOSSES = ("mse", "mae", "huber")
@@ -594,9 +594,7 @@ def _joint_forward(
     sub = enc.select(attr_rows)
     width = sub.input_ids.shape[1]
     g, e = grads[:b][attr_rows][:, :width], embeds[:b][attr_rows][:, :width]
-    token_scores = (g * e).sum(dim=-1) if er.method == "grad_x_input" else g.norm(dim=-1)
-    token_scores = token_scores * sub.attention_mask.to(token_scores.dtype)
-    return logits, merge_to_words(token_scores, sub.word_index, sub.max_words), erased
+    return logits, gradient_to_words(g, e, sub, er.method), erased
 
 
 def adamw(params: list[dict], lr: float, device: torch.device) -> torch.optim.AdamW:
