@@ -704,10 +704,6 @@ def er_gpu_note(doc: dict[str, Any], every: dict[str, Any] | None, b64: dict[str
     return lines
 
 
-def load_of(env: dict[str, Any]) -> str:
-    return "/".join(f"{x:.1f}" for x in env.get("loadavg_start") or [])
-
-
 def er_cpu_profile(doc: dict[str, Any] | None) -> list[str]:
     """Where a CPU step's time goes, and what the fused AdamW kernel took off it (``bench/er_profile.py``)."""
     if not doc:
@@ -729,8 +725,8 @@ def er_cpu_profile(doc: dict[str, Any] | None) -> list[str]:
         "### Where a CPU step goes (`bench/er_profile.py`)",
         "",
         f"`torch.profiler` over {doc['params']['n']} steps of the same batch ({doc['params']['batch_size']} texts, "
-        f"{env.get('torch_threads')} torch threads, load {load_of(env)} "
-        "at start), host ms per step in the phases `train_loop` marks; `@foreach` is the same run with torch's "
+        f"{env.get('torch_threads')} torch threads, {load_note(doc)}), "
+        "host ms per step in the phases `train_loop` marks; `@foreach` is the same run with torch's "
         "default AdamW (a loop over the parameters) instead of the fused kernel `train_loop` now takes "
         "(`xmd.core.training.adamw`). The profiler inflates every figure; compare rows with each other.",
         "",
