@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Query, Request, Response
 
 from xmd.core.aggregate import SORTS
 from xmd.core.attribution import explain
@@ -32,6 +32,7 @@ from xmd.feedback.models import FeedbackLevel
 from xmd.http.deps import DB, Viewer, models_of, settings_of
 from xmd.http.pagination import Offset
 from xmd.http.params import MAX_INT, Id, Label, OptId
+from xmd.http.responses import json_of
 from xmd.projects import service as projects_service
 from xmd.versions import service as versions_service
 
@@ -46,7 +47,7 @@ def get_explanation(
     _: Viewer,
     version_id: OptId = None,
     method: str | None = None,
-) -> ExplanationOut:
+) -> Response:
     """Word attributions of one example under a model version (default: latest ready) and method;
     computed on first request and cached (the task ranking is updated in the same transaction)."""
     example, project = datasets_service.get_example_and_project(db_session=db, example_id=example_id)
@@ -54,7 +55,7 @@ def get_explanation(
     m = projects_service.method_for(project, method)
     exp = explanation_for(db, models_of(request), project, mv, example, m)
     marks = marks_for(db, project, example, exp.words, exp.prediction)
-    return explanation_out(exp, example.text, project, mv, example, marks)
+    return json_of(explanation_out(exp, example.text, project, mv, example, marks))
 
 
 @router.get("/projects/{project_id}/words", response_model=WordPage)
@@ -70,7 +71,7 @@ def list_words(
     min_count: Annotated[int, Query(ge=1, le=MAX_INT)] = 1,
     offset: Offset = 0,
     limit: Annotated[int, Query(ge=0, le=service.MAX_PAGE)] = 100,
-) -> WordPage:
+) -> Response:
     """Task explanation: words ranked by mean importance, count or suspicion (importance x label skew)."""
     assert sort in SORTS
     project, candidate = versions_service.project_and_version(
@@ -98,15 +99,17 @@ def list_words(
         feedback.setdefault(fb.word, []).append(
             WordFeedback(action=fb.action.value, label=fb.label, scope=fb.scope.value if fb.scope else None)
         )
-    return WordPage(
-        items=[word_out(ws, feedback) for ws in page.rows],
-        total=page.total,
-        offset=offset,
-        limit=limit,
-        version_id=mv.id,
-        method=m,
-        n_examples=page.n_examples,
-        coverage=coverage_of(db, project, mv, m, page.state),
+    return json_of(
+        WordPage(
+            items=[word_out(ws, feedback) for ws in page.rows],
+            total=page.total,
+            offset=offset,
+            limit=limit,
+            version_id=mv.id,
+            method=m,
+            n_examples=page.n_examples,
+            coverage=coverage_of(db, project, mv, m, page.state),
+        )
     )
 
 

@@ -32,6 +32,7 @@ from xmd.feedback.schemas import (
 from xmd.http.deps import DB, Annotator, Viewer, settings_of
 from xmd.http.pagination import Offset, Page, page
 from xmd.http.params import Cursor, Id, OptId
+from xmd.http.responses import json_of
 from xmd.jobs import flows as job_flows
 from xmd.jobs.models import JobKind
 from xmd.projects import service as projects_service
@@ -87,17 +88,17 @@ def _written(
 
 
 @router.put("/examples/{example_id}/feedback", response_model=WriteOut)
-def set_instance_feedback(example_id: Id, body: InstanceIn, db: DB, user: Annotator) -> WriteOut:
+def set_instance_feedback(example_id: Id, body: InstanceIn, db: DB, user: Annotator) -> Response:
     """Add / remove / reset one word of one example; committed before the response."""
     example, project = datasets_service.get_example_and_project(db_session=db, example_id=example_id)
     fb = service.set_feedback(
         db_session=db, project=project, action=body.action, example=example, word_index=body.word_index, user_id=user.id
     )
-    return _written(db, service.instance_key(example.id, body.word_index), body.action, fb, user, example)
+    return json_of(_written(db, service.instance_key(example.id, body.word_index), body.action, fb, user, example))
 
 
 @router.put("/projects/{project_id}/task-feedback", response_model=WriteOut)
-def set_task_feedback(project_id: Id, body: TaskIn, db: DB, user: Annotator) -> WriteOut:
+def set_task_feedback(project_id: Id, body: TaskIn, db: DB, user: Annotator) -> Response:
     """Add / remove / reset a word for the whole task (optionally one gold label, and a prediction scope)."""
     project = projects_service.get_or_raise(db_session=db, project_id=project_id)
     if not body.word.strip():
@@ -112,7 +113,7 @@ def set_task_feedback(project_id: Id, body: TaskIn, db: DB, user: Annotator) -> 
         user_id=user.id,
     )
     key = service.task_feedback_key(task_key(body.word), body.label, body.scope)
-    return _written(db, key, body.action, fb, user)
+    return json_of(_written(db, key, body.action, fb, user))
 
 
 @router.get("/projects/{project_id}/feedback", response_model=FeedbackPage)
