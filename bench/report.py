@@ -651,6 +651,35 @@ def er_overhead(
     return lines
 
 
+def er_before_fused(doc: dict[str, Any] | None, before: dict[str, Any] | None) -> list[str]:
+    """The CPU step in absolute terms against the run before the fused optimiser: the ratio to a plain step
+    grows when the plain step gets shorter, though every step got faster."""
+    if not doc or not before:
+        return []
+    now, then = doc["results"], before["results"]
+    shared = [v for v in ("plain", "erasure", "both_default") if v in now and v in then]
+    rows = [
+        [
+            f"`{v}`",
+            f"{then[v]['median_step_s'] * 1000:,.0f}",
+            f"{now[v]['median_step_s'] * 1000:,.0f}",
+            f"{then[v]['median_step_s'] / now[v]['median_step_s']:.2f}x",
+            f"{then[v]['median_step_s'] / then['plain']['median_step_s']:.2f}x",
+            f"{now[v]['median_step_s'] / now['plain']['median_step_s']:.2f}x",
+        ]
+        for v in shared
+    ]
+    load_then, load_now = before["environment"].get("loadavg_start"), doc["environment"].get("loadavg_start")
+    return [
+        "Against the earlier run of the same script (`er_overhead_before_fused.json`, xmd "
+        f"`{before['environment'].get('xmd_commit', '?')}`, before the fused AdamW and the one host copy per "
+        f"batch; load average at start {load_then} there, {load_now} here — different sessions, so part of the "
+        "change is the host's): every step is faster, the plain step most, so the ER step's ratio to it grew.",
+        "",
+        *table(["variant", "ms before", "ms now", "faster", "x plain before", "x plain now"], rows),
+    ]
+
+
 def er_gpu_note(doc: dict[str, Any], every: dict[str, Any] | None, b64: dict[str, Any] | None) -> list[str]:
     """What the GPU ER-step rows say: the ≤ 1.5x target, every-k, bf16, and why the GPU ratio is large."""
     plain = doc["results"]["plain"]["median_step_s"] * 1000
@@ -1280,6 +1309,53 @@ def api_latency(doc: dict[str, Any] | None) -> list[str]:
     return lines
 
 
+def _p95(doc: dict[str, Any], scenario: str, mode: str = "interactive") -> float:
+    return doc["scenarios"][scenario][mode]["p95_ms"]
+
+
+def _api_pg1m_history(docs: dict[str, Any]) -> list[str]:
+    """Earlier runs of the PostgreSQL 1M latency benchmark: the same session before the last change (same
+    host, minutes apart: the comparison that holds), then earlier sessions (other host speeds)."""
+    now, before = docs.get("api_latency_pg1m"), docs.get("api_latency_pg1m_hops_before")
+    lines: list[str] = []
+    if now and before:
+        rps = (
+            before["scenarios"]["feedback_write"]["saturated"]["throughput_rps"],
+            now["scenarios"]["feedback_write"]["saturated"]["throughput_rps"],
+        )
+        lines += [
+            "The run above is on the code whose requests hand off to FastAPI's thread pool less often: the "
+            "request's session opens and closes on the event loop (a rollback still goes to a thread), the role "
+            "check is `async`, and the hot routes answer the model they built without FastAPI validating it a "
+            "second time in the pool — a click takes 2 hand-offs instead of 6, a read 3 "
+            "(`tests/api/test_route_cost.py`). The same benchmark on the same project minutes earlier, on the "
+            "code before that change (`api_latency_pg1m_hops_before.json`), is below: feedback write p95 "
+            f"{_p95(before, 'feedback_write'):.1f} → {_p95(now, 'feedback_write'):.1f} ms, saturated throughput "
+            f"{rps[0]:.0f} → {rps[1]:.0f} requests/s; cached explanation p95 "
+            f"{_p95(before, 'cached_explanation'):.1f} → {_p95(now, 'cached_explanation'):.1f} ms; the words "
+            "pages are within the run-to-run noise. A first run right after the 1M project was built (PostgreSQL "
+            "still vacuuming and analysing it) was slower still and is not kept.",
+            "",
+            *api_scenarios(before),
+        ]
+    for name, what in (
+        ("api_latency_pg1m_stop21", "a session earlier (stop 21, another day's host speed)"),
+        ("api_latency_pg1m_stop19", "two sessions earlier, before the routes were trimmed to fewer statements"),
+    ):
+        doc = docs.get(name)
+        if doc:
+            lines += [
+                f"`{name}.json`, {what}: feedback write p95 {_p95(doc, 'feedback_write'):.1f} ms, top-100 "
+                f"{_p95(doc, 'top100_words'):.1f} ms, cached explanation {_p95(doc, 'cached_explanation'):.1f} ms "
+                "(interactive). Across sessions the host's speed differs (the first start's fine-tune s/step in "
+                "the UI story section tells how much), so only same-session runs compare codes; a same-host "
+                "comparison of stop 19's trimming is in `api_latency_pg1m_slowhost_before.json` and "
+                "`api_latency_pg1m_slowhost_after.json` (a host twice as slow: feedback write p95 478 → 188 ms).",
+                "",
+            ]
+    return lines
+
+
 def api_scenarios(doc: dict[str, Any]) -> list[str]:
     """The scenario x mode layout of ``bench/api_latency.py``'s result."""
     load = doc.get("loadavg_start")
@@ -1637,9 +1713,7 @@ def _host_speed(doc: dict[str, Any], earlier: dict[str, Any] | None, earlier_nam
     ]
 
 
-def ui_story(
-    doc: dict[str, Any] | None, earlier: dict[str, Any] | None = None, earlier_name: str = ""
-) -> list[str]:
+def ui_story(doc: dict[str, Any] | None, earlier: dict[str, Any] | None = None, earlier_name: str = "") -> list[str]:
     """The README's story through the service (``bench/first_start.py --retrain``): first start, then the
     retrain a person starts on the Retrain screen, timed from the request to the new version."""
     if not doc or not doc.get("retrain"):
@@ -1744,6 +1818,8 @@ def render(results: Path) -> str:
         "api_latency_pg1m",
         "api_latency_pg1m_before",
         "api_latency_pg1m_stop19",
+        "api_latency_pg1m_stop21",
+        "api_latency_pg1m_hops_before",
         "effect_sweep",
         "effect_objectives",
     ]
@@ -1799,6 +1875,7 @@ def render(results: Path) -> str:
             f"### On a GPU ({gpu['attribution_throughput_cuda']['environment'].get('device_name')})",
         )
     lines += er_overhead(docs["er_overhead"], [extra["er_overhead_share30"]])
+    lines += er_before_fused(docs["er_overhead"], load(results, "er_overhead_before_fused"))
     lines += er_interleaved(extra["er_overhead_interleaved"])
     lines += er_cpu_profile(load(results, "er_profile"))
     if gpu["er_overhead_cuda"]:
@@ -1833,18 +1910,7 @@ def render(results: Path) -> str:
     lines += api_latency(docs["api_latency"])
     if docs.get("api_latency_pg1m"):
         lines += ["### PostgreSQL, 1,000,000 examples", "", *api_scenarios(docs["api_latency_pg1m"])]
-    if docs.get("api_latency_pg1m_stop19"):
-        lines += [
-            "The run above is on the code with the trimmed routes (fewer SQL statements per page and per click, "
-            "`bench/route_cost.py`), on a quiet host in a later session. The same benchmark a session earlier, "
-            "before the trimming (`api_latency_pg1m_stop19.json`), is below. The host was faster in the later "
-            "session (the first start's MiniLM fine-tune took 0.42 s/step against 0.51: "
-            "`first_start_retrain.json` against `first_start_retrain_stop19.json`), so part of the gain is the "
-            "host's; a same-host comparison of the two codes is in `api_latency_pg1m_slowhost_before.json` and "
-            "`api_latency_pg1m_slowhost_after.json` (a host twice as slow: feedback write p95 478 → 188 ms).",
-            "",
-            *api_scenarios(docs["api_latency_pg1m_stop19"]),
-        ]
+    lines += _api_pg1m_history(docs)
     if docs.get("api_latency_pg1m_before"):
         lines += [
             "Before that (`api_latency_pg1m_before.json`, the same project earlier in that session, on the code "

@@ -321,6 +321,57 @@ def test_concurrent_chunks_of_one_aggregate_lose_no_update(db, session_factory):
     assert [w.word for w in top] == [w.word for w in agg.ranking(sort="suspicion", limit=20)]
 
 
+def test_the_state_lock_covers_only_the_aggregate_update_on_postgresql(db, engine, dialect):
+    """On PostgreSQL a writer locks its examples, reads and writes its explanation and occurrence rows, and
+    only then locks the (version, method) state row for the word aggregates, so writers sharing an explain
+    job wait for each other only there; past EXAMPLE_LOCKS_MAX examples the version lock is exclusive.
+    SQLite takes the state lock first (its first write takes the database lock)."""
+    from sqlalchemy import event
+
+    project = projects.create(db_session=db, name="o", labels=LABELS, model_source="m")
+    rng = random.Random(3)
+    ds = datasets.add_dataset(
+        db_session=db, project=project, name="d", role="train", examples=random_examples(6, rng, num_labels=3)
+    )
+    rows = datasets.list_examples(db_session=db, dataset_id=ds.id)
+    mv = versions.create_base(db_session=db, project=project, path="/m")
+    db.commit()
+    log: list[str] = []
+
+    def on_execute(_c: Any, _cur: Any, statement: str, *_: Any) -> None:
+        log.append(" ".join(statement.split()))
+
+    def first(pattern: str) -> int:
+        return next(i for i, s in enumerate(log) if pattern in s)
+
+    items = [(r, make_explanation(r.text, [0.5] * len(split_words(r.text)[0]))) for r in rows]
+    event.listen(engine, "before_cursor_execute", on_execute)
+    try:
+        explanations.upsert_explanations(db_session=db, model_version=mv, method=METHOD, items=items)
+        big = aggregates.EXAMPLE_LOCKS_MAX
+        aggregates.EXAMPLE_LOCKS_MAX = 3  # this batch of 6 now counts as large
+        try:
+            start = len(log)
+            explanations.upsert_explanations(db_session=db, model_version=mv, method="other", items=items)
+            second = log[start:]
+        finally:
+            aggregates.EXAMPLE_LOCKS_MAX = big
+    finally:
+        event.remove(engine, "before_cursor_execute", on_execute)
+    state_lock = first("FROM aggregate_states")
+    if dialect == "sqlite":
+        assert first("INSERT INTO aggregate_states") < first("FROM explanations") < first("INSERT INTO explanations")
+        assert not any("pg_advisory" in s for s in log)
+        return
+    assert first("pg_advisory_xact_lock_shared") < first("pg_advisory_xact_lock(k)") < first("FROM explanations")
+    assert first("FROM explanations") < first("INSERT INTO word_occurrences") < first("INSERT INTO explanations")
+    assert first("INSERT INTO explanations") < state_lock < first("word_aggregates")
+    assert any("pg_advisory_xact_lock(" in s for s in second)
+    assert not any("pg_advisory_xact_lock(k)" in s or "lock_shared" in s for s in second)
+    got = explanations.get_state(db_session=db, model_version_id=mv.id, method="other")
+    assert got.n_examples == len(rows)
+
+
 def test_bulk_writes_pass_through_the_parameter_guard(db):
     """Array parameters (PostgreSQL) and executemany rows (SQLite) are checked column by column: a NUL byte
     or a 64-bit overflow anywhere in a batch is refused with the guard's error, and nothing is written."""

@@ -9,14 +9,14 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, select, text
 from sqlalchemy.orm import Session
 
 from xmd.core.aggregate import ALPHA, TaskAggregate
 from xmd.core.types import Explanation as CoreExplanation
 from xmd.db import bulk
 from xmd.db.base import utcnow
-from xmd.db.engine import dialect_insert, lock_row
+from xmd.db.engine import dialect_insert, is_sqlite, lock_row
 from xmd.explanations.models import AggregateState, WordAggregate
 from xmd.versions.models import ModelVersion
 
@@ -58,8 +58,42 @@ def contributions(num_labels: int, explanations: dict[int, CoreExplanation]) -> 
     }
 
 
+EXAMPLE_LOCK_SPACE = 0x786D6500000000
+"""One-bigint advisory locks of single examples' explanations ("xme" << 32 + example id); the projects'
+feedback locks (``xmd.feedback.service.PROJECT_LOCK_SPACE``) and the versions' below are other ranges."""
+VERSION_LOCK_SPACE = 0x786D6600000000
+EXAMPLE_LOCKS_MAX = 512
+"""A writer of more examples at once takes its version's lock exclusively instead of one lock per example:
+every lock lives in PostgreSQL's server-wide lock table (``max_locks_per_transaction`` x connections)."""
+
+
+def lock_examples(db_session: Session, model_version_id: int, example_ids: Sequence[int]) -> None:
+    """PostgreSQL: writers of the same examples' explanations wait for each other here, before reading the
+    rows they replace, so the state row's lock (:func:`lock_state`) need only cover the aggregate update
+    at the end: workers sharing an explain job write their chunks' explanations and word occurrences in
+    parallel. A large batch takes the version's lock exclusively, which small writers hold shared; every
+    writer takes the version lock, then its example locks in id order, then the state row: no cycles.
+    SQLite has one writer at a time anyway, and its callers take the state lock first (see there)."""
+    if is_sqlite(db_session):
+        return
+    version_key = VERSION_LOCK_SPACE + model_version_id
+    if len(example_ids) > EXAMPLE_LOCKS_MAX:
+        db_session.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": version_key})
+        return
+    db_session.execute(text("SELECT pg_advisory_xact_lock_shared(:k)"), {"k": version_key})
+    keys = [EXAMPLE_LOCK_SPACE + i for i in sorted(set(example_ids))]
+    # the function scan yields the keys in array order, and each row's lock is taken as it is produced
+    db_session.execute(
+        text("SELECT count(pg_advisory_xact_lock(k)) FROM unnest(CAST(:keys AS bigint[])) AS t(k)"), {"keys": keys}
+    )
+
+
 def lock_state(db_session: Session, model_version: ModelVersion, method: str, num_labels: int) -> AggregateState:
-    """Create the (version, method) state row if missing and lock it for the rest of the transaction."""
+    """Create the (version, method) state row if missing and lock it for the rest of the transaction.
+
+    On SQLite this is a writer's first statement: its INSERT takes the database write lock, and a
+    transaction that had read first would fail at once on another writer's commit (``xmd.db.engine``).
+    On PostgreSQL writers take it last, after :func:`lock_examples` and their row writes."""
     stmt = (
         dialect_insert(db_session, AggregateState)
         .values(

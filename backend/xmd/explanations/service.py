@@ -8,7 +8,9 @@ punctuation skipped, one entry per word key) is computed by :class:`xmd.core.agg
 itself, through its public ``add`` and ``to_dict``, so the store and the core cannot disagree.
 Contributions are always computed from the float32 scores that are stored, so the contribution
 subtracted on rescoring is exactly the one that was added. Writers to one (model version, method)
-are serialised by locking its ``aggregate_states`` row; other versions and methods proceed in parallel.
+are serialised by locking its ``aggregate_states`` row, on PostgreSQL only for the aggregate update at the
+end of their transaction (writers of the same examples wait for each other first: ``lock_examples``), so
+workers sharing an explain job write their chunks' rows in parallel; other versions and methods never wait.
 
 The word rankings read from these tables are in :mod:`xmd.explanations.ranking`.
 """
@@ -28,13 +30,14 @@ from xmd.core.words import split_words
 from xmd.datasets.models import Example
 from xmd.db import bulk
 from xmd.db.base import utcnow
-from xmd.db.engine import analyze, grew_past_threshold, write_scope
+from xmd.db.engine import analyze, grew_past_threshold, is_sqlite, write_scope
 from xmd.db.errors import NotFoundError
 from xmd.explanations.aggregates import (
     Delta,
     accumulate,
     apply_word_deltas,
     contributions,
+    lock_examples,
     lock_state,
     next_floor,
     refresh_bounds,
@@ -144,11 +147,14 @@ def _upsert(
             raise DataError(f"example {example.ext_id!r} has label {example.label}, outside 0..{num_labels - 1}")
         batch[example.id] = (example, _stored_form(example, exp))
     ids = sorted(batch)
-    # Before the lock: the new contributions depend on nothing stored, and concurrent writers to one
-    # aggregate (workers sharing an explain job) wait for each other only while the lock is held.
+    # Before any lock: the new contributions depend on nothing stored.
     new_contrib = contributions(num_labels, {eid: exp for eid, (_, exp) in batch.items()})
 
-    state = lock_state(db_session, model_version, method, num_labels)
+    # SQLite: the state lock first (its INSERT takes the database write lock; see lock_state). PostgreSQL:
+    # writers of these examples wait for each other, and the state row, which every writer of the
+    # (version, method) needs, is locked only for the aggregate update at the end (lock_examples).
+    state = lock_state(db_session, model_version, method, num_labels) if is_sqlite(db_session) else None
+    lock_examples(db_session, model_version.id, ids)
     # Rows as plain tuples, not ORM objects: they are rewritten below with Core statements, and ORM
     # copies in the session's identity map would go stale.
     old_rows: dict[int, Any] = {}
@@ -162,7 +168,7 @@ def _upsert(
     old_contrib = contributions(num_labels, {eid: _from_row(row, batch[eid][0]) for eid, row in old_rows.items()})
 
     deltas: dict[str, Delta] = {}
-    label_totals = list(state.label_totals) + [0] * (num_labels - len(state.label_totals))
+    new_per_label = [0] * num_labels
     occurrences: list[tuple[int, str, str, int]] = []
     mv_id = model_version.id
     for eid in ids:
@@ -172,10 +178,8 @@ def _upsert(
                 continue
             accumulate(deltas, num_labels, contrib, label, sign)
         if eid not in old_rows and label is not None:
-            label_totals[label] += 1
+            new_per_label[label] += 1
         occurrences.extend((mv_id, method, key, eid) for key, _, _ in new_contrib[eid])
-
-    apply_deltas(db_session, state, model_version, method, num_labels, deltas, label_totals)
 
     # Occurrences: drop the replaced explanations' rows, insert the new ones.
     _delete_rows(db_session, WordOccurrence, model_version.id, method, sorted(old_rows))
@@ -202,6 +206,12 @@ def _upsert(
         db_session, _EXPLANATIONS, ("example_id", "model_version_id", "method", *_EXPLANATION_VALUES), inserts
     )
 
+    if state is None:
+        state = lock_state(db_session, model_version, method, num_labels)
+    label_totals = list(state.label_totals) + [0] * (num_labels - len(state.label_totals))
+    for label, n in enumerate(new_per_label):
+        label_totals[label] += n
+    apply_deltas(db_session, state, model_version, method, num_labels, deltas, label_totals)
     before = state.n_examples
     state.n_examples = before + len(ids) - len(old_rows)
     state.label_totals = label_totals
@@ -245,7 +255,11 @@ def remove_explanations(
 def _remove(db_session: Session, model_version: ModelVersion, method: str, ids: list[int]) -> int:
     project = project_of(db_session, model_version.id)
     num_labels = len(project.labels)
-    state = lock_state(db_session, model_version, method, num_labels)
+    # The lock order of _upsert: on SQLite the state first, on PostgreSQL the examples (or the version) first.
+    state = lock_state(db_session, model_version, method, num_labels) if is_sqlite(db_session) else None
+    lock_examples(db_session, model_version.id, ids)
+    if state is None:
+        state = lock_state(db_session, model_version, method, num_labels)
     rows: list[tuple[Any, Example]] = []
     for cond in bulk.in_values(db_session, Explanation.example_id, ids):
         stmt = (
