@@ -40,10 +40,11 @@ async def get_db(request: Request) -> AsyncIterator[Session]:
     except Exception:
         await run_in_threadpool(_rollback_and_close, session)
         raise
-    if session.in_transaction():
-        await run_in_threadpool(session.close)
-    else:
-        session.close()
+    finally:  # also when the request is cancelled (FastAPI shields a dependency's exit, so awaiting is safe)
+        if session.in_transaction():
+            await run_in_threadpool(session.close)
+        else:
+            session.close()
 
 
 def _rollback_and_close(session: Session) -> None:
