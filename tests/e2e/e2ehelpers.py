@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+
+from playwright.sync_api import expect
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "test-output" / "e2e"
@@ -26,3 +29,14 @@ UNLABELLED_JS = """() => [...document.querySelectorAll('input, select, textarea,
 def unlabelled(page) -> list[str]:
     """Visible form controls and buttons a screen reader could not name (no label, aria-label or text)."""
     return page.evaluate(UNLABELLED_JS)
+
+
+def sign_in(page, service) -> None:
+    """Open the sign-in link and wait until the app has landed on the project list. Only then may a test
+    open a route by its address: a hash route opened while the router's first navigation (to the list,
+    whose view it may still be loading on a busy machine) is under way can be overtaken by it, leaving the
+    project list on screen."""
+    page.goto(f"{service.base_url}/#token={service.token}")
+    expect(page.get_by_test_id("who")).to_contain_text("e2e-admin")
+    expect(page).not_to_have_url(re.compile("token="))  # initAuth strips it before the router starts
+    expect(page.get_by_role("heading", name="Projects", level=1)).to_be_visible()

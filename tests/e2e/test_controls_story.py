@@ -16,7 +16,7 @@ import re
 
 import httpx
 import pytest
-from e2ehelpers import shot, unlabelled
+from e2ehelpers import shot, sign_in, unlabelled
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.e2e
@@ -63,9 +63,7 @@ def project(service) -> dict:
 
 def test_import_rationales_retrain_with_controls_and_see_three_arms(page, service, project):
     pid = project["pid"]
-    page.goto(f"{service.base_url}/#token={service.token}")
-    expect(page.get_by_test_id("who")).to_contain_text("e2e-admin")
-    expect(page).not_to_have_url(re.compile("token="))  # the app's own token-stripping replace comes first
+    sign_in(page, service)
     page.goto(f"{service.base_url}/#/p/{pid}/feedback")
 
     imp = page.get_by_test_id("feedback-import")
@@ -147,9 +145,7 @@ def test_deletion_from_base_is_offered_once_the_base_model_is_recorded(page, ser
     with httpx.Client(base_url=service.base_url, headers=h, timeout=60) as c:  # feedback to train with
         r = c.put(f"/api/projects/{pid}/task-feedback", json={"word": SHORTCUT, "action": "remove"})
         assert r.status_code == 200, r.text
-    page.goto(f"{service.base_url}/#token={service.token}")
-    expect(page.get_by_test_id("who")).to_contain_text("e2e-admin")
-    expect(page).not_to_have_url(re.compile("token="))  # the app's own token-stripping replace comes first
+    sign_in(page, service)
     page.goto(f"{service.base_url}/#/p/{pid}/retrain")
     form = page.get_by_test_id("retrain-form")
     arm = form.get_by_test_id("control-deletion_base")

@@ -16,7 +16,7 @@ import urllib.request
 
 import httpx
 import pytest
-from e2ehelpers import shot, unlabelled
+from e2ehelpers import shot, sign_in, unlabelled
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.e2e
@@ -56,11 +56,7 @@ def test_a_ranking_from_two_examples_says_so_and_the_data_tab_lists_what_is_expl
     for eid in ids:  # two examples explained on demand, as opening them in the Instance view does
         call(service, f"/api/examples/{eid}/explanation")
 
-    page.goto(f"{service.base_url}/#token={service.token}")
-    expect(page.get_by_test_id("who")).to_contain_text("e2e-admin")
-    # the app strips the token from the address by a router replace of its own: navigate after it, or
-    # that replace can land after ours and leave the project list on screen
-    expect(page).not_to_have_url(re.compile("token="))
+    sign_in(page, service)
     page.goto(f"{service.base_url}/#/p/{pid}/data")
     expect(page).to_have_url(re.compile(rf"#/p/{pid}/data"))
     expect(explained_cell(page)).to_have_text(re.compile(r"v1 · grad_x_input:\s*2 of 120"))
