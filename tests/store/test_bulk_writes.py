@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 import pytest
-from sqlalchemy import bindparam, delete, select
+from sqlalchemy import bindparam, delete, event, select
 from store_helpers import make_explanation, random_examples
 from xmd.core.aggregate import TaskAggregate
 from xmd.core.words import split_words
@@ -195,16 +195,24 @@ def test_batched_word_writes_equal_the_per_row_statements(db):
     assert any(r[1] > 5 for r in old.values())  # words were updated, not only inserted
 
 
+def _small_project(db, name: str, seed: int) -> tuple[list[Any], Any]:
+    """Six random examples (three labels) in a new project, and its base version."""
+    project = projects.create(db_session=db, name=name, labels=LABELS, model_source="m")
+    ds = datasets.add_dataset(
+        db_session=db,
+        project=project,
+        name="d",
+        role="train",
+        examples=random_examples(6, random.Random(seed), num_labels=3),
+    )
+    rows = datasets.list_examples(db_session=db, dataset_id=ds.id)
+    return rows, versions.create_base(db_session=db, project=project, path="/m")
+
+
 def test_bulk_rows_read_back_as_sqlalchemy_writes_them(db):
     """Every column type the bulk writes use (bytes, JSON, NULL, UTC timestamps, text with quotes) reads
     back equal to the same row written by SQLAlchemy's own INSERT / UPDATE."""
-    project = projects.create(db_session=db, name="p", labels=LABELS, model_source="m")
-    rng = random.Random(2)
-    ds = datasets.add_dataset(
-        db_session=db, project=project, name="d", role="train", examples=random_examples(6, rng, num_labels=3)
-    )
-    rows = datasets.list_examples(db_session=db, dataset_id=ds.id)
-    mv = versions.create_base(db_session=db, project=project, path="/m")
+    rows, mv = _small_project(db, "p", seed=2)
     when = datetime(2026, 11, 26, 4, 30, 0, 0, tzinfo=timezone.utc)  # microsecond 0: formats may differ there
     table = Explanation.__table__
     cols = ("example_id", "model_version_id", "method", "target", "probs", "scores", "n_seen", "delta", "created_at")
@@ -326,15 +334,7 @@ def test_the_state_lock_covers_only_the_aggregate_update_on_postgresql(db, engin
     only then locks the (version, method) state row for the word aggregates, so writers sharing an explain
     job wait for each other only there; past EXAMPLE_LOCKS_MAX examples the version lock is exclusive.
     SQLite takes the state lock first (its first write takes the database lock)."""
-    from sqlalchemy import event
-
-    project = projects.create(db_session=db, name="o", labels=LABELS, model_source="m")
-    rng = random.Random(3)
-    ds = datasets.add_dataset(
-        db_session=db, project=project, name="d", role="train", examples=random_examples(6, rng, num_labels=3)
-    )
-    rows = datasets.list_examples(db_session=db, dataset_id=ds.id)
-    mv = versions.create_base(db_session=db, project=project, path="/m")
+    rows, mv = _small_project(db, "o", seed=3)
     db.commit()
     log: list[str] = []
 
