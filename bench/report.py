@@ -1621,11 +1621,19 @@ _PHASES = [
 ]
 
 
-def _share_fall(d: dict[str, Any], method: str = "grad_x_input") -> float | None:
+def _removed_shares(d: dict[str, Any], method: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A demo run's removed word's share before and after (``mean_share``, ``n``), by ``method``."""
     m = d["metrics"]
-    b = ((m.get("feedback_shares_before") or {}).get(method) or {}).get("remove", {}).get("mean_share")
-    a = ((m.get("feedback_shares_after") or {}).get(method) or {}).get("remove", {}).get("mean_share")
-    return None if not b or a is None else 1 - a / b
+    b = ((m.get("feedback_shares_before") or {}).get(method) or {}).get("remove", {})
+    a = ((m.get("feedback_shares_after") or {}).get(method) or {}).get("remove", {})
+    return b, a
+
+
+def _share_fall(d: dict[str, Any], method: str = "grad_x_input") -> float | None:
+    b, a = _removed_shares(d, method)
+    if not b.get("mean_share") or a.get("mean_share") is None:
+        return None
+    return 1 - a["mean_share"] / b["mean_share"]
 
 
 def demo_subset(
@@ -1775,14 +1783,11 @@ def demo_speed(
     for method in ("grad_x_input", "occlusion"):
         cells = []
         for _, d in docs:
-            m = d["metrics"]
-            b = ((m.get("feedback_shares_before") or {}).get(method) or {}).get("remove", {})
-            a = ((m.get("feedback_shares_after") or {}).get(method) or {}).get("remove", {})
-            if b.get("mean_share") and a.get("mean_share") is not None:
-                fall = 1 - a["mean_share"] / b["mean_share"]
-                cells.append(f"{b['mean_share']:.3f} → {a['mean_share']:.3f} (−{fall:.0%}, n = {a['n']})")
-            else:
-                cells.append("–")
+            b, a = _removed_shares(d, method)
+            fall = _share_fall(d, method)
+            cells.append(
+                "–" if fall is None else f"{b['mean_share']:.3f} → {a['mean_share']:.3f} (−{fall:.0%}, n = {a['n']})"
+            )
         rows.append([f"removed word's share, {method.replace('_', ' ')}, before → after", *cells])
     rows.append(
         [

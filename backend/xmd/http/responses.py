@@ -13,6 +13,6 @@ from fastapi import Response
 from pydantic import BaseModel
 
 
-def json_of(model: BaseModel, status_code: int = 200) -> Response:
+def json_of(model: BaseModel) -> Response:
     """``model`` as the JSON body FastAPI would have sent for it (field aliases, every field)."""
-    return Response(model.model_dump_json(by_alias=True), status_code=status_code, media_type="application/json")
+    return Response(model.model_dump_json(by_alias=True), media_type="application/json")
