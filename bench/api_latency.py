@@ -32,7 +32,8 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from benchlib import emit, load_average, log
+import xmd
+from benchlib import emit, load_average, log, xmd_commit
 from store_scale import PLANTED, make_data, numpy_deltas
 from xmd.core.modeling import minilm_path
 from xmd.core.types import Explanation as CoreExplanation
@@ -45,6 +46,7 @@ from xmd.projects import service as projects
 from xmd.users import service as users
 from xmd.versions import service as versions
 
+SCENARIOS = ("cached_explanation", "top100_words", "top100_words_suspicion", "feedback_write")
 TARGETS_P95_MS = {"cached_explanation": 50.0, "top100_words": 100.0, "feedback_write": 20.0}
 PAGE = 1000
 
@@ -231,6 +233,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         default=None,
         help="store explanations for this many examples only; the rest's word aggregates are added directly",
     )
+    ap.add_argument(
+        "--scenarios",
+        nargs="+",
+        choices=SCENARIOS,
+        default=list(SCENARIOS),
+        help="only these (e.g. feedback_write, to compare two builds of one route in one session)",
+    )
     args = ap.parse_args(argv)
     loadavg = load_average()
     data_dir = args.data_dir.resolve() / str(args.n)
@@ -261,6 +270,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     results: dict[str, Any] = {}
     try:
         for name, make in scenarios.items():
+            if name not in args.scenarios:
+                continue
             asyncio.run(load(base, info["token"], args.clients, min(200, args.requests), make))  # warm-up
             log(f"  {name}: {args.requests} requests, {args.clients} clients")
             interactive = asyncio.run(load(base, info["token"], args.clients, args.requests, make, args.think_ms))
@@ -288,6 +299,9 @@ def main(argv: Sequence[str] | None = None) -> None:
             "server": "uvicorn, 1 worker process, same machine as the load generator",
             "cpu_count": os.cpu_count(),
             "loadavg_start": loadavg,
+            "loadavg_end": load_average(),
+            "xmd_commit": xmd_commit(),
+            "xmd_package": str(Path(xmd.__file__).parent),  # which tree the server ran (PYTHONPATH may point elsewhere)
             "build_s": info["built_s"],
             "explained": args.explained or args.n,
             "scenarios": results,

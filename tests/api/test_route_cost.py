@@ -19,9 +19,9 @@ from xmd.feedback.schemas import WriteOut
 
 WORDS_STATEMENTS = 7
 """token + user, project + version, aggregate state, the page, task feedback, training sets, active jobs."""
-CLICK_STATEMENTS = {"sqlite": 4, "postgresql": 5}
-"""token + user, example + project (instance) or project (task), [PostgreSQL: the key's lock], the event,
-the current row."""
+CLICK_STATEMENTS = {"sqlite": 4, "postgresql": 4}
+"""token + user, example + project (instance) or project (task), then on SQLite the event and the current
+row; on PostgreSQL the key's lock, and the event and the current row in one statement (``feedback.click``)."""
 
 
 class Recorder:

@@ -132,8 +132,8 @@ def test_to_and_from_feedback_set(db, setup):
 
 @pytest.mark.parametrize("level", ["instance", "task"])
 def test_concurrent_writers_on_one_key(db, setup, session_factory, level):
-    """20 threads, each with its own session, write the same key at once: 20 events, one current row
-    (the state of the last event), no exception."""
+    """20 threads, each with its own session, write the same key at once (adds, removes and resets):
+    20 events, and the current row is the state of the last event (none if it was a reset), no exception."""
     project, _ds, (r1, _r2), user = setup
     n = 20
     barrier = threading.Barrier(n)
@@ -147,7 +147,7 @@ def test_concurrent_writers_on_one_key(db, setup, session_factory, level):
                 s.commit()  # give the connection back while waiting, as a request handler would not hold it
                 barrier.wait(timeout=30)
                 feedback.set_feedback(
-                    db_session=s, project=p, action="add" if i % 2 else "remove", user_id=user.id, **kw
+                    db_session=s, project=p, action=("add", "remove", "reset")[i % 3], user_id=user.id, **kw
                 )
             except BaseException as e:
                 errors.append(e)
@@ -162,5 +162,8 @@ def test_concurrent_writers_on_one_key(db, setup, session_factory, level):
     events = feedback.history(db_session=db, project_id=project.id, key=key)
     assert len(events) == n
     current = db.scalars(select(Feedback).where(Feedback.key == key)).all()
-    assert len(current) == 1
-    assert current[0].last_event_id == events[-1].id and current[0].action is events[-1].action
+    if events[-1].action is Action.RESET:
+        assert current == []
+    else:
+        assert len(current) == 1
+        assert current[0].last_event_id == events[-1].id and current[0].action is events[-1].action

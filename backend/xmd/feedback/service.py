@@ -24,7 +24,7 @@ import zlib
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import delete, func, insert, select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from xmd.core.feedback import FeedbackSet, parse_action, parse_scope, task_key
@@ -32,9 +32,9 @@ from xmd.core.types import Action, FeedbackError, InstanceFeedback, Scope, TaskF
 from xmd.core.words import split_words, word_key
 from xmd.datasets.models import Example
 from xmd.db.base import utcnow
-from xmd.db.engine import dialect_insert, is_sqlite, write_scope
+from xmd.db.engine import is_sqlite, write_scope
 from xmd.db.errors import NotFoundError
-from xmd.feedback import bulk
+from xmd.feedback import bulk, click
 from xmd.feedback.models import Feedback, FeedbackEvent, FeedbackLevel
 from xmd.projects.models import Project
 
@@ -110,7 +110,9 @@ def _write(
 ) -> Feedback | None:
     _serialise_key(db_session, project_id, key)
     now = utcnow()
-    fields: dict[str, Any] = {
+    params: dict[str, Any] = {
+        "project_id": project_id,
+        "key": key,
         "level": level,
         "example_id": example_id,
         "word_index": word_index,
@@ -119,21 +121,16 @@ def _write(
         "scope": scope,
         "action": action,
         "source": source,
+        "user_id": user_id,
+        "created_at": now,
+        "updated_by": user_id,
+        "updated_at": now,
     }
-    # A plain INSERT … RETURNING id, not an ORM object and a flush: nothing reads the event back in this
-    # request, and the unit of work cost more CPU than the statement. It numbers the event (and, on
-    # SQLite, takes the write lock).
-    event = insert(FeedbackEvent).values(project_id=project_id, key=key, user_id=user_id, created_at=now, **fields)
-    event_id = db_session.scalars(event.returning(FeedbackEvent.id)).one()
+    # The event numbers the click (and, on SQLite, takes the write lock); the current row follows it:
+    # prebuilt statements, one round trip on PostgreSQL (``click``).
+    event_id, fb = click.write(db_session, params, reset=action is Action.RESET)
     db_session.info[LAST_EVENT] = event_id  # the caller's receipt: which event this click became
-    if action is Action.RESET:
-        db_session.execute(delete(Feedback).where(Feedback.project_id == project_id, Feedback.key == key))
-        return None
-    values = {**fields, "last_event_id": event_id, "updated_by": user_id, "updated_at": now}
-    stmt = dialect_insert(db_session, Feedback).values(project_id=project_id, key=key, **values)
-    stmt = stmt.on_conflict_do_update(index_elements=["project_id", "key"], set_=values).returning(Feedback)
-    # The row as written, in the same round trip (populate_existing: a copy already in the session is refreshed).
-    return db_session.scalars(stmt, execution_options={"populate_existing": True}).one()
+    return fb
 
 
 def set_feedback(
