@@ -140,6 +140,8 @@ def test_results_offer_examples_for_a_task_level_story_and_read_their_metrics_ri
 
 
 def test_one_id_in_the_detail_the_feedback_list_the_undo_note_and_the_export(page, service, story, tmp_path):
+    sign_in(page, service)  # its own start: selected alone (``-k``), it used to find the page still blank
+    page.goto(f"{service.base_url}/#/p/{story['pid']}/results")
     nav = page.get_by_role("navigation", name="Project sections")
     nav.get_by_role("link", name="Instance explanations").click()
     page.get_by_label("Predictions").select_option("all")
