@@ -11,13 +11,13 @@ load test: the real app through FastAPI's TestClient, one request at a time.
 The project is built like bench/api_latency.py's ``build()`` (in a temporary folder; on PostgreSQL in a
 fresh database of its own on 127.0.0.1:5432, dropped afterwards). Per route and request: statements
 (SQLAlchemy ``before_cursor_execute``; an executemany counts once), commits, rollbacks and pool checkouts
-(on PostgreSQL each of these is a round trip too: the pool pre-pings a connection it hands out, and
-psycopg sends BEGIN on its own), and CPU in ``--repeats`` rounds of ``--requests`` requests per route (the
-routes in turn; the median round is reported, every round beside it): this process's
-``time.process_time`` (app, client and, on SQLite, the database; the ``health`` route shows the client's
-and the middleware's share) and, on PostgreSQL, the CPU of the app's database backends (from /proc, per
-connection the app opens). ``--profile ROUTE`` adds a cProfile of that route (the app's thread-pool calls
-run inline). Prints one JSON document; progress goes to stderr.
+(on PostgreSQL each of these is a round trip too: psycopg sends BEGIN on its own, and the pool pings a
+connection it hands out after a pause, ``xmd.db.engine.ping_when_idle``), and CPU in ``--repeats`` rounds
+of ``--requests`` requests per route (the routes in turn; the median round is reported, every round beside
+it): this process's ``time.process_time`` (app, client and, on SQLite, the database; the ``health`` route
+shows the client's and the middleware's share) and, on PostgreSQL, the CPU of the app's database backends
+(from /proc, per connection the app opens). ``--profile ROUTE`` adds a cProfile of that route (the app's
+thread-pool calls run inline). Prints one JSON document; progress goes to stderr.
 """
 
 from __future__ import annotations
