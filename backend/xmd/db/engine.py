@@ -159,10 +159,7 @@ def ping_when_idle(engine: Engine, idle_s: float = PING_AFTER_IDLE_S) -> None:
     would with pre-ping, and SQLAlchemy then replaces every connection of the pool older than it.
     Registered before any other checkout listener, so those only ever see a live connection."""
 
-    def on_checkin(_dbapi_connection: Any, record: Any) -> None:
-        record.info[_IDLE_SINCE] = time.monotonic()
-
-    def on_connect(_dbapi_connection: Any, record: Any) -> None:  # just opened: alive, no ping needed
+    def idle_from_now(_dbapi_connection: Any, record: Any) -> None:  # handed back, or just opened (alive)
         record.info[_IDLE_SINCE] = time.monotonic()
 
     def on_checkout(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
@@ -175,8 +172,8 @@ def ping_when_idle(engine: Engine, idle_s: float = PING_AFTER_IDLE_S) -> None:
             record.info.pop(_IDLE_SINCE, None)
             raise DisconnectionError(f"a pooled connection failed its ping: {type(exc).__name__}") from exc
 
-    event.listen(engine, "connect", on_connect)
-    event.listen(engine, "checkin", on_checkin)
+    event.listen(engine, "connect", idle_from_now)
+    event.listen(engine, "checkin", idle_from_now)
     event.listen(engine, "checkout", on_checkout)
 
 
