@@ -166,14 +166,16 @@ def test_cancel_stops_an_explain_job_inside_a_chunk(stack: Stack, seeded: dict) 
 
         project = projects.get_or_raise(db_session=db, project_id=seeded["project_id"])
         big = [
-            Example(id=e.id, text=e.text + LONG, label=e.label) for e in demo_examples(3000, prefix="x", shortcut=True)
+            Example(id=e.id, text=e.text + LONG, label=e.label) for e in demo_examples(8000, prefix="x", shortcut=True)
         ]
         ds = datasets.add_dataset(db_session=db, project=project, name="big_train", role="train", examples=big)
-    params = {"version_id": seeded["version_id"], "dataset_id": ds.id, "method": "grad_x_input", "chunk_size": 3000}
+    # one chunk that takes seconds even on a quiet machine (3,000 examples at 128 tokens took under two there,
+    # and the chunk ended before the cancel was read); a cancel ends it early, so the test stays short
+    params = {"version_id": seeded["version_id"], "dataset_id": ds.id, "method": "grad_x_input", "chunk_size": 8000}
     # the worker loads the model once (seconds on a busy machine): a small explain of the same version first
     warm = st.submit("explain", seeded["project_id"], {**params, "dataset_id": seeded["train_id"]})
     st.wait_status(warm, JobStatus.SUCCEEDED, timeout=120)
-    job_id = st.submit("explain", seeded["project_id"], {**params, "max_length": 128})
+    job_id = st.submit("explain", seeded["project_id"], {**params, "max_length": 256})
     st.wait(job_id, lambda j: j.status.finished or bool((j.result or {}).get("claims")))
     time.sleep(1.0)  # inside the one chunk
     assert st.job(job_id).result.get("claims"), "the chunk is claimed: the worker is explaining it"
