@@ -1406,6 +1406,31 @@ def _click_runs(docs: dict[str, Any]) -> list[str]:
     ]
 
 
+def _click_cost(docs: dict[str, Any]) -> list[str]:
+    """What one click costs in-process before → after (``route_cost.py --inline``, run back to back)."""
+    after, before = docs.get("route_cost_inline_click"), docs.get("route_cost_inline_click_before")
+    if not (after and before):
+        return []
+    cells = []
+    for db in ("postgresql", "sqlite"):
+        a, b = after["databases"][db]["instance_feedback_write"], before["databases"][db]["instance_feedback_write"]
+        pg = (
+            f", database CPU {b['db_backend_cpu_ms']:.2f} → {a['db_backend_cpu_ms']:.2f} ms"
+            if db == "postgresql"
+            else ""
+        )
+        cells.append(
+            f"{db}: {b['statements_per_request']:.0f} → {a['statements_per_request']:.0f} statements, app CPU "
+            f"{b['app_cpu_ms']:.2f} → {a['app_cpu_ms']:.2f} ms{pg}"
+        )
+    return [
+        "In-process, one request at a time (`bench/route_cost.py --inline`, `route_cost_inline_click_before.json` "
+        "then `route_cost_inline_click.json`, back to back; CPU varies about ±20 % between rounds), an instance "
+        f"click before → after: {'; '.join(cells)}. SQLite gains from the statements built once only.",
+        "",
+    ]
+
+
 def _api_pg1m_history(docs: dict[str, Any]) -> list[str]:
     """Earlier runs of the PostgreSQL 1M latency benchmark: the same session before the last change (same
     host, minutes apart: the comparison that holds), then earlier sessions (other host speeds)."""
@@ -1439,6 +1464,7 @@ def _api_pg1m_history(docs: dict[str, Any]) -> list[str]:
             "23.8–25.9 ms) were mostly the host's; the p95s move with the run about as much as with the code.",
             "",
             *_click_runs(docs),
+            *_click_cost(docs),
             *api_scenarios(befores[0]),
         ]
     stop22, before, run1 = (
@@ -2037,6 +2063,8 @@ def render(results: Path) -> str:
         "api_latency_pg1m_stop22_run1",
         "api_latency_pg1m_ping_before",
         "api_latency_pg1m_ping_before_run2",
+        "route_cost_inline_click",
+        "route_cost_inline_click_before",
         "api_latency_pg1m_run1",
         *CLICK_RUNS,
         "effect_sweep",
