@@ -271,6 +271,9 @@ def run_one(url: str, data_dir: Path, args: argparse.Namespace) -> dict[str, Any
     with TestClient(app, headers=headers) as client:
         first = client.get(f"/api/datasets/{info['dataset_id']}/examples", params={"limit": 1}).json()["items"][0]["id"]
         table = routes(info, first, args.explained)
+        unknown = sorted(set(args.routes or ()) - set(table))
+        if unknown:
+            raise SystemExit(f"unknown route(s) {unknown}; choose from {sorted(table)}")
         chosen = {name: make for name, make in table.items() if not args.routes or name in args.routes}
         firsts = {name: first_look(client, counter, make, k * 100_000) for k, (name, make) in enumerate(chosen.items())}
         blocks: dict[str, list[dict[str, float]]] = {name: [] for name in chosen}
