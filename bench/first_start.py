@@ -57,6 +57,19 @@ def _answers(url: str) -> bool:
         return False
 
 
+def _calibration(base: str, h: dict[str, str], pid: int) -> list[dict[str, Any]]:
+    """The phase log of the project's explain job: the timed batches of a retrain's work
+    (``xmd.core.calibrate``) the estimate of a first retrain rests on."""
+    items = httpx.get(f"{base}/api/projects/{pid}/jobs", headers=h).json()["items"]
+    for job in items:
+        if job["kind"] == "explain" and job.get("phases"):
+            return [
+                {k: p.get(k) for k in ("name", "kind", "done", "seconds")} | {"s_per_example": p["seconds"] / p["done"]}
+                for p in job["phases"]
+            ]
+    return []
+
+
 def retrain(base: str, h: dict[str, str], timeout_s: float, seed: int) -> dict[str, Any]:
     """The story's retrain through the API: remove the planted word for the task, estimate, retrain with
     the Retrain screen's defaults (only ``seed`` set) and wait for the new version to be ready."""
@@ -91,6 +104,9 @@ def retrain(base: str, h: dict[str, str], timeout_s: float, seed: int) -> dict[s
         "queued_s": started,
         "expected_s": estimate.get("expected_s"),
         "estimate_measured_before": estimate.get("measured_before"),
+        "estimate_rates_from": estimate.get("rates_from"),
+        "estimate_phases": {p["name"]: p.get("expected_s") for p in estimate.get("phases") or []},
+        "calibration": _calibration(base, h, pid),
         "steps": job["total_steps"],
         "params": {k: job["params"].get(k) for k in ("epochs", "batch_size", "max_length", "lr", "seed")},
         "phases": [

@@ -5,6 +5,7 @@ are known before it starts. Every test runs on SQLite and on PostgreSQL (see dbf
 
 from __future__ import annotations
 
+import pytest
 from apihelpers import Api
 from xmd.jobs import service as jobs
 from xmd.jobs.models import JobKind, JobStatus
@@ -114,3 +115,49 @@ def test_retrain_estimate_names_the_phases_and_uses_the_last_measured_rates(api:
     assert by_name["measure_after:clean"]["total"] == 6 * 25 and "6 runs" in by_name["train"]["label"]
     expected_cmp = 25 * 0.01 + 40 * 0.04 + 6 * (25 * 0.01 + 40 * 0.04 + 8.0 + 2.0)
     assert abs(cmp["expected_s"] - expected_cmp) < 1e-6
+
+
+def _succeeded(db, kind: JobKind, project_id: int, log: list[dict]) -> None:
+    """A finished job of ``kind`` whose phase log is ``log``."""
+    job = jobs.create(db_session=db, kind=kind, project_id=project_id, params={})
+    jobs.mark_running(db_session=db, job_id=job.id)
+    jobs.report_progress(db_session=db, job_id=job.id, progress=50, phase={"phases": log})
+    assert jobs.finish(db_session=db, job_id=job.id, result={})
+
+
+def test_before_any_retrain_the_estimate_uses_the_calibration_of_the_projects_explain_job(api: Api, project, db):
+    """A project's first explain job times a retrain's kinds of work (xmd.core.calibrate); until a retrain
+    has run, the estimate prices training between the step without feedback and the step where every row
+    has it, by the share of training rows with feedback: here every row, since the task word's count is
+    unknown (the version was never explained)."""
+    _feedback(api, project)
+    body = {"eval_max_examples": 25, "batch_size": 8, "epochs": 2}
+    url = f"/api/projects/{project['id']}/jobs/retrain/estimate"
+    est = api.post(url, json=body).json()
+    assert (est["expected_s"], est["rates_from"]) == (None, None)
+    timings = [
+        ("train_plain", 10, 1.0),
+        ("train_feedback", 10, 3.0),
+        ("measure", 20, 0.2),
+        ("shares_grad_x_input", 10, 0.2),
+        ("shares_occlusion", 2, 0.2),
+    ]
+    log = [
+        {"name": f"calibrate:{k}", "kind": k, "done": n, "total": n, "scale": 1, "seconds": s} for k, n, s in timings
+    ]
+    _succeeded(db, JobKind.EXPLAIN, project["id"], log)
+    est = api.post(url, json=body, role="viewer").json()
+    assert (est["rates_from"], est["measured_before"]) == ("calibration", False)
+    by_name = {p["name"]: p for p in est["phases"]}
+    assert by_name["train"]["expected_s"] == pytest.approx(10 * 8 * 0.3)  # 10 steps of 8, all rows at 0.3 s
+    assert by_name["measure_before:clean"]["expected_s"] == pytest.approx(25 * 0.01)
+    # saving was never timed: a minor phase, left out; the rest as timed
+    expected = 2 * 25 * 0.01 + 2 * 40 * (0.02 + 0.1) + 10 * 8 * 0.3
+    assert est["expected_s"] == pytest.approx(expected)
+
+    # the project's own retrain, once it has run, comes first
+    retrain = [{"name": "train", "kind": "train", "done": 10, "total": 10, "scale": 4, "seconds": 4.0}]
+    _succeeded(db, JobKind.RETRAIN, project["id"], retrain)
+    est = api.post(url, json=body).json()
+    assert (est["rates_from"], est["measured_before"]) == ("retrain", True)
+    assert {p["name"]: p for p in est["phases"]}["train"]["expected_s"] == pytest.approx(10 * 8 * 0.1)

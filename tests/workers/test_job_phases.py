@@ -212,3 +212,41 @@ def test_short_jobs_do_not_wait_behind_a_retrain(stack: Stack, seeded: dict) -> 
         for job_id in (second, first):
             jobs.request_cancel(db_session=db, job_id=job_id)
     assert st.wait_finished(first, timeout=30).status is JobStatus.CANCELLED
+
+
+def test_a_projects_first_explain_job_times_a_retrain_so_the_first_retrain_has_an_expected_duration(
+    stack: Stack, tiny_model_dir: Path
+) -> None:
+    """Before any retrain of a project, its first explain job times a few batches of each kind of a
+    retrain's work (xmd.core.calibrate) into its phase log; the estimate then has an expected duration,
+    from that calibration, with training priced by the share of rows with feedback (the task word's
+    explained examples plus the one with instance feedback). Only the first explain job calibrates."""
+    from xmd.core.calibrate import KINDS
+    from xmd.jobs import flows as job_flows
+    from xmd.jobs.schemas import RetrainIn
+    from xmd.projects import service as projects
+
+    if not any(w.poll() is None for w in stack.workers):
+        stack.start_workers(["p1"])
+    seeded = stack.seed_project(tiny_model_dir, name="calibrated")
+    explain = {"version_id": seeded["version_id"], "dataset_id": seeded["train_id"], "method": "grad_x_input"}
+    first = stack.wait_finished(stack.submit("explain", seeded["project_id"], explain), timeout=120)
+    assert first.status is JobStatus.SUCCEEDED, f"{first.error}\n{stack.all_logs()}"
+    assert [p["name"] for p in first.phases] == [f"calibrate:{k}" for k in KINDS]
+    assert all(p["done"] > 0 and p["seconds"] > 0 for p in first.phases)
+    assert first.result["n_explained"] == 24 and first.phase is None
+
+    with stack.factory() as db:
+        project = projects.get_or_raise(db_session=db, project_id=seeded["project_id"])
+        body = RetrainIn(**RETRAIN, version_id=seeded["version_id"])
+        est = job_flows.estimate_retrain(db, project, body)
+        mv = models.get(db_session=db, model_version_id=seeded["version_id"])
+        share = job_flows.feedback_share(db, project, mv, [seeded["train_id"]], 24)
+    assert est["rates_from"] == "calibration" and est["measured_before"] is False
+    assert est["expected_s"] is not None and est["expected_s"] > 0
+    n_shortcut = sum("spielberg" in e.text.lower() for e in demo_examples(24, prefix="t", shortcut=True))
+    assert 0 < n_shortcut < 23
+    assert share == pytest.approx((n_shortcut + 1) / 24)
+
+    again = stack.wait_finished(stack.submit("explain", seeded["project_id"], explain), timeout=120)
+    assert again.status is JobStatus.SUCCEEDED and again.phases is None  # calibrated once per project

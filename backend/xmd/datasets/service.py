@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -395,3 +396,16 @@ def core_examples(*, db_session: Session, dataset: Dataset, limit: int | None = 
     stmt = select(Example).where(Example.dataset_id == dataset.id).order_by(Example.id).limit(limit)
     split = dataset.role.value
     return [to_core(ex, split) for ex in db_session.scalars(stmt)]
+
+
+def sample_core_examples(*, db_session: Session, dataset: Dataset, n: int, seed: int = 0) -> list[CoreExample]:
+    """``n`` examples of a dataset drawn with ``seed`` (all of them when it has fewer), as core examples
+    in id order: reads the ids and then only the chosen rows, never the whole dataset's texts."""
+    ids = list(db_session.scalars(select(Example.id).where(Example.dataset_id == dataset.id).order_by(Example.id)))
+    chosen = sorted(random.Random(seed).sample(ids, min(n, len(ids))))
+    split = dataset.role.value
+    out: list[CoreExample] = []
+    for part in _chunks(chosen, 500):
+        stmt = select(Example).where(Example.id.in_(list(part))).order_by(Example.id)
+        out.extend(to_core(ex, split) for ex in db_session.scalars(stmt))
+    return out

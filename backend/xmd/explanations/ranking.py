@@ -356,6 +356,22 @@ def count_words(
     return int(db_session.scalar(select(func.count()).select_from(WordAggregate).where(*where)) or 0)
 
 
+def word_counts(*, db_session: Session, model_version_id: int, method: str, words: Sequence[str]) -> dict[str, int]:
+    """Examples of the explained set that contain each of ``words`` (keys as ``word_key`` gives them);
+    words never seen are left out. One indexed lookup per word (the aggregates' primary key)."""
+    keys = sorted({word_key(w.strip()) for w in words})
+    if not keys:
+        return {}
+    rows = db_session.execute(
+        select(WordAggregate.word, WordAggregate.count).where(
+            WordAggregate.model_version_id == model_version_id,
+            WordAggregate.method == method,
+            WordAggregate.word.in_(keys),
+        )
+    )
+    return {w: int(c) for w, c in rows}
+
+
 def word_stats(*, db_session: Session, model_version_id: int, method: str, word: str) -> WordStats | None:
     """Statistics of one word (any spelling; it is normalised with ``word_key``), or None if unseen."""
     project = project_of(db_session, model_version_id)

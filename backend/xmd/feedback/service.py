@@ -243,6 +243,20 @@ def list_feedback(
     return list(db_session.scalars(stmt.execution_options(populate_existing=True)))
 
 
+def count_examples_with_feedback(*, db_session: Session, project_id: int, dataset_ids: Sequence[int]) -> int:
+    """Examples of ``dataset_ids`` that carry instance feedback (each counted once)."""
+    stmt = (
+        select(func.count(func.distinct(Feedback.example_id)))
+        .join(Example, Example.id == Feedback.example_id)
+        .where(
+            Feedback.project_id == project_id,
+            Feedback.level == FeedbackLevel.INSTANCE,
+            Example.dataset_id.in_(list(dataset_ids)),
+        )
+    )
+    return int(db_session.scalar(stmt) or 0)
+
+
 def history(*, db_session: Session, project_id: int, key: str) -> list[FeedbackEvent]:
     """Every event of one key, oldest first (the audit trail, resets included)."""
     stmt = select(FeedbackEvent).where(FeedbackEvent.project_id == project_id, FeedbackEvent.key == key)

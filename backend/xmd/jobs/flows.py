@@ -17,6 +17,7 @@ from xmd.core.types import DataError, FeedbackError, Scope
 from xmd.datasets import service as datasets
 from xmd.datasets.models import DatasetRole
 from xmd.db.base import utcnow
+from xmd.explanations import ranking
 from xmd.feedback import service as feedback
 from xmd.feedback.models import FeedbackLevel
 from xmd.jobs import phases, service
@@ -28,6 +29,7 @@ from xmd.jobs.schemas import EvaluateIn, ExplainIn, PushIn, RetrainIn
 from xmd.projects import service as projects
 from xmd.projects.models import Project
 from xmd.versions import service as versions
+from xmd.versions.models import ModelVersion
 
 NO_TRAIN = "the project has no training dataset; upload one first"
 NO_EVAL = "the project has no eval dataset; upload one with role=eval first"
@@ -149,7 +151,7 @@ def sweep(db: Session, *, stale_after_s: float) -> dict[str, list]:
 
 def estimate_retrain(db: Session, project: Project, body: RetrainIn) -> dict[str, Any]:
     """What a retrain with these settings will do, phase by phase, and how long it should take at the
-    rates the project's last retrain measured (else any project's; None when no retrain finished yet).
+    rates of :func:`retrain_prior` (None when nothing was measured yet).
     The plan is the job's own (``versions.flows``): a ``task_scope`` other than all, or task feedback
     scoped by itself, adds the prediction of the training set first; with controls, every arm × seed
     trains and is measured (``phases.retrain_plan``'s ``runs``)."""
@@ -172,8 +174,7 @@ def estimate_retrain(db: Session, project: Project, body: RetrainIn) -> dict[str
         n_predict=n_train if predicts else 0,
         runs=(1 + len(body.controls)) * body.seeds if body.controls else 1,
     )
-    log = service.last_phases(db_session=db, kind=JobKind.RETRAIN, project_id=project.id)
-    prior = phases.rates(log)
+    prior, source = retrain_prior(db, project, mv, [ds.id for ds in train], n_train)
     return {
         "phases": [
             {
@@ -183,5 +184,41 @@ def estimate_retrain(db: Session, project: Project, body: RetrainIn) -> dict[str
             for p in plan
         ],
         "expected_s": phases.expected(plan, prior),
-        "measured_before": bool(log),
+        "measured_before": source == "retrain",
+        "rates_from": source,
     }
+
+
+def feedback_share(db: Session, project: Project, mv: ModelVersion, train_ids: list[int], n_train: int) -> float:
+    """At most this share of the training rows carries feedback: the examples with instance feedback plus,
+    for each task feedback word, the explained examples of ``mv`` that contain it (1 when a task word's
+    count is unknown because ``mv`` was not explained). An upper bound: labels and scopes are ignored."""
+    if n_train <= 0:
+        return 0.0
+    rows = feedback.count_examples_with_feedback(db_session=db, project_id=project.id, dataset_ids=train_ids)
+    words = [t.word for t in feedback.list_feedback(db_session=db, project_id=project.id, level=FeedbackLevel.TASK)]
+    if words:
+        method = projects.method_for(project, None)
+        counts = ranking.word_counts(db_session=db, model_version_id=mv.id, method=method, words=words)
+        if not counts:
+            return 1.0
+        rows += sum(counts.values())
+    return min(1.0, rows / n_train)
+
+
+def retrain_prior(
+    db: Session, project: Project, mv: ModelVersion, train_ids: list[int], n_train: int
+) -> tuple[dict[str, float], str | None]:
+    """The rates (seconds per example of each phase kind) a retrain of ``mv`` is expected to run at, and
+    where they come from: the project's last retrain (``"retrain"``); else the project's calibration, which
+    its first explain job timed (``"calibration"``, :func:`xmd.jobs.phases.calibrated_rates` at
+    :func:`feedback_share`); else any project's last retrain; else none (``{}, None``)."""
+    own = service.last_phases(db_session=db, kind=JobKind.RETRAIN, project_id=project.id, any_project=False)
+    if own:
+        return phases.rates(own), "retrain"
+    cal = service.last_phases(db_session=db, kind=JobKind.EXPLAIN, project_id=project.id, any_project=False)
+    if cal:
+        share = feedback_share(db, project, mv, train_ids, n_train)
+        return phases.calibrated_rates(phases.rates(cal), share), "calibration"
+    other = service.last_phases(db_session=db, kind=JobKind.RETRAIN)
+    return (phases.rates(other), "retrain") if other else ({}, None)

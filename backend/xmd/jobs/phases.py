@@ -6,7 +6,9 @@ the corrected examples, training, measuring and explaining v2, saving) and repor
 ``done / total``. The :class:`Tracker` turns that into the phase log stored on the job row, an overall
 progress and an ETA: every phase's remaining units times the seconds per unit measured for its kind
 (in this job, else in the last finished job of the same kind — the "expected duration" shown before a
-job starts, :func:`expected`). No rate measured yet means no ETA, never a guess.
+job starts, :func:`expected`). Before any retrain has run, a project's first explain job times a few
+batches of each kind of a retrain's work (``xmd.core.calibrate``, :func:`calibrated_rates`). No rate
+measured yet means no ETA, never a guess.
 """
 
 from __future__ import annotations
@@ -115,6 +117,44 @@ def rates(phases: Iterable[Phase | Mapping[str, Any]]) -> dict[str, float]:
         work = float(d.get("done") or 0) * float(d.get("scale") or 1.0)
         if d.get("seconds") is not None and work > 0:
             out.setdefault(str(d.get("kind") or _kind(str(d["name"]))), float(d["seconds"]) / work)
+    return out
+
+
+CALIBRATION_LABELS = {
+    "train_plain": "timing training steps without feedback",
+    "train_feedback": "timing training steps with feedback on every row",
+    "measure": "timing a forward pass (measuring)",
+    "shares_grad_x_input": "timing the explanation of corrected examples (grad_x_input)",
+    "shares_occlusion": "timing the explanation of corrected examples (occlusion)",
+}
+"""What the UI says while ``xmd.core.calibrate`` times each kind of a retrain's work."""
+
+
+def calibration_log(timings: Iterable[Any]) -> list[dict[str, Any]]:
+    """A phase log of ``xmd.core.calibrate.Timing`` items, which :func:`rates` reads like a job's."""
+    return [
+        Phase(
+            f"calibrate:{t.kind}",
+            CALIBRATION_LABELS.get(t.kind, t.kind),
+            t.examples,
+            kind=t.kind,
+            done=t.examples,
+            seconds=t.seconds,
+        ).to_dict()
+        for t in timings
+    ]
+
+
+def calibrated_rates(calibration: Mapping[str, float], feedback_share: float) -> dict[str, float]:
+    """A retrain's rates from a calibration's (:func:`rates` of :func:`calibration_log`): measuring and
+    explaining as timed; training between the step without feedback and the step where every row has
+    feedback, in proportion to the share of training rows with feedback (0–1), because only those rows
+    take the ER term's extra passes."""
+    out = {k: v for k, v in calibration.items() if not k.startswith("train_")}
+    if "train_plain" in calibration and "train_feedback" in calibration:
+        share = min(1.0, max(0.0, feedback_share))
+        plain = calibration["train_plain"]
+        out["train"] = plain + share * (calibration["train_feedback"] - plain)
     return out
 
 

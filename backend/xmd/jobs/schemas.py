@@ -104,7 +104,7 @@ class PhaseEstimate(BaseModel):
     label: str
     total: int
     unit: str
-    expected_s: float | None = Field(description="at the rate the last retrain measured; None: never measured")
+    expected_s: float | None = Field(description="at the rate of ``rates_from``; None: never measured")
 
 
 class RetrainEstimate(BaseModel):
@@ -113,6 +113,11 @@ class RetrainEstimate(BaseModel):
     phases: list[PhaseEstimate]
     expected_s: float | None = Field(description="the whole retrain; None until a retrain has measured every phase")
     measured_before: bool = Field(description="whether an earlier retrain measured the rates used")
+    rates_from: Literal["retrain", "calibration"] | None = Field(
+        default=None,
+        description="where the rates come from: an earlier retrain, or the calibration the project's first "
+        "explain job ran (a few timed batches of each kind of a retrain's work); None: nothing measured yet",
+    )
 
 
 class EvaluateIn(BaseModel):

@@ -246,12 +246,16 @@ def metrics(*, db_session: Session, job_id: str, after_id: int | None = None, li
     return list(db_session.scalars(stmt.order_by(JobMetric.id).limit(limit)))
 
 
-def last_phases(*, db_session: Session, kind: JobKind, project_id: int | None = None) -> list[dict[str, Any]]:
+def last_phases(
+    *, db_session: Session, kind: JobKind, project_id: int | None = None, any_project: bool = True
+) -> list[dict[str, Any]]:
     """The phase log of the latest succeeded job of ``kind`` (of the project when it has one, else of
-    any project): where expected durations come from. Empty when no such job reported phases."""
+    any project unless ``any_project`` is False): where expected durations come from. Empty when no
+    such job reported phases."""
     base = select(Job.phases).where(Job.kind == kind, Job.status == JobStatus.SUCCEEDED, Job.phases.is_not(None))
     order = (Job.finished_at.desc(), Job.id)
-    for stmt in ([base.where(Job.project_id == project_id)] if project_id is not None else []) + [base]:
+    own = [base.where(Job.project_id == project_id)] if project_id is not None else []
+    for stmt in own + ([base] if any_project or project_id is None else []):
         phases = db_session.scalar(stmt.order_by(*order).limit(1))
         if phases:
             return list(phases)

@@ -1902,7 +1902,7 @@ export interface components {
         PhaseEstimate: {
             /**
              * Expected S
-             * @description at the rate the last retrain measured; None: never measured
+             * @description at the rate of ``rates_from``; None: never measured
              */
             expected_s: number | null;
             /** Label */
@@ -2172,6 +2172,11 @@ export interface components {
             measured_before: boolean;
             /** Phases */
             phases: components["schemas"]["PhaseEstimate"][];
+            /**
+             * Rates From
+             * @description where the rates come from: an earlier retrain, or the calibration the project's first explain job ran (a few timed batches of each kind of a retrain's work); None: nothing measured yet
+             */
+            rates_from?: ("retrain" | "calibration") | null;
         };
         /**
          * RetrainIn

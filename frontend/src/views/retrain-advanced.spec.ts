@@ -171,3 +171,24 @@ describe('ProjectCreateForm with an archive', () => {
     expect((create.mock.calls[1][0] as FormData).has('base_model')).toBe(false)
   })
 })
+
+describe('RetrainView expected duration', () => {
+  it('says where the expected duration comes from: a calibration, an earlier retrain, or nothing yet', async () => {
+    const says = async (estimate: object) => {
+      A.retrainEstimate.mockResolvedValue({ phases: [], ...estimate } as never)
+      const w = mount(RetrainView, { global: { plugins: [router()] } })
+      await vi.waitFor(() => expect(w.find('[data-testid=retrain-estimate]').exists()).toBe(true), { timeout: 2000 })
+      const text = w.find('[data-testid=retrain-estimate]').text()
+      w.unmount()
+      return text
+    }
+    const calibrated = await says({ expected_s: 150, measured_before: false, rates_from: 'calibration' })
+    expect(calibrated).toContain('Expected duration: about')
+    expect(calibrated).toContain('timed on a few batches of your model and data')
+    const measured = await says({ expected_s: 150, measured_before: true, rates_from: 'retrain' })
+    expect(measured).toContain('at the rates the last retrain measured')
+    expect(measured).not.toContain('timed on a few batches')
+    const none = await says({ expected_s: null, measured_before: false, rates_from: null })
+    expect(none).toContain('known once the training set is explained or a retrain has run here')
+  })
+})

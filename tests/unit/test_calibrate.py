@@ -1,0 +1,91 @@
+"""Timing a retrain's kinds of work before any retrain ran (xmd.core.calibrate) and the rates it gives
+(xmd.jobs.phases): every kind is timed through the retrain's own code on a copy of the model, the model
+given is left as it was, and training is priced by the share of rows with feedback."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+import torch
+from xmd.core.calibrate import KINDS, _length_groups, sample_size, time_retrain_work
+from xmd.core.training import ERConfig, RetrainConfig, token_lengths
+from xmd.core.types import Example
+from xmd.jobs.phases import calibrated_rates, calibration_log, rates
+
+from tests.unit.test_training import shortcut_data
+
+SMALL = RetrainConfig(batch_size=4, max_length=32)
+
+
+def test_every_kind_is_timed_on_a_copy_and_the_model_is_left_as_it_was(tiny):
+    before = {k: v.clone() for k, v in tiny.model.state_dict().items()}
+    impl = getattr(tiny.model.config, "_attn_implementation", None)
+    seen: list[str] = []
+    out = time_retrain_work(tiny, shortcut_data(80), config=SMALL, er=ERConfig(), on_kind=seen.append)
+    assert [t.kind for t in out] == list(KINDS)
+    assert all(t.seconds > 0 for t in out)
+    by_kind = {t.kind: t for t in out}
+    # three length groups of a batch each are trained; measuring takes three random batches
+    assert by_kind["train_plain"].examples == by_kind["train_feedback"].examples == 3 * 4
+    assert by_kind["measure"].examples == 12 and by_kind["shares_occlusion"].examples == 8
+    assert set(seen) == set(KINDS)
+    after = tiny.model.state_dict()
+    assert all(torch.equal(before[k], after[k]) for k in before), "the calibration trained the given model"
+    assert getattr(tiny.model.config, "_attn_implementation", None) == impl
+    assert not tiny.model.training
+
+
+def test_a_cancel_raised_by_the_hook_stops_the_timing(tiny):
+    class Stop(Exception):
+        pass
+
+    def hook(kind: str) -> None:
+        if kind == "measure":
+            raise Stop
+
+    with pytest.raises(Stop):
+        time_retrain_work(tiny, shortcut_data(40), config=SMALL, on_kind=hook)
+
+
+def test_nothing_is_timed_without_labelled_examples(tiny):
+    unlabelled = [Example(id=str(i), text="a fine film", label=None) for i in range(10)]
+    assert time_retrain_work(tiny, unlabelled, config=SMALL) == []
+
+
+def test_length_groups_are_batches_of_similar_length_spread_over_the_lengths(tiny):
+    data = [Example(id=str(i), text=" ".join(["word"] * (1 + i % 30)), label=i % 2) for i in range(300)]
+    groups = _length_groups(tiny, data, batch_size=10, steps=3, max_length=64)
+    assert len(groups) == 30 and len({ex.id for ex in groups}) == 30
+    lengths = token_lengths(tiny, groups, 64)
+    batches = [lengths[i : i + 10] for i in range(0, 30, 10)]
+    spread = max(token_lengths(tiny, data, 64)) - min(token_lengths(tiny, data, 64))
+    # a retrain's bucketed batches pad little: each batch spans a sliver of the lengths ...
+    assert all(max(b) - min(b) <= spread / 10 for b in batches), batches
+    # ... and the batches are short, middle and long texts
+    assert max(batches[0]) <= min(batches[1]) and max(batches[1]) <= min(batches[2])
+    assert min(batches[0]) < min(batches[1]) < min(batches[2])
+    assert sample_size(SMALL) == 4 * 16
+
+
+def test_training_is_priced_by_the_share_of_rows_with_feedback():
+    timings = [
+        dataclasses.make_dataclass("T", ["kind", "examples", "seconds"])(k, n, s)
+        for k, n, s in [
+            ("train_plain", 10, 1.0),
+            ("train_feedback", 10, 3.0),
+            ("measure", 20, 1.0),
+            ("shares_grad_x_input", 10, 0.5),
+            ("shares_occlusion", 2, 1.0),
+        ]
+    ]
+    log = calibration_log(timings)
+    assert [p["name"] for p in log] == [f"calibrate:{t.kind}" for t in timings]
+    cal = rates(log)
+    want = {"train_plain": 0.1, "train_feedback": 0.3, "measure": 0.05}
+    assert cal == pytest.approx({**want, "shares_grad_x_input": 0.05, "shares_occlusion": 0.5})
+    none, half, every = (calibrated_rates(cal, s) for s in (0.0, 0.5, 1.0))
+    assert none["train"] == pytest.approx(0.1) and every["train"] == pytest.approx(0.3)
+    assert half["train"] == pytest.approx(0.2)
+    assert calibrated_rates(cal, 7.0)["train"] == pytest.approx(0.3)  # an over-count is capped at every row
+    assert half["measure"] == 0.05 and "train_plain" not in half and "train_feedback" not in half
