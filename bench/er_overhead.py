@@ -60,6 +60,8 @@ VARIANTS: dict[str, ERConfig | None] = {
     "both_attr_every4": ERConfig(attribution_every=4),
     "both_attr_every8": ERConfig(attribution_every=8),
     "both_rows4_every2": ERConfig(attribution_rows=4, attribution_every=2),
+    # The attribution term's gradient as a finite difference of two first-order passes (ERConfig.second_order).
+    "both_difference": ERConfig(second_order="difference"),
     # ERConfig.joint_forward (the default "auto" is "on" on a GPU, "off" on the CPU), forced either way.
     "both_split": ERConfig(joint_forward="off"),
     "both_joint": ERConfig(joint_forward="on"),

@@ -1648,14 +1648,16 @@ def effect(doc: dict[str, Any] | None, name: str = "effect_sweep", title: str | 
     return lines
 
 
-def er_interleaved(doc: dict[str, Any] | None) -> list[str]:
+def er_interleaved(
+    doc: dict[str, Any] | None, heading: str = "ER step levers, timed interleaved (issue 16)", levers_note: bool = True
+) -> list[str]:
     """The interleaved ER step timing (issue 16): variants step by step in one process."""
     if doc is None:
         return []
     p = doc["params"]
     env = doc["environment"]
     lines = [
-        "### ER step levers, timed interleaved (issue 16)",
+        f"### {heading}",
         "",
         f"`bench/er_overhead.py --interleaved`: one process, one step of each variant in turn for {p['timed_rounds']} "
         f"rounds after {p['warmup_rounds']} warm-up round(s), on one fixed batch of {p['batch_size']} demo texts "
@@ -1682,6 +1684,8 @@ def er_interleaved(doc: dict[str, Any] | None) -> list[str]:
         ["variant", "median step ms", "min step ms", "x plain (median)", "x plain (min)", "CPU ms", "x plain (CPU)"],
         rows,
     )
+    if not levers_note:
+        return lines
     lines += [
         "Two levers did not help on this CPU and were not kept (one-off measurements in one process, torch "
         "threads 1, load average about 9–10, not stored as JSON): **one forward over the batch and its erased "
@@ -1694,6 +1698,28 @@ def er_interleaved(doc: dict[str, Any] | None) -> list[str]:
         "",
     ]
     return lines
+
+
+def er_difference(doc: dict[str, Any] | None) -> list[str]:
+    """The finite-difference attribution gradient (``ERConfig.second_order="difference"``) timed against
+    the exact double backward (``er_overhead_interleaved_difference``)."""
+    if doc is None:
+        return []
+    r = doc["ratios"]
+    return [
+        *er_interleaved(doc, "The attribution term's gradient by a finite difference (`second_order`)", False),
+        "`both_difference` takes the attribution term's gradient as a finite difference of two first-order passes "
+        "(the embeddings of the feedback rows moved by 1e-3 of their norm along the direction the term wants, with "
+        "the same dropout masks) instead of a double backward pass. On MiniLM and this batch its parameter gradient "
+        "matched the exact one to 0.4 % (eval mode) and 0.5 % (train mode, same dropout) relative error "
+        "(`tests/unit/test_training_speed.py` checks the tiny model to 2 %). **On this CPU it is slower**: "
+        f"{f(r.get('both_difference_vs_plain_cpu'))}x a plain step against {f(r.get('both_default_vs_plain_cpu'))}x "
+        "for the exact default (CPU time): the first-order gradient with respect to the embeddings plus the moved "
+        "forward and its backward cost more than the double backward of the same rows. It stays an option, not "
+        "the default: its steps are first-order only, which is what `torch.compile` and CUDA graphs need (neither "
+        "differentiates twice), so it is the GPU lever to measure when a GPU is lent.",
+        "",
+    ]
 
 
 _PHASES = [
@@ -2169,6 +2195,7 @@ def render(results: Path) -> str:
     lines += er_overhead(docs["er_overhead"], [extra["er_overhead_share30"]])
     lines += er_before_fused(docs["er_overhead"], load(results, "er_overhead_before_fused"))
     lines += er_interleaved(extra["er_overhead_interleaved"])
+    lines += er_difference(load(results, "er_overhead_interleaved_difference"))
     lines += er_cpu_profile(load(results, "er_profile"))
     if gpu["er_overhead_cuda"]:
         lines += er_overhead(

@@ -31,10 +31,10 @@ if [[ "${DEVICE}" == "cuda" ]]; then
         # A GPU explains all 2,000 texts with IG in seconds: no subsample for batched IG here.
         [attribution_throughput]="attribution_throughput --device cuda --same-texts --repeats 3"
         [er_overhead]="er_overhead --device cuda --n 12 --warmup 2 --repeats 2"
-        [er_overhead_share30]="er_overhead --device cuda --n 12 --warmup 2 --repeats 2 --feedback-share 0.3 --variants plain erasure both_default"
+        [er_overhead_share30]="er_overhead --device cuda --n 12 --warmup 2 --repeats 2 --feedback-share 0.3 --variants plain erasure both_default both_difference"
         # A GPU step at batch 16 is bound by kernel launches: the same at batch 64.
-        [er_overhead_b64]="er_overhead --device cuda --n 12 --warmup 2 --repeats 2 --batch-size 64 --variants plain erasure both_default"
-        [er_overhead_b64_share30]="er_overhead --device cuda --n 12 --warmup 2 --repeats 2 --batch-size 64 --feedback-share 0.3 --variants plain erasure both_default"
+        [er_overhead_b64]="er_overhead --device cuda --n 12 --warmup 2 --repeats 2 --batch-size 64 --variants plain erasure both_default both_difference"
+        [er_overhead_b64_share30]="er_overhead --device cuda --n 12 --warmup 2 --repeats 2 --batch-size 64 --feedback-share 0.3 --variants plain erasure both_default both_difference"
         # HateXplain at max length 128, all three seeds (bench/real_data.py --full).
         [real_data]="real_data --device cuda --full --log runs/bench-real-data-cuda.jsonl --out bench/results/real_data_cuda.json"
         [effect_sweep]="effect_sweep --device cuda --workdir runs/bench-demo-cuda --objective both --losses mse mae --lams 0.3 1 3 --seeds 0 1 2 --log runs/bench-effect-cuda.jsonl ${EFFECT_ARGS[*]}"
@@ -49,7 +49,7 @@ else
         [ig_chunking]="ig_chunking --device ${DEVICE} ${THREADS_ARG[*]} --n 32 --n-steps 50 --budgets 512 1024 2048 4096"
         [er_overhead]="er_overhead --device ${DEVICE} ${THREADS_ARG[*]} --n 12 --warmup 2 --repeats 3"
         # The demo's own share of training rows that carry the feedback word (30 %), beside the 50 % above.
-        [er_overhead_share30]="er_overhead --device ${DEVICE} ${THREADS_ARG[*]} --n 12 --warmup 2 --repeats 3 --feedback-share 0.3 --variants plain erasure both_default"
+        [er_overhead_share30]="er_overhead --device ${DEVICE} ${THREADS_ARG[*]} --n 12 --warmup 2 --repeats 3 --feedback-share 0.3 --variants plain erasure both_default both_difference"
         [store_scale]="store_scale --n 100000 1000000 --db both"
         # One explain job over 1, 2 and 4 real Celery workers (Redis + PostgreSQL); the tiny model shows the
         # orchestration and the store, `--model minilm` the compute.

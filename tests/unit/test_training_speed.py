@@ -4,6 +4,7 @@ and the early-stop rule stops on converged series only."""
 
 from __future__ import annotations
 
+import math
 import random
 
 import pytest
@@ -312,3 +313,72 @@ def test_the_fused_optimizer_makes_the_updates_of_torchs_default_adamw(tiny_mode
         train_loop(m, shortcut_data(24), TrainConfig(batch_size=8, seed=1, lr=1e-3, epochs=1))
     after = torch.cat([q.detach().flatten() for q in m.model.parameters()])
     assert used and (after - before).abs().max() > 1e-4
+
+
+def _attribution_gradient(tiny, kind: torch.Tensor, second_order: str, seed: int) -> tuple[float, torch.Tensor]:
+    """The attribution term (objective ``attribution``) and every parameter's gradient of it, the exact way
+    (double backward) or by the finite difference; parameters the term does not reach count as zero."""
+    from xmd.core.training import _difference_forward, _er_term, _split_forward
+
+    batch = shortcut_data(8)
+    enc = encode(tiny.tokenizer, [ex.text for ex in batch])
+    labels = torch.tensor([ex.label for ex in batch])
+    fb = ((kind == 1).to(torch.float64), kind)
+    er = ERConfig(objective="attribution")
+    rows = (kind != 0).any(dim=1)
+    tiny.model.zero_grad()
+    torch.manual_seed(seed)
+    if second_order == "exact":
+        logits, ws = _split_forward(tiny.model, enc, labels, rows, "grad_x_input")
+        loss = _er_term(tiny.model, enc, labels, logits, ws, fb, er, rows)
+    else:
+        logits, term = _difference_forward(tiny.model, enc, labels, fb, er, rows)
+        loss = _er_term(tiny.model, enc, labels, logits, None, fb, er, rows, attribution=term)
+    loss.backward()
+    grads = [p.grad if p.grad is not None else torch.zeros_like(p) for p in tiny.model.parameters()]
+    return loss.item(), torch.cat([g.flatten() for g in grads])
+
+
+@pytest.mark.parametrize("training", [False, True])
+def test_the_difference_gives_the_attribution_terms_gradient(tiny, training):
+    """``second_order="difference"`` replaces the double backward by a finite difference of two first-order
+    passes: same loss value, and the same parameter gradient up to the difference's truncation error, with
+    dropout on too (the moved pass must draw the first pass's masks, or the difference is noise)."""
+    tiny.model.double()
+    for module in tiny.model.modules():  # the tiny model has no dropout of its own
+        if isinstance(module, torch.nn.Dropout):
+            module.p = 0.1 if training else 0.0
+    tiny.model.train(training)
+    kind = torch.zeros(8, 12, dtype=torch.long)
+    kind[[1, 4, 6], 0] = -1  # remove on three rows
+    kind[6, 2] = 1  # add on one of them
+    kind[3, 1] = 1  # and on a row with no remove
+    exact_value, exact = _attribution_gradient(tiny, kind, "exact", seed=5)
+    diff_value, diff = _attribution_gradient(tiny, kind, "difference", seed=5)
+    assert diff_value == pytest.approx(exact_value, rel=1e-9) and exact_value > 0
+    assert exact.norm() > 0
+    assert ((diff - exact).norm() / exact.norm()).item() < 0.02
+    if training:  # the control: another seed's masks in the exact run give another gradient
+        _, other = _attribution_gradient(tiny, kind, "exact", seed=6)
+        assert ((other - exact).norm() / exact.norm()).item() > 0.05
+
+
+def test_a_retrain_with_the_difference_trains_without_switching_to_eager_attention(tiny_model_dir):
+    """The difference needs no second derivative, so the model keeps its attention implementation; the
+    ER term is taken and lowers the removed word's share like the exact run does."""
+    from xmd.core.modeling import load_model
+
+    data = shortcut_data(24)
+    targets = FeedbackSet(task=[TaskFeedback(word="mango", action=Action.REMOVE)]).expand(data)
+    m = load_model(tiny_model_dir, device="cpu", attn_implementation="sdpa")
+    hist = train_loop(
+        m,
+        data,
+        TrainConfig(batch_size=8, seed=3, lr=1e-3, epochs=2),
+        er=ERConfig(second_order="difference"),
+        targets=targets,
+    )
+    assert m.model.config._attn_implementation == "sdpa"
+    assert all(s.er_loss > 0 for s in hist.steps[:1]) and all(math.isfinite(s.loss) for s in hist.steps)
+    with pytest.raises(ValueError, match="second_order"):
+        ERConfig(second_order="approximate").validate()

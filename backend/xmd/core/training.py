@@ -14,6 +14,11 @@ very differently (README, "Why both is the default"; ``bench/effect_sweep.py``):
   gradient explanations people look at may still light the word up.
 - ``both`` (default): ``erasure + attribution_weight · attribution`` — behaviour and display agree.
 
+The attribution term's gradient is a second derivative: by default the exact one, through a double
+backward pass; ``ERConfig.second_order="difference"`` takes it as a finite difference of two first-order
+passes instead (:func:`_difference_forward`; same gradient to about 0.5 %, slower on a CPU, first-order
+only, so a step that ``torch.compile`` or CUDA graphs could take).
+
 Training always starts from the weights it is given (the user's fine-tuned model), and the
 functions here never write to the model's source directory.
 """
@@ -48,6 +53,9 @@ satisfies (what the attribution term did before; the HateXplain benchmark found 
 raised |score| plausibility while lowering signed plausibility). Kept so that the change can be measured
 against the old behaviour on a dev split (``bench/real_data_dev.py --add-target magnitude``)."""
 TASK_SCOPES = ("all", "correct", "incorrect")
+SECOND_ORDER = ("exact", "difference")
+DIFFERENCE_STEP = 1e-3
+"""The finite difference's step, relative: the embeddings move by this fraction of their norm."""
 JOINT_FORWARD = ("auto", "on", "off")
 """Whether an ER step runs the batch and its erased copies through one forward pass (``ERConfig.joint_forward``)."""
 #: Length bucketing sorts pools of this many batches by length (bigger pools pad less, but the
@@ -187,6 +195,16 @@ class ERConfig:
             le=64,
         ),
     )
+    second_order: str = field(
+        default="exact",
+        metadata=opt(
+            "how the attribution term's gradient (a second derivative) is taken: 'exact' differentiates the "
+            "in-graph grad x input (a double backward pass); 'difference' takes it as a finite difference of "
+            "two first-order passes, the second with the embeddings moved a little along the direction the "
+            "term wants, with the same dropout (grad_x_input only; saliency stays exact)",
+            choices=SECOND_ORDER,
+        ),
+    )
     joint_forward: str = field(
         default="auto",
         metadata=opt(
@@ -244,6 +262,8 @@ class ERConfig:
             raise ValueError(f"unknown add_target {self.add_target!r}; choose one of {ADD_TARGETS}")
         if self.task_scope not in TASK_SCOPES:
             raise ValueError(f"unknown task_scope {self.task_scope!r}; choose one of {TASK_SCOPES}")
+        if self.second_order not in SECOND_ORDER:
+            raise ValueError(f"unknown second_order {self.second_order!r}; choose one of {SECOND_ORDER}")
         if self.joint_forward not in JOINT_FORWARD:
             raise ValueError(f"unknown joint_forward {self.joint_forward!r}; choose one of {JOINT_FORWARD}")
 
@@ -499,6 +519,7 @@ def _er_term(
     attr_rows: torch.Tensor | None = None,
     skip_attribution: bool = False,
     erased: Erased | None = None,
+    attribution: torch.Tensor | None = None,
 ) -> torch.Tensor:
     """``L_ER`` for one batch under the configured objective (``both`` adds the two terms), plus
     ``counterfactual_weight`` × the task loss on the counterfactuals when that weight is set.
@@ -507,7 +528,8 @@ def _er_term(
     how :func:`train_loop` avoids a second derivative through rows that have none.
     ``skip_attribution`` leaves the attribution term out on the batches that
     ``ERConfig.attribution_every`` skips (it is weighted by k on the others). ``erased``: the erased
-    copies :func:`_joint_forward` already ran.
+    copies :func:`_joint_forward` already ran. ``attribution``: the attribution term already taken
+    (:func:`_difference_forward`), weighted here like the in-graph one.
     """
     total = logits.new_zeros(())
     erased = dict(erased or {})
@@ -515,13 +537,15 @@ def _er_term(
         if -1 not in erased:
             erased[-1] = _counterfactual_logits(model, enc, fb)
         total = total + er.counterfactual_weight * _counterfactual_term(labels, *erased[-1])
-    if er.objective in ("attribution", "both") and (word_scores is not None or not skip_attribution):
+    weight = (er.attribution_weight if er.objective == "both" else 1.0) * er.attribution_every
+    if attribution is not None:
+        total = total + weight * attribution
+    elif er.objective in ("attribution", "both") and (word_scores is not None or not skip_attribution):
         assert word_scores is not None, "attribution objectives need in-graph word scores"
         sub_enc, sub_fb = enc, fb
         if attr_rows is not None:
             sub_enc = enc.select(attr_rows)
             sub_fb = tuple(t[attr_rows][:, : word_scores.shape[1]] for t in fb)
-        weight = (er.attribution_weight if er.objective == "both" else 1.0) * er.attribution_every
         total = total + weight * _attribution_term(sub_enc, word_scores, sub_fb, er)
     if er.objective in ("erasure", "both"):
         total = total + _erasure_term(model, enc, labels, logits, fb, er, erased)
@@ -549,6 +573,73 @@ def _split_forward(
     order = torch.cat([attr_rows.nonzero().flatten(), rest.nonzero().flatten()])
     logits = torch.cat([attr_logits, rest_logits.to(attr_logits.dtype)])[torch.argsort(order)]
     return logits, word_scores
+
+
+def _rng_state(device: torch.device) -> tuple[torch.Tensor, torch.Tensor | None]:
+    cuda = torch.cuda.get_rng_state(device) if device.type == "cuda" else None
+    return torch.get_rng_state(), cuda
+
+
+def _set_rng_state(device: torch.device, state: tuple[torch.Tensor, torch.Tensor | None]) -> None:
+    torch.set_rng_state(state[0])
+    if state[1] is not None:
+        torch.cuda.set_rng_state(state[1], device)
+
+
+def _difference_forward(
+    model: torch.nn.Module,
+    enc,
+    labels: torch.Tensor,
+    fb: tuple[torch.Tensor, torch.Tensor],
+    er: ERConfig,
+    attr_rows: torch.Tensor,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Logits of the whole batch and the attribution term of the ``attr_rows``, whose gradient is taken
+    by a finite difference instead of a double backward pass.
+
+    The term depends on the parameters through the token scores ``s_t = <∇_e F, e_t>`` (grad x input of
+    the gold logit F). With ``w_t = ∂term/∂s_t`` (cheap, first order) and ``u_t = w_t e_t``, its gradient is
+    ``d/dθ <∇_e F, u>`` plus ``Σ_t w_t <∇_e_t F, d e_t/dθ>`` (the embedding table's own path), and
+    ``<∇_e F, u> ≈ (F(e + εu) − F(e)) / ε``: one more forward pass of those rows with the embeddings moved
+    along ``u``, with the same dropout masks, then a single backward pass for everything. Returns
+    ``(logits [B, C] in batch order, term)``: ``term`` has the attribution term's value and its gradient.
+    """
+    from xmd.core.attribution import _forward_embeds
+    from xmd.core.words import merge_to_words
+
+    sub, y = enc.select(attr_rows), labels[attr_rows].view(-1, 1)
+    device = sub.input_ids.device
+    state = _rng_state(device)
+    embeds = model.get_input_embeddings()(sub.input_ids)
+    attr_logits = _forward_embeds(model, sub, embeds)
+    picked = attr_logits.gather(1, y).sum()
+    (grads,) = torch.autograd.grad(picked, embeds, retain_graph=True)
+    e, g = embeds.detach(), grads.detach()
+    with torch.enable_grad():
+        token_scores = (g * e).sum(dim=-1).requires_grad_(True)
+        word_scores = merge_to_words(token_scores * sub.attention_mask.to(e.dtype), sub.word_index, sub.max_words)
+        sub_fb = tuple(t[attr_rows][:, : word_scores.shape[1]] for t in fb)
+        value = _attribution_term(sub, word_scores, sub_fb, er)
+        (w,) = torch.autograd.grad(value, token_scores)
+    u = w.unsqueeze(-1) * e
+    u_norm = u.norm()
+    if float(u_norm) == 0.0:
+        term = value.detach() + 0.0 * picked
+    else:
+        eps = DIFFERENCE_STEP * float(e.norm()) / float(u_norm)
+        after = _rng_state(device)
+        _set_rng_state(device, state)
+        moved = _forward_embeds(model, sub, embeds + eps * u)
+        _set_rng_state(device, after)
+        surrogate = (moved.gather(1, y).sum() - picked) / eps + (w.unsqueeze(-1) * g * embeds).sum()
+        term = value.detach() + surrogate - surrogate.detach()
+    rest = ~attr_rows
+    if not bool(rest.any()):
+        return attr_logits, term
+    rest_logits = model(**enc.select(rest).model_inputs()).logits
+    order = torch.cat([attr_rows.nonzero().flatten(), rest.nonzero().flatten()])
+    logits = torch.cat([attr_logits, rest_logits.to(attr_logits.dtype)])[torch.argsort(order)]
+    return logits, term
 
 
 def _joint_forward(
@@ -650,7 +741,8 @@ def train_loop(
     use_er = er is not None and er.lam > 0 and bool(targets)
     model, device = loaded.model, loaded.device
     joint = use_er and er.joint_on(device)
-    if use_er and er.objective != "erasure":
+    difference = use_er and er.second_order == "difference" and er.method == "grad_x_input"
+    if use_er and er.objective != "erasure" and not difference:
         impl = getattr(model.config, "_attn_implementation", "eager")
         if impl not in ("eager", None):
             if hasattr(model, "set_attn_implementation"):
@@ -723,11 +815,13 @@ def train_loop(
                 skip_attr = use_er and (epoch * batches_per_epoch + bi) % er.attribution_every != 0
                 # Named ranges for torch.profiler (bench/er_profile.py); a few microseconds when none runs.
                 with amp, record_function("xmd.forward_and_loss"):
-                    word_scores, attr_rows, erased = None, None, None
+                    word_scores, attr_rows, erased, attribution = None, None, None, None
                     if fb is not None and er.objective != "erasure" and not skip_attr:
                         attr_rows = (fb[1] != 0).any(dim=1)
                         attr_rows = _attribution_subset(attr_rows, er.attribution_rows, er_gen)
-                    if fb is not None and joint:
+                    if attr_rows is not None and difference:
+                        logits, attribution = _difference_forward(model, enc, labels, fb, er, attr_rows)
+                    elif fb is not None and joint:
                         logits, word_scores, erased = _joint_forward(model, enc, labels, fb, er, attr_rows)
                     elif attr_rows is not None:
                         logits, word_scores = _split_forward(model, enc, labels, attr_rows, er.method)
@@ -735,7 +829,9 @@ def train_loop(
                         logits = model(**enc.model_inputs()).logits
                     task_loss = F.cross_entropy(logits.float(), labels)
                     er_loss = (
-                        _er_term(model, enc, labels, logits, word_scores, fb, er, attr_rows, skip_attr, erased)
+                        _er_term(
+                            model, enc, labels, logits, word_scores, fb, er, attr_rows, skip_attr, erased, attribution
+                        )
                         if fb is not None
                         else task_loss.new_zeros(())
                     )

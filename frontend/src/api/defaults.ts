@@ -49,6 +49,7 @@ export const schemaDefaults = {
     "objective": "both",
     "quality": false,
     "rationale_column": "",
+    "second_order": "exact",
     "seed": 0,
     "seeds": 1,
     "task_scope": "all",
@@ -551,6 +552,15 @@ export const schemaFields = {
       "title": "Rationale Column",
       "help": "with controls: eval-set column of human rationales for plausibility (AUPRC, token-F1)",
       "type": "string"
+    },
+    "second_order": {
+      "title": "Second Order",
+      "help": "how the attribution term's gradient (a second derivative) is taken: 'exact' differentiates the in-graph grad x input (a double backward pass); 'difference' takes it as a finite difference of two first-order passes, the second with the embeddings moved a little along the direction the term wants, with the same dropout (grad_x_input only; saliency stays exact)",
+      "type": "string",
+      "choices": [
+        "exact",
+        "difference"
+      ]
     },
     "seed": {
       "title": "Seed",

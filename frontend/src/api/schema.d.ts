@@ -2374,6 +2374,13 @@ export interface components {
              */
             rationale_column?: string;
             /**
+             * Second Order
+             * @description how the attribution term's gradient (a second derivative) is taken: 'exact' differentiates the in-graph grad x input (a double backward pass); 'difference' takes it as a finite difference of two first-order passes, the second with the embeddings moved a little along the direction the term wants, with the same dropout (grad_x_input only; saliency stays exact)
+             * @default exact
+             * @enum {string}
+             */
+            second_order?: "exact" | "difference";
+            /**
              * Seed
              * @description seed for shuffling and initialisation
              * @default 0
