@@ -1720,7 +1720,9 @@ def er_difference(doc: dict[str, Any] | None) -> list[str]:
         "for the exact default (CPU time): the first-order gradient with respect to the embeddings plus the moved "
         "forward and its backward cost more than the double backward of the same rows. It stays an option, not "
         "the default: its steps are first-order only, which is what `torch.compile` and CUDA graphs need (neither "
-        "differentiates twice), so it is the GPU lever to measure when a GPU is lent.",
+        "differentiates twice), so it is the GPU lever to measure when a GPU is lent. (`torch.compile` itself does "
+        "not help on this CPU: a one-off check, not stored as JSON, compiled MiniLM with dynamic shapes in 300 s "
+        "and then ran plain steps of 32 demo texts at 0.97 s against 0.83 s uncompiled, 2 torch threads.)",
         "",
     ]
 
