@@ -565,14 +565,19 @@ def _split_forward(
     attr_logits, word_scores, _ = gradient_word_scores(
         model, enc.select(attr_rows), labels[attr_rows], method=method, create_graph=True
     )
+    return _with_rest(model, enc, attr_rows, attr_logits), word_scores
+
+
+def _with_rest(model: torch.nn.Module, enc, attr_rows: torch.Tensor, attr_logits: torch.Tensor) -> torch.Tensor:
+    """Logits of the whole batch in batch order: ``attr_logits`` (of the ``attr_rows``, already run) and a
+    plain forward of the other rows."""
     rest = ~attr_rows
     if not bool(rest.any()):
-        return attr_logits, word_scores
+        return attr_logits
     rest_logits = model(**enc.select(rest).model_inputs()).logits
     # Rows in (feedback rows, other rows) order, put back in batch order.
     order = torch.cat([attr_rows.nonzero().flatten(), rest.nonzero().flatten()])
-    logits = torch.cat([attr_logits, rest_logits.to(attr_logits.dtype)])[torch.argsort(order)]
-    return logits, word_scores
+    return torch.cat([attr_logits, rest_logits.to(attr_logits.dtype)])[torch.argsort(order)]
 
 
 def _rng_state(device: torch.device) -> tuple[torch.Tensor, torch.Tensor | None]:
@@ -633,13 +638,7 @@ def _difference_forward(
         _set_rng_state(device, after)
         surrogate = (moved.gather(1, y).sum() - picked) / eps + (w.unsqueeze(-1) * g * embeds).sum()
         term = value.detach() + surrogate - surrogate.detach()
-    rest = ~attr_rows
-    if not bool(rest.any()):
-        return attr_logits, term
-    rest_logits = model(**enc.select(rest).model_inputs()).logits
-    order = torch.cat([attr_rows.nonzero().flatten(), rest.nonzero().flatten()])
-    logits = torch.cat([attr_logits, rest_logits.to(attr_logits.dtype)])[torch.argsort(order)]
-    return logits, term
+    return _with_rest(model, enc, attr_rows, attr_logits), term
 
 
 def _joint_forward(
