@@ -6,6 +6,7 @@ sweep that cleans up after a dead worker is :func:`sweep`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any
 
@@ -174,7 +175,7 @@ def estimate_retrain(db: Session, project: Project, body: RetrainIn) -> dict[str
         n_predict=n_train if predicts else 0,
         runs=(1 + len(body.controls)) * body.seeds if body.controls else 1,
     )
-    prior, source = retrain_prior(db, project, mv, [ds.id for ds in train], n_train)
+    prior, source = retrain_prior(db, project, mv, [ds.id for ds in train], n_train, [t.word for t in task])
     return {
         "phases": [
             {
@@ -189,14 +190,24 @@ def estimate_retrain(db: Session, project: Project, body: RetrainIn) -> dict[str
     }
 
 
-def feedback_share(db: Session, project: Project, mv: ModelVersion, train_ids: list[int], n_train: int) -> float:
+def feedback_share(
+    db: Session,
+    project: Project,
+    mv: ModelVersion,
+    train_ids: list[int],
+    n_train: int,
+    words: Sequence[str] | None = None,
+) -> float:
     """At most this share of the training rows carries feedback: the examples with instance feedback plus,
     for each task feedback word, the explained examples of ``mv`` that contain it (1 when a task word's
-    count is unknown because ``mv`` was not explained). An upper bound: labels and scopes are ignored."""
+    count is unknown because ``mv`` was not explained). An upper bound: labels and scopes are ignored.
+    ``words``: the task feedback's words when the caller has them already (else they are read)."""
     if n_train <= 0:
         return 0.0
     rows = feedback.count_examples_with_feedback(db_session=db, project_id=project.id, dataset_ids=train_ids)
-    words = [t.word for t in feedback.list_feedback(db_session=db, project_id=project.id, level=FeedbackLevel.TASK)]
+    if words is None:
+        task = feedback.list_feedback(db_session=db, project_id=project.id, level=FeedbackLevel.TASK)
+        words = [t.word for t in task]
     if words:
         method = projects.method_for(project, None)
         counts = ranking.word_counts(db_session=db, model_version_id=mv.id, method=method, words=words)
@@ -207,18 +218,24 @@ def feedback_share(db: Session, project: Project, mv: ModelVersion, train_ids: l
 
 
 def retrain_prior(
-    db: Session, project: Project, mv: ModelVersion, train_ids: list[int], n_train: int
+    db: Session,
+    project: Project,
+    mv: ModelVersion,
+    train_ids: list[int],
+    n_train: int,
+    words: Sequence[str] | None = None,
 ) -> tuple[dict[str, float], str | None]:
     """The rates (seconds per example of each phase kind) a retrain of ``mv`` is expected to run at, and
     where they come from: the project's last retrain (``"retrain"``); else the project's calibration, which
     its first explain job timed (``"calibration"``, :func:`xmd.jobs.phases.calibrated_rates` at
-    :func:`feedback_share`); else any project's last retrain; else none (``{}, None``)."""
+    :func:`feedback_share`, given the task ``words`` if known); else any project's last retrain; else none
+    (``{}, None``)."""
     own = service.last_phases(db_session=db, kind=JobKind.RETRAIN, project_id=project.id, any_project=False)
     if own:
         return phases.rates(own), "retrain"
     cal = service.last_phases(db_session=db, kind=JobKind.EXPLAIN, project_id=project.id, any_project=False)
     if cal:
-        share = feedback_share(db, project, mv, train_ids, n_train)
+        share = feedback_share(db, project, mv, train_ids, n_train, words)
         return phases.calibrated_rates(phases.rates(cal), share), "calibration"
     other = service.last_phases(db_session=db, kind=JobKind.RETRAIN)
     return (phases.rates(other), "retrain") if other else ({}, None)

@@ -178,7 +178,9 @@ def _retrain(
             n_share=len({f.example_id for f in feedback.instance}) if not feedback.task else len(train),
             n_predict=len(train) if predicts else 0,
         ),
-        prior=job_flows.retrain_prior(db, project, parent, [ds.id for ds in train_sets], len(train))[0],
+        prior=job_flows.retrain_prior(
+            db, project, parent, [ds.id for ds in train_sets], len(train), [t.word for t in feedback.task]
+        )[0],
     )
     lo, hi = TRAIN_SHARE
 
