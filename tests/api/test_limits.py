@@ -118,8 +118,8 @@ def test_statement_past_its_budget_is_cancelled_with_503(api: Api, db_url: str, 
 
     @app.get("/slow-query")
     def slow_query(db: Annotated[Any, Depends(get_db)]) -> dict[str, int]:
-        """Stands in for any statement that would run for 5 s (a search on a huge dataset)."""
-        db.execute(text("SELECT pg_sleep(5)"))
+        """Stands in for any statement that would run for a minute (a search on a huge dataset)."""
+        db.execute(text("SELECT pg_sleep(60)"))
         return {"ok": 1}
 
     try:
@@ -128,7 +128,8 @@ def test_statement_past_its_budget_is_cancelled_with_503(api: Api, db_url: str, 
             r = client.get("/slow-query")
             assert r.status_code == 503, r.text
             assert "XMD_STATEMENT_TIMEOUT_MS" in r.json()["detail"]
-            assert time.perf_counter() - start < 3
+            # cancelled at 300 ms, not after the minute (the margin is for a loaded CI host: 3.8 s seen once)
+            assert time.perf_counter() - start < 20
             assert client.get("/api/me", headers=api.h("viewer")).status_code == 200  # its connection is usable
     finally:
         engine.dispose()

@@ -356,24 +356,18 @@ def count_words(
     return int(db_session.scalar(select(func.count()).select_from(WordAggregate).where(*where)) or 0)
 
 
-WORDS_PER_STATEMENT = 500
-"""The most words :func:`word_counts` looks up in one statement."""
+WORDS_PER_STATEMENT = 500  # an imported word list can hold thousands
 
 
 def word_counts(*, db_session: Session, model_version_id: int, method: str, words: Sequence[str]) -> dict[str, int]:
-    """Examples of the explained set that contain each of ``words`` (keys as ``word_key`` gives them);
-    words never seen are left out. One indexed lookup per word (the aggregates' primary key), in statements
-    of at most :data:`WORDS_PER_STATEMENT` words (an imported word list can hold thousands)."""
+    """Examples of the explained set that contain each of ``words`` (keyed by ``word_key``; unseen words left
+    out): primary-key lookups, at most :data:`WORDS_PER_STATEMENT` words per statement."""
     keys = sorted({word_key(w.strip()) for w in words})
     out: dict[str, int] = {}
     for i in range(0, len(keys), WORDS_PER_STATEMENT):
-        rows = db_session.execute(
-            select(WordAggregate.word, WordAggregate.count).where(
-                WordAggregate.model_version_id == model_version_id,
-                WordAggregate.method == method,
-                WordAggregate.word.in_(keys[i : i + WORDS_PER_STATEMENT]),
-            )
-        )
+        where = (WordAggregate.model_version_id == model_version_id, WordAggregate.method == method)
+        chunk = WordAggregate.word.in_(keys[i : i + WORDS_PER_STATEMENT])
+        rows = db_session.execute(select(WordAggregate.word, WordAggregate.count).where(*where, chunk))
         out.update({w: int(c) for w, c in rows})
     return out
 
