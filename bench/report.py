@@ -234,7 +234,7 @@ def targets(docs: dict[str, dict[str, Any] | None]) -> list[str]:
                     "bench/demo_speed.py on this CPU, load in its section",
                 ]
             )
-    for name in ("first_start_retrain", "first_start_retrain_calibrated"):
+    for name in ("first_start_retrain", "first_start_retrain_calibrated", "first_start_retrain_calibrated_stop25"):
         ui = (docs.get(name) or {}).get("retrain")
         if not ui:
             continue
@@ -2031,10 +2031,16 @@ def ui_story(doc: dict[str, Any] | None, earlier: dict[str, Any] | None = None, 
     return lines
 
 
-def first_estimate(doc: dict[str, Any] | None, earlier: dict[str, Any] | None, earlier_name: str) -> list[str]:
+def first_estimate(
+    doc: dict[str, Any] | None,
+    earlier: dict[str, Any] | None,
+    earlier_name: str,
+    rerun: dict[str, Any] | None = None,
+    rerun_name: str = "",
+) -> list[str]:
     """The expected duration shown before a project's first retrain (``bench/first_start.py --retrain`` on
     the code where the first explain job times a retrain's work, ``xmd.core.calibrate``) against the
-    retrain's real phases."""
+    retrain's real phases; ``rerun``: the same benchmark on another session's host (hosts differ 2-3x)."""
     if not doc or not (doc.get("retrain") or {}).get("calibration"):
         return []
     r = doc["retrain"]
@@ -2068,6 +2074,27 @@ def first_estimate(doc: dict[str, Any] | None, earlier: dict[str, Any] | None, e
         "",
         *table(["timed kind", "examples", "seconds", "ms per example"], cal),
         *_host_speed(doc, earlier, earlier_name),
+        *_estimate_rerun(rerun, rerun_name, doc),
+    ]
+
+
+def _estimate_rerun(rerun: dict[str, Any] | None, name: str, first: dict[str, Any]) -> list[str]:
+    """One paragraph for a later run of the calibrated first retrain, on another session's host."""
+    if not rerun or not (rerun.get("retrain") or {}).get("calibration"):
+        return []
+    r = rerun["retrain"]
+    spent = sum(c["seconds"] for c in r["calibration"])
+    train = next(ph["seconds"] for ph in r["phases"] if ph["name"] == "train")
+    est_train = (r.get("estimate_phases") or {}).get("train")
+    return [
+        f"**Rerun on a later session's host** (`{name}.json`, same code path; the fine-tune took "
+        f"{rerun['fine_tune_s_per_step']:.3f} s/step here against {first['fine_tune_s_per_step']:.3f} above, so "
+        f"this host is {first['fine_tune_s_per_step'] / rerun['fine_tune_s_per_step']:.1f}x faster): the timing "
+        f"took {spent:.1f} s of the explain job; the estimate said **{r['expected_s']:.0f} s** and the retrain "
+        f"took **{r['seconds']:.0f} s** ({r['expected_s'] / r['seconds']:.2f}x), its training "
+        + (f"{train:.0f} s against {est_train:.0f} s expected" if est_train else f"{train:.0f} s")
+        + f". `uptime` at the start: {rerun['uptime_start']}; at the end: {rerun['uptime_end']}.",
+        "",
     ]
 
 
@@ -2167,6 +2194,7 @@ def render(results: Path) -> str:
         **{f"demo_speed_seed{seed}": load(results, f"demo_speed_seed{seed}") for seed in range(3)},
         "first_start_retrain": load(results, "first_start_retrain"),
         "first_start_retrain_calibrated": load(results, "first_start_retrain_calibrated"),
+        "first_start_retrain_calibrated_stop25": load(results, "first_start_retrain_calibrated_stop25"),
         "real_data_gpu": load(results, "real_data_gpu"),
     }
     lines = [
@@ -2245,7 +2273,11 @@ def render(results: Path) -> str:
     earlier = next((n for n in ("first_start_retrain_stop21", "first_start_retrain_stop19") if load(results, n)), "")
     lines += ui_story(load(results, "first_start_retrain"), load(results, earlier) if earlier else None, earlier)
     lines += first_estimate(
-        load(results, "first_start_retrain_calibrated"), load(results, "first_start_retrain"), "first_start_retrain"
+        load(results, "first_start_retrain_calibrated"),
+        load(results, "first_start_retrain"),
+        "first_start_retrain",
+        load(results, "first_start_retrain_calibrated_stop25"),
+        "first_start_retrain_calibrated_stop25",
     )
     lines += store(docs["store_scale"], docs["store_scale_before"], docs["store_scale_before_batch"])
     lines += worker_scaling(_worker_docs(docs), results)
