@@ -143,6 +143,39 @@ def test_cancel_leaves_nothing_behind(tiny_model_dir, tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+def test_every_phase_of_a_retrain_is_heard_before_its_work(tiny_model_dir, tmp_path):
+    """A job times a phase from its hook's first call: a hook first heard after the first batch gave that
+    batch's time to the phase before (a retrain's grad x input shares read 4x what they cost)."""
+    events: list[tuple[str, int]] = []
+
+    def on_phase(name: str):
+        return lambda done, total: events.append((name, done)) or True
+
+    def on_step(info) -> bool:
+        events.append(("step", info.step))
+        return True
+
+    fb = FeedbackSet(task=[TaskFeedback(word="mango", action=Action.REMOVE)])
+    data = shortcut_data(16)
+    debug(
+        tiny_model_dir,
+        data,
+        fb,
+        tmp_path / "v1",
+        config=TrainConfig(batch_size=8),
+        eval_sets={"held": shortcut_data(8, seed=1)},
+        callback=on_step,
+        on_phase=on_phase,
+    )
+    phases = [name for name, _ in events if name != "step"]
+    firsts = {name: next(done for n, done in events if n == name) for name in phases}
+    assert {"measure_before:held", "shares_before:grad_x_input", "train", "shares_after:occlusion"} <= set(firsts)
+    assert set(firsts.values()) == {0}, firsts
+    assert events.index(("train", 0)) < events.index(("step", 1))
+    after_train = [n for n, _ in events[events.index(("step", 2)) :]]
+    assert "train" not in after_train  # its start came from the pipeline, its progress from the callback
+
+
 def test_feedback_matching_nothing_is_an_error(tiny_model_dir, tmp_path):
     fb = FeedbackSet(task=[TaskFeedback(word="zebra", action=Action.REMOVE)])
     with pytest.raises(XMDError, match="matches no word"):

@@ -243,6 +243,8 @@ def explain(
     for t in targets_in:
         if t is not None and not 0 <= t < loaded.num_labels:
             raise ValueError(f"target class {t} is out of range for {loaded.num_labels} classes")
+    if texts:  # the phase starts now, not when its first batch is done (a job times its phases by these)
+        tick(on_batch, 0, len(texts))
     model = loaded.model
     was_training = model.training
     model.eval()

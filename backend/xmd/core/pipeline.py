@@ -23,7 +23,15 @@ from xmd.core.feedback import FeedbackSet
 from xmd.core.modelcard import render_model_card
 from xmd.core.modeling import LoadedModel, load_model, save_model
 from xmd.core.predict import predict_proba
-from xmd.core.training import ERConfig, FeedbackTargets, ProgressCallback, TrainConfig, TrainHistory, train_loop
+from xmd.core.training import (
+    ERConfig,
+    FeedbackTargets,
+    ProgressCallback,
+    TrainConfig,
+    TrainHistory,
+    count_steps,
+    train_loop,
+)
 from xmd.core.types import Example, Progress, Scope, XMDError, tick
 
 PhaseHook = Callable[[str], Progress]
@@ -283,6 +291,8 @@ def debug(
         sets, totals = cap_sets(dict(eval_sets or {}), config.eval_max_examples, config.seed)
         before = measure_sets(loaded, sets, totals, config, on_phase, "measure_before")
         shares_before = measure("shares_before")
+        if on_phase is not None:  # training starts now (``callback`` first hears of it after one step)
+            tick(on_phase("train"), 0, count_steps(len(train), config))
         history = train_loop(loaded, train, config, er=er, targets=targets, callback=callback, progress=progress)
         after = measure_sets(loaded, sets, totals, config, on_phase, "measure_after")
         shares_after = measure("shares_after")

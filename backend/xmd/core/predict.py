@@ -24,6 +24,8 @@ def predict_proba(
 ) -> np.ndarray:
     """Return ``[N, num_labels]`` softmax probabilities, computed in batches (``on_batch`` hears of
     each and may stop the loop)."""
+    if len(texts):  # the phase starts now, not when its first batch is done
+        tick(on_batch, 0, len(texts))
     model, tok = loaded.model, loaded.tokenizer
     was_training = model.training
     model.eval()
