@@ -198,6 +198,7 @@ def main() -> None:
             "total_steps": steps[-1]["total_steps"] if steps else None,
             "seconds_per_step": train_s / len(steps) if steps else None,
             "truncated_at": args.max_train_steps,
+            "gate": meta["history"].get("gate"),  # ERConfig.attribution_gate: batches with the term
             "train_loop_seconds_extrapolated": (
                 train_s / len(steps) * steps[-1]["total_steps"] if steps and args.max_train_steps else None
             ),

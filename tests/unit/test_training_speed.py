@@ -382,3 +382,75 @@ def test_a_retrain_with_the_difference_trains_without_switching_to_eager_attenti
     assert all(s.er_loss > 0 for s in hist.steps[:1]) and all(math.isfinite(s.loss) for s in hist.steps)
     with pytest.raises(ValueError, match="second_order"):
         ERConfig(second_order="approximate").validate()
+
+
+def _replay_gate(record: dict, batches_with_feedback: list[int]) -> list[int]:
+    """The batches that should have taken the term, from where the gate closed and opened."""
+    events = sorted([(b, "closed") for b in record["closed_at"]] + [(b, "opened") for b in record["opened_at"]])
+    out, closed = [], False
+    for b in batches_with_feedback:
+        if not closed or b % record["every"] == 0:
+            out.append(b)
+        while events and events[0][0] <= b:  # the gate moves after the batch that measured the error
+            closed = events.pop(0)[1] == "closed"
+    return out
+
+
+def test_attribution_gate_runs_the_term_on_every_kth_batch_while_closed(tiny_model_dir, monkeypatch):
+    """``attribution_gate``: once the running error made no progress for ``patience`` batches with the term,
+    the attribution forward runs on every ``attribution_gate_every``-th batch only (until it reopens)."""
+    from xmd.core import training
+    from xmd.core.modeling import load_model
+
+    train = shortcut_data(64)
+    targets = FeedbackSet(task=[TaskFeedback(word="mango", action=Action.REMOVE)]).expand(train)
+    seen: list[int] = []
+    calls: list[int] = []
+    real = training._split_forward
+
+    def counting(*args, **kwargs):
+        calls.append(len(seen) - 1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(training, "_split_forward", counting)
+    config = TrainConfig(batch_size=8, epochs=3, lr=1e-3)  # 8 batches per epoch, 24 in all
+    runs = {}
+    # tol 1: no running mean can fall 100 % below its best, so the gate closes after `patience` batches.
+    for gate in (False, True):
+        seen.clear()
+        calls.clear()
+        m = load_model(tiny_model_dir, device="cpu")
+        er = ERConfig(attribution_gate=gate, attribution_gate_tol=1.0, attribution_gate_patience=3)
+        er.attribution_gate_every = 3
+        hist = train_loop(m, train, config, er=er, targets=targets, batch_hook=lambda *a: seen.append(0))
+        runs[gate] = (list(calls), hist)
+    everything, plain = runs[False]
+    assert plain.gate is None and "gate" not in plain.to_dict()
+    gated, hist = runs[True]
+    record = hist.gate
+    assert record["closed_at"] == [everything[3]], record  # the 4th batch with the term: 3 without progress
+    assert len(gated) < len(everything) and record["with_term"] == len(gated) == len(record["error"])
+    assert gated == _replay_gate(record, everything)
+    assert record["batches"] == len(everything) and hist.to_dict()["gate"] is record
+    for bad in (ERConfig(attribution_gate_tol=1.5), ERConfig(attribution_gate_every=0)):
+        with pytest.raises(ValueError):
+            bad.validate()
+    with pytest.raises(ValueError, match="exact"):
+        ERConfig(attribution_gate=True, second_order="difference").validate()
+
+
+@pytest.mark.parametrize(
+    ("errors", "closed_at", "opened_at"),
+    [
+        ([1.0, 0.5, 0.3, 0.2, 0.15, 0.12], [], []),  # still falling: open
+        ([1.0] * 5, [2], []),  # flat from the start: closes after two batches without progress
+        ([1.0, 1.0, 1.0, 5.0, 1.0, 1.0], [2, 5], [3]),  # past 1.5x its best: opens, then closes again
+    ],
+)
+def test_attribution_gate_rule_on_constructed_errors(errors, closed_at, opened_at):
+    from xmd.core.training import _Gate
+
+    gate = _Gate(ERConfig(attribution_gate=True, attribution_gate_patience=2, attribution_gate_every=1))
+    for b, e in enumerate(errors):
+        gate.update(b, True, e)
+    assert (gate.record["closed_at"], gate.record["opened_at"]) == (closed_at, opened_at)

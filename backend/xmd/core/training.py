@@ -30,6 +30,7 @@ import time
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 import torch
 import torch.nn.functional as F
@@ -195,6 +196,25 @@ class ERConfig:
             le=64,
         ),
     )
+    attribution_gate: bool = field(
+        default=False,
+        metadata=opt(
+            "thin out the attribution term once it has converged: after attribution_gate_patience batches with "
+            "the term in which the running attribution error (the feedback words' mean distance from their "
+            "target share, read off those batches) did not fall attribution_gate_tol below its best, the term "
+            "runs on every attribution_gate_every-th batch only, and on every batch again if the running "
+            "error climbs past 1.5x its best: the second derivative is paid while it still moves the shares"
+        ),
+    )
+    attribution_gate_tol: float = field(
+        default=0.05, metadata=opt("... progress: the running error this fraction below its best ...", ge=0, le=1)
+    )
+    attribution_gate_patience: int = field(
+        default=8, metadata=opt("... batches with the term without progress before it thins out ...", ge=1, le=1000)
+    )
+    attribution_gate_every: int = field(
+        default=4, metadata=opt("... and then the attribution term on every k-th batch", ge=1, le=64)
+    )
     second_order: str = field(
         default="exact",
         metadata=opt(
@@ -244,8 +264,12 @@ class ERConfig:
     )
 
     def validate(self) -> None:
-        if self.attribution_every < 1:
-            raise ValueError("attribution_every must be >= 1")
+        if min(self.attribution_every, self.attribution_gate_every, self.attribution_gate_patience) < 1:
+            raise ValueError("attribution_every, attribution_gate_every and attribution_gate_patience must be >= 1")
+        if not 0.0 <= self.attribution_gate_tol <= 1.0:
+            raise ValueError("attribution_gate_tol must be in [0, 1]")
+        if self.attribution_gate and self.second_order != "exact":
+            raise ValueError("attribution_gate reads the in-graph shares of second_order='exact'")
         if self.attribution_rows < 0 or self.early_stop_rows < 2 or self.early_stop_checks < 1:
             raise ValueError("attribution_rows must be >= 0, early_stop_rows >= 2 and early_stop_checks >= 1")
         if self.early_stop_patience < 1 or not 0.0 <= self.early_stop_min_progress <= 1.0:
@@ -384,12 +408,78 @@ class TrainHistory:
     seconds: float = 0.0
     #: With ``ERConfig.early_stop``: the checks on the held-out rows and whether and where it stopped.
     early_stop: dict | None = None
+    #: With ``ERConfig.attribution_gate``: batches with the attribution term, and where the gate closed/opened.
+    gate: dict | None = None
 
     def to_dict(self) -> dict:
         out = {"seconds": self.seconds, "steps": [asdict(s) for s in self.steps]}
         if self.early_stop is not None:
             out["early_stop"] = self.early_stop
+        if self.gate is not None:
+            out["gate"] = self.gate
         return out
+
+
+GATE_REOPEN = 1.5
+"""The attribution gate opens again when the running error climbs past this multiple of its best."""
+GATE_MEMORY = 0.2
+"""Weight of each new batch in the attribution error's running mean (about five batches' memory)."""
+
+
+class _Gate:
+    """``ERConfig.attribution_gate``: open (the attribution term on every batch) until the running attribution
+    error has made no progress for ``patience`` batches with the term, then closed (every k-th batch) until
+    it climbs past :data:`GATE_REOPEN` x its best."""
+
+    def __init__(self, er: ERConfig) -> None:
+        self.tol, self.patience, self.every = (
+            er.attribution_gate_tol,
+            er.attribution_gate_patience,
+            er.attribution_gate_every,
+        )
+        self.mean: float | None = None
+        self.best = math.inf
+        self.since = 0
+        self.closed = False
+        self.record: dict[str, Any] = {"tol": self.tol, "patience": self.patience, "every": self.every}
+        self.record.update(batches=0, with_term=0, closed_at=[], opened_at=[], error=[])
+
+    def period(self) -> int:
+        return self.every if self.closed else 1
+
+    def update(self, batch: int, took_term: bool, error: float | None) -> None:
+        self.record["batches"] += 1
+        if not took_term or error is None:
+            return
+        self.record["with_term"] += 1
+        self.record["error"].append(round(error, 5))
+        self.mean = error if self.mean is None else (1 - GATE_MEMORY) * self.mean + GATE_MEMORY * error
+        if self.best == math.inf or self.mean < self.best * (1 - self.tol):
+            self.best, self.since = self.mean, 0
+        else:
+            self.since += 1
+        if not self.closed and self.since >= self.patience:
+            self.closed = True
+            self.record["closed_at"].append(batch)
+        elif self.closed and self.mean > GATE_REOPEN * self.best:
+            self.closed, self.since = False, 0
+            self.record["opened_at"].append(batch)
+
+
+def _attribution_error(
+    enc, word_scores: torch.Tensor, fb: tuple[torch.Tensor, torch.Tensor], attr_rows: torch.Tensor, er: ERConfig
+) -> torch.Tensor:
+    """Mean distance of the feedback words' shares from their targets (0 remove, 1 add), detached: what the
+    attribution term pulls down, read off the word scores the step already has (no extra pass)."""
+    sub = enc.select(attr_rows)
+    value, kind = (t[attr_rows][:, : word_scores.shape[1]] for t in fb)
+    ws = word_scores.detach()
+    mask = word_mask(sub.word_index, ws.shape[1])
+    s = shares(ws, mask)
+    if er.add_target == "signed":
+        s = torch.where(kind == 1, signed_shares(ws, mask), s)
+    sel = kind != 0
+    return (s[sel] - value[sel]).abs().mean() if bool(sel.any()) else ws.new_zeros(())
 
 
 def _er_loss_fn(name: str) -> Callable[[torch.Tensor, torch.Tensor], torch.Tensor]:
@@ -793,6 +883,7 @@ def train_loop(
         if not probe:
             history.early_stop["disabled"] = "fewer than 10 feedback rows: none held out"
     check_every = max(1, math.ceil(total_steps / er.early_stop_checks)) if probe else 0
+    gate = _Gate(er) if use_er and er.attribution_gate and er.objective != "erasure" else None
     t0 = time.perf_counter()
     step = 0
     model.train()
@@ -811,7 +902,9 @@ def train_loop(
                 fb = _feedback_tensors(batch, targets or {}, enc.max_words, device) if use_er else None
                 # The attribution term runs on every k-th batch (ERConfig.attribution_every), counted over
                 # the whole run so that it does not depend on epoch boundaries.
-                skip_attr = use_er and (epoch * batches_per_epoch + bi) % er.attribution_every != 0
+                # ERConfig.attribution_gate stretches that period while the shares sit near their targets.
+                gi = epoch * batches_per_epoch + bi
+                skip_attr = use_er and gi % (er.attribution_every * (gate.period() if gate else 1)) != 0
                 # Named ranges for torch.profiler (bench/er_profile.py); a few microseconds when none runs.
                 with amp, record_function("xmd.forward_and_loss"):
                     word_scores, attr_rows, erased, attribution = None, None, None, None
@@ -835,14 +928,22 @@ def train_loop(
                         else task_loss.new_zeros(())
                     )
                     loss = task_loss + (er.lam * er_loss if use_er else 0.0)
+                    gate_error = (
+                        _attribution_error(enc, word_scores, fb, attr_rows, er)
+                        if gate is not None and word_scores is not None and attr_rows is not None and fb is not None
+                        else None
+                    )
                 with record_function("xmd.backward"):
                     (loss / config.grad_accum).backward()
                 # One device-to-host copy per batch: each is a sync, which a GPU step bound by launches feels.
                 n_fb = (fb[1] != 0).sum() if fb is not None else torch.zeros((), device=device)
-                parts = torch.stack([t.detach().float() for t in (loss, task_loss, er_loss, n_fb)]).tolist()
+                extra = [gate_error] if gate_error is not None else []
+                parts = torch.stack([t.detach().float() for t in (loss, task_loss, er_loss, n_fb, *extra)]).tolist()
                 for key, value in zip(("loss", "task", "er"), parts, strict=False):
                     acc[key] += value / config.grad_accum
                 acc["n_fb"] += round(parts[3])
+                if gate is not None and fb is not None:
+                    gate.update(gi, gate_error is not None, parts[4] if extra else None)
                 last = bi == batches_per_epoch - 1
                 if (bi + 1) % config.grad_accum and not last:
                     continue
@@ -884,6 +985,7 @@ def train_loop(
         bar.close()
         model.eval()
         history.seconds = time.perf_counter() - t0
+        history.gate = gate.record if gate is not None else None
     return history
 
 

@@ -22,6 +22,10 @@ export const schemaDefaults = {
     "add_margin": 0.5,
     "add_target": "signed",
     "attribution_every": 1,
+    "attribution_gate": false,
+    "attribution_gate_every": 4,
+    "attribution_gate_patience": 8,
+    "attribution_gate_tol": 0.05,
     "attribution_rows": 0,
     "attribution_weight": 5,
     "batch_size": 32,
@@ -354,6 +358,32 @@ export const schemaFields = {
       "type": "integer",
       "minimum": 1,
       "maximum": 64
+    },
+    "attribution_gate": {
+      "title": "Attribution Gate",
+      "help": "thin out the attribution term once it has converged: after attribution_gate_patience batches with the term in which the running attribution error (the feedback words' mean distance from their target share, read off those batches) did not fall attribution_gate_tol below its best, the term runs on every attribution_gate_every-th batch only, and on every batch again if the running error climbs past 1.5x its best: the second derivative is paid while it still moves the shares",
+      "type": "boolean"
+    },
+    "attribution_gate_every": {
+      "title": "Attribution Gate Every",
+      "help": "... and then the attribution term on every k-th batch",
+      "type": "integer",
+      "minimum": 1,
+      "maximum": 64
+    },
+    "attribution_gate_patience": {
+      "title": "Attribution Gate Patience",
+      "help": "... batches with the term without progress before it thins out ...",
+      "type": "integer",
+      "minimum": 1,
+      "maximum": 1000
+    },
+    "attribution_gate_tol": {
+      "title": "Attribution Gate Tol",
+      "help": "... progress: the running error this fraction below its best ...",
+      "type": "number",
+      "minimum": 0,
+      "maximum": 1
     },
     "attribution_rows": {
       "title": "Attribution Rows",

@@ -2203,6 +2203,30 @@ export interface components {
              */
             attribution_every?: number;
             /**
+             * Attribution Gate
+             * @description thin out the attribution term once it has converged: after attribution_gate_patience batches with the term in which the running attribution error (the feedback words' mean distance from their target share, read off those batches) did not fall attribution_gate_tol below its best, the term runs on every attribution_gate_every-th batch only, and on every batch again if the running error climbs past 1.5x its best: the second derivative is paid while it still moves the shares
+             * @default false
+             */
+            attribution_gate?: boolean;
+            /**
+             * Attribution Gate Every
+             * @description ... and then the attribution term on every k-th batch
+             * @default 4
+             */
+            attribution_gate_every?: number;
+            /**
+             * Attribution Gate Patience
+             * @description ... batches with the term without progress before it thins out ...
+             * @default 8
+             */
+            attribution_gate_patience?: number;
+            /**
+             * Attribution Gate Tol
+             * @description ... progress: the running error this fraction below its best ...
+             * @default 0.05
+             */
+            attribution_gate_tol?: number;
+            /**
              * Attribution Rows
              * @description at most this many feedback rows per batch take the attribution term (its second derivative is the dearest part of a step), drawn with a seeded generator; 0 = every feedback row; the erasure term still sees every feedback row
              * @default 0

@@ -105,6 +105,23 @@ describe('RetrainView advanced ER settings', () => {
     w.unmount()
   })
 
+  it('greys out the attribution gate settings until the gate is on, then sends them', async () => {
+    const w = mount(RetrainView, { global: { plugins: [router()] } })
+    await flushPromises()
+    expect(w.find('[data-field=attribution_gate]').text()).toContain('Thin out the attribution term')
+    expect(w.find('#rt-attribution-gate-patience').attributes('disabled')).toBeDefined()
+    await w.find('form').trigger('submit')
+    await flushPromises()
+    expect(A.retrainJob.mock.calls[0][1]).not.toHaveProperty('attribution_gate_every')
+    await w.find('#rt-attribution-gate').setValue(true)
+    expect(w.find('#rt-attribution-gate-patience').attributes('disabled')).toBeUndefined()
+    await w.find('#rt-attribution-gate-every').setValue('8')
+    await w.find('form').trigger('submit')
+    await flushPromises()
+    expect(A.retrainJob.mock.calls[1][1]).toMatchObject({ attribution_gate: true, attribution_gate_every: 8, attribution_gate_patience: M.attribution_gate_patience.default ?? 8 })
+    w.unmount()
+  })
+
   it('says what the server would refuse, opens the section, and sends nothing', async () => {
     const w = mount(RetrainView, { global: { plugins: [router()] } })
     await flushPromises()
