@@ -295,6 +295,8 @@ def run_arm(
     seconds = time.perf_counter() - t0
     rec = {"arm": arm, "seed": seed, "train_seconds": seconds, "steps": len(history.steps), "n_train": len(train)}
     rec["final_er_loss"] = history.steps[-1].er_loss if history.steps else None
+    if history.gate is not None:  # ERConfig.attribution_gate: the batches that took the second derivative
+        rec["gate"] = {k: v for k, v in history.gate.items() if k != "error"}
     rec["er"] = er.__dict__ if er else None
     rec["epoch_dev"] = epoch_dev
     if full:
