@@ -1882,7 +1882,7 @@ def demo_gate(
         lines += [
             "The prediction is fixed either way, but with the gate the word's grad x input share falls less on "
             "every seed, and below the core's 80 % acceptance, so **the gate stays off by default** (an option on "
-            "the Retrain screen and `xmd retrain --attribution-gate`). The error's running mean flattens early"
+            "the Retrain screen and `xmd debug --attribution-gate`). The error's running mean flattens early"
             + (f" (one run closed the gate at batch {first_close})" if first_close is not None else "")
             + ", while the term was still lowering the shares: a flat running error is not a converged "
             "attribution. The gate buys what `attribution_every` buys, at a similar price.",
