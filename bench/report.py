@@ -2172,6 +2172,7 @@ def first_estimate(
     earlier_name: str,
     rerun: dict[str, Any] | None = None,
     rerun_name: str = "",
+    rerun_before: dict[str, Any] | None = None,
 ) -> list[str]:
     """The expected duration shown before a project's first retrain (``bench/first_start.py --retrain`` on
     the code where the first explain job times a retrain's work, ``xmd.core.calibrate``) against the
@@ -2209,19 +2210,22 @@ def first_estimate(
         "",
         *table(["timed kind", "examples", "seconds", "ms per example"], cal),
         *_host_speed(doc, earlier, earlier_name),
-        *_estimate_rerun(rerun, rerun_name, doc),
+        *_estimate_rerun(rerun, rerun_name, doc, rerun_before),
     ]
 
 
-def _estimate_rerun(rerun: dict[str, Any] | None, name: str, first: dict[str, Any]) -> list[str]:
-    """One paragraph for a later run of the calibrated first retrain, on another session's host."""
+def _estimate_rerun(
+    rerun: dict[str, Any] | None, name: str, first: dict[str, Any], before: dict[str, Any] | None = None
+) -> list[str]:
+    """One paragraph for a later run of the calibrated first retrain, on another session's host; ``before``:
+    the same run on the code before phases were timed from their start."""
     if not rerun or not (rerun.get("retrain") or {}).get("calibration"):
         return []
     r = rerun["retrain"]
     spent = sum(c["seconds"] for c in r["calibration"])
     train = next(ph["seconds"] for ph in r["phases"] if ph["name"] == "train")
     est_train = (r.get("estimate_phases") or {}).get("train")
-    return [
+    lines = [
         f"**Rerun on a later session's host** (`{name}.json`, same code path; the fine-tune took "
         f"{rerun['fine_tune_s_per_step']:.3f} s/step here against {first['fine_tune_s_per_step']:.3f} above, so "
         f"this host is {first['fine_tune_s_per_step'] / rerun['fine_tune_s_per_step']:.1f}x faster): the timing "
@@ -2230,6 +2234,26 @@ def _estimate_rerun(rerun: dict[str, Any] | None, name: str, first: dict[str, An
         + (f"{train:.0f} s against {est_train:.0f} s expected" if est_train else f"{train:.0f} s")
         + f". `uptime` at the start: {rerun['uptime_start']}; at the end: {rerun['uptime_end']}.",
         "",
+    ]
+    if not before:
+        return lines
+    actual = {ph["name"]: ph["seconds"] for ph in r["phases"]}
+    old = {ph["name"]: ph["seconds"] for ph in before["retrain"]["phases"]}
+    est = r.get("estimate_phases") or {}
+    rows = [
+        [name, f"{e:.2f}", f"{actual.get(name) or 0:.2f}", f"{old.get(name) or 0:.2f}"]
+        for name, e in est.items()
+        if e is not None
+    ]
+    return [
+        *lines,
+        "Each phase now starts when its work starts: a job timed a phase from its hook's first call, which the "
+        "core's loops made after their first batch, so that batch counted for the phase before (`explain()` and "
+        "`predict_proba()` now report 0 done first, and the retrain reports *training* before its first step). "
+        f"Per phase, this run against the same benchmark earlier in the session on the code before the fix "
+        f"(`{name}_phases_before.json`):",
+        "",
+        *table(["phase", "expected s", "actual s", "actual s, before the fix"], rows),
     ]
 
 
@@ -2420,6 +2444,7 @@ def render(results: Path) -> str:
         "first_start_retrain",
         load(results, "first_start_retrain_calibrated_stop25"),
         "first_start_retrain_calibrated_stop25",
+        load(results, "first_start_retrain_calibrated_stop25_phases_before"),
     )
     lines += store(docs["store_scale"], docs["store_scale_before"], docs["store_scale_before_batch"])
     lines += worker_scaling(_worker_docs(docs), results)
