@@ -143,13 +143,13 @@ def test_attribution_on_a_subset_of_feedback_rows_still_trains_the_term(tiny_mod
         ERConfig(attribution_rows=-1).validate()
 
 
-def test_attribution_every_k_batches_runs_the_second_derivative_on_those_batches_only(tiny_model_dir, monkeypatch):
-    """``attribution_every=k``: the attribution forward (create_graph) runs on batches 0, k, 2k, … of the
-    whole run, weighted by k there; the other batches keep the erasure term (objective ``both``)."""
+def _attribution_batches(tiny_model_dir, monkeypatch, n: int, epochs: int, ers: dict) -> dict:
+    """Per ``ERConfig`` of ``ers``: the global indices of the batches that ran the attribution forward
+    (create_graph) in a run of the tiny model on ``n`` shortcut examples, batch 8, and the run's history."""
     from xmd.core import training
     from xmd.core.modeling import load_model
 
-    train = shortcut_data(48)
+    train = shortcut_data(n)
     targets = FeedbackSet(task=[TaskFeedback(word="mango", action=Action.REMOVE)]).expand(train)
     seen: list[int] = []  # global index of every batch, from the batch hook
     calls: list[int] = []  # the batches that ran the attribution forward
@@ -160,17 +160,26 @@ def test_attribution_every_k_batches_runs_the_second_derivative_on_those_batches
         return real(*args, **kwargs)
 
     monkeypatch.setattr(training, "_split_forward", counting)
-    config = TrainConfig(batch_size=8, epochs=2, lr=1e-3)  # 6 batches per epoch, 12 in all
+    config = TrainConfig(batch_size=8, epochs=epochs, lr=1e-3)
     runs = {}
-    for k in (1, 3):
+    for key, er in ers.items():
         seen.clear()
         calls.clear()
         m = load_model(tiny_model_dir, device="cpu")
-        hist = train_loop(
-            m, train, config, er=ERConfig(attribution_every=k), targets=targets, batch_hook=lambda *a: seen.append(0)
-        )
-        runs[k] = (list(calls), [s.er_loss for s in hist.steps])
-    assert len(seen) == 12 and len(runs[1][0]) >= 8  # most batches hold a feedback row
+        hist = train_loop(m, train, config, er=er, targets=targets, batch_hook=lambda *a: seen.append(0))
+        runs[key] = (list(calls), hist, len(seen))
+    return runs
+
+
+def test_attribution_every_k_batches_runs_the_second_derivative_on_those_batches_only(tiny_model_dir, monkeypatch):
+    """``attribution_every=k``: the attribution forward (create_graph) runs on batches 0, k, 2k, … of the
+    whole run, weighted by k there; the other batches keep the erasure term (objective ``both``)."""
+    # 6 batches per epoch, 12 in all
+    ers = {k: ERConfig(attribution_every=k) for k in (1, 3)}
+    out = _attribution_batches(tiny_model_dir, monkeypatch, 48, 2, ers)
+    assert [n for *_, n in out.values()] == [12, 12]
+    runs = {k: (calls, [s.er_loss for s in hist.steps]) for k, (calls, hist, _) in out.items()}
+    assert len(runs[1][0]) >= 8  # most batches hold a feedback row
     # Batches 0, 3, 6, 9 of the whole run (across the epoch boundary), where they hold feedback rows.
     assert runs[3][0] == [i for i in runs[1][0] if i % 3 == 0] and runs[3][0]
     # The skipped batches (erasure only) carry a smaller ER term than the batches with the weighted
@@ -399,31 +408,14 @@ def _replay_gate(record: dict, batches_with_feedback: list[int]) -> list[int]:
 def test_attribution_gate_runs_the_term_on_every_kth_batch_while_closed(tiny_model_dir, monkeypatch):
     """``attribution_gate``: once the running error made no progress for ``patience`` batches with the term,
     the attribution forward runs on every ``attribution_gate_every``-th batch only (until it reopens)."""
-    from xmd.core import training
-    from xmd.core.modeling import load_model
-
-    train = shortcut_data(64)
-    targets = FeedbackSet(task=[TaskFeedback(word="mango", action=Action.REMOVE)]).expand(train)
-    seen: list[int] = []
-    calls: list[int] = []
-    real = training._split_forward
-
-    def counting(*args, **kwargs):
-        calls.append(len(seen) - 1)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(training, "_split_forward", counting)
-    config = TrainConfig(batch_size=8, epochs=3, lr=1e-3)  # 8 batches per epoch, 24 in all
-    runs = {}
     # tol 1: no running mean can fall 100 % below its best, so the gate closes after `patience` batches.
-    for gate in (False, True):
-        seen.clear()
-        calls.clear()
-        m = load_model(tiny_model_dir, device="cpu")
-        er = ERConfig(attribution_gate=gate, attribution_gate_tol=1.0, attribution_gate_patience=3)
-        er.attribution_gate_every = 3
-        hist = train_loop(m, train, config, er=er, targets=targets, batch_hook=lambda *a: seen.append(0))
-        runs[gate] = (list(calls), hist)
+    ers = {
+        gate: ERConfig(
+            attribution_gate=gate, attribution_gate_tol=1.0, attribution_gate_patience=3, attribution_gate_every=3
+        )
+        for gate in (False, True)
+    }
+    runs = {k: v[:2] for k, v in _attribution_batches(tiny_model_dir, monkeypatch, 64, 3, ers).items()}
     everything, plain = runs[False]
     assert plain.gate is None and "gate" not in plain.to_dict()
     gated, hist = runs[True]
