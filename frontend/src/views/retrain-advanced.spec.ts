@@ -118,7 +118,7 @@ describe('RetrainView advanced ER settings', () => {
     await w.find('#rt-attribution-gate-every').setValue('8')
     await w.find('form').trigger('submit')
     await flushPromises()
-    expect(A.retrainJob.mock.calls[1][1]).toMatchObject({ attribution_gate: true, attribution_gate_every: 8, attribution_gate_patience: M.attribution_gate_patience.default ?? 8 })
+    expect(A.retrainJob.mock.calls[1][1]).toMatchObject({ attribution_gate: true, attribution_gate_every: 8, attribution_gate_patience: schemaDefaults.RetrainIn.attribution_gate_patience })
     w.unmount()
   })
 
