@@ -28,7 +28,7 @@ def test_a_check_past_its_budget_is_slow_and_a_refused_one_unavailable(tmp_path:
         start = time.perf_counter()
         assert asyncio.run(probe.database()) == "slow"
         assert asyncio.run(probe.database()) == "slow"  # the hung check is shared, not queued behind
-        assert time.perf_counter() - start < 2.0
+        assert time.perf_counter() - start < 5.0  # half the hang: a loaded CI host needs the margin
         release.set()
     finally:
         probe.close()
@@ -52,5 +52,5 @@ def test_the_route_says_degraded_when_the_database_is_slow(tmp_path: Path) -> No
         r = client.get("/api/health")
         release.set()
         assert r.status_code == 200 and r.json()["status"] == "degraded" and r.json()["database"] == "slow", r.json()
-        assert time.perf_counter() - start < 2.0
+        assert time.perf_counter() - start < 5.0  # half the hang: a loaded CI host needs the margin
     engine.dispose()
