@@ -138,6 +138,7 @@ def test_before_any_retrain_the_estimate_uses_the_calibration_of_the_projects_ex
     timings = [
         ("train_plain", 10, 1.0),
         ("train_feedback", 10, 3.0),
+        ("train_erasure", 10, 1.4),
         ("measure", 20, 0.2),
         ("shares_grad_x_input", 10, 0.2),
         ("shares_occlusion", 2, 0.2),
@@ -154,6 +155,10 @@ def test_before_any_retrain_the_estimate_uses_the_calibration_of_the_projects_ex
     # saving was never timed: a minor phase, left out; the rest as timed
     expected = 2 * 25 * 0.01 + 2 * 40 * (0.02 + 0.1) + 10 * 8 * 0.3
     assert est["expected_s"] == pytest.approx(expected)
+    # the screen's speed settings change the price: the attribution term (0.16 s of the 0.3) every 4th batch
+    est = api.post(url, json={**body, "attribution_every": 4}).json()
+    train = {p["name"]: p for p in est["phases"]}["train"]["expected_s"]
+    assert train == pytest.approx(10 * 8 * (0.1 + 0.04 + 0.16 / 4))
 
     # the project's own retrain, once it has run, comes first
     retrain = [{"name": "train", "kind": "train", "done": 10, "total": 10, "scale": 4, "seconds": 4.0}]

@@ -28,6 +28,7 @@ def test_every_kind_is_timed_on_a_copy_and_the_model_is_left_as_it_was(tiny):
     by_kind = {t.kind: t for t in out}
     # three length groups of a batch each are trained; measuring takes three random batches
     assert by_kind["train_plain"].examples == by_kind["train_feedback"].examples == 3 * 4
+    assert by_kind["train_erasure"].examples == 3 * 4
     assert by_kind["measure"].examples == 12 and by_kind["shares_occlusion"].examples == 8
     assert set(seen) == set(KINDS)
     after = tiny.model.state_dict()
@@ -89,3 +90,21 @@ def test_training_is_priced_by_the_share_of_rows_with_feedback():
     assert half["train"] == pytest.approx(0.2)
     assert calibrated_rates(cal, 7.0)["train"] == pytest.approx(0.3)  # an over-count is capped at every row
     assert half["measure"] == 0.05 and "train_plain" not in half and "train_feedback" not in half
+
+
+def test_training_is_priced_for_the_retrains_er_settings():
+    """Per example: plain 0.1 s, erasure term alone 0.14 s, the whole ER step 0.3 s (every row with feedback);
+    the attribution term's 0.16 is paid by the share of feedback rows that take it."""
+    cal = {"train_plain": 0.1, "train_feedback": 0.3, "train_erasure": 0.14, "measure": 0.05}
+    price = lambda share, **kw: calibrated_rates(cal, share, ERConfig(**kw), batch_size=32)["train"]  # noqa: E731
+    assert price(0.5) == pytest.approx(calibrated_rates(cal, 0.5)["train"]) == pytest.approx(0.2)  # defaults
+    assert price(0.5, attribution_every=4) == pytest.approx(0.1 + 0.5 * (0.04 + 0.16 / 4))
+    # 16 feedback rows a batch at share 0.5, at most 4 of them with the attribution term
+    assert price(0.5, attribution_rows=4) == pytest.approx(0.1 + 0.5 * (0.04 + 0.16 * 4 / 16))
+    assert price(0.1, attribution_rows=4) == pytest.approx(0.1 + 0.1 * 0.2)  # 3.2 rows a batch: all of them
+    assert price(0.5, objective="erasure") == pytest.approx(0.1 + 0.5 * 0.04)
+    assert price(0.5, objective="attribution") == pytest.approx(0.1 + 0.5 * 0.16)
+    assert price(0.5, lam=0.0) == pytest.approx(0.1)
+    # a calibration from before the erasure step was timed prices every setting like the default
+    old = {k: v for k, v in cal.items() if k != "train_erasure"}
+    assert calibrated_rates(old, 0.5, ERConfig(attribution_every=4))["train"] == pytest.approx(0.2)

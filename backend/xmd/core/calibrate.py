@@ -29,7 +29,7 @@ from xmd.core.types import Action, Example
 
 POOL_BATCHES = 16
 """The pool the timed batches are drawn from, in batches: 512 texts at the retrain's batch of 32."""
-KINDS = ("train_plain", "train_feedback", "measure", "shares_grad_x_input", "shares_occlusion")
+KINDS = ("train_plain", "train_feedback", "train_erasure", "measure", "shares_grad_x_input", "shares_occlusion")
 """What :func:`time_retrain_work` times, by the phase kinds of ``xmd.jobs.phases`` (``train_*`` are the
 two ends of the ``train`` kind)."""
 
@@ -107,6 +107,10 @@ def time_retrain_work(
     train_loop(scratch, warm, config, er=er, targets=every)
     timed_run("train_plain", lambda: train_loop(scratch, timed, config), len(timed))
     timed_run("train_feedback", lambda: train_loop(scratch, timed, config, er=er, targets=every), len(timed))
+    # The erasure term alone: what is left of the ER step where its attribution term is skipped
+    # (attribution_every, attribution_rows), so the estimate can price those settings.
+    erasure = dataclasses.replace(er, objective="erasure")
+    timed_run("train_erasure", lambda: train_loop(scratch, timed, config, er=erasure, targets=every), len(timed))
     evaluate_sets(loaded, {"warm-up": measured[:8]}, max_length=config.max_length)
     timed_run(
         "measure",

@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from xmd.core import options
-from xmd.core.training import ControlOptions, RetrainConfig, count_steps
+from xmd.core.training import ControlOptions, ERConfig, RetrainConfig, count_steps
 from xmd.core.types import DataError, FeedbackError, Scope
 from xmd.datasets import service as datasets
 from xmd.datasets.models import DatasetRole
@@ -175,7 +175,9 @@ def estimate_retrain(db: Session, project: Project, body: RetrainIn) -> dict[str
         n_predict=n_train if predicts else 0,
         runs=(1 + len(body.controls)) * body.seeds if body.controls else 1,
     )
-    prior, source = retrain_prior(db, project, mv, [ds.id for ds in train], n_train, [t.word for t in task])
+    er = options.build(ERConfig, body.model_dump())
+    words = [t.word for t in task]
+    prior, source = retrain_prior(db, project, mv, [ds.id for ds in train], n_train, words, er, config.batch_size)
     return {
         "phases": [
             {
@@ -224,18 +226,20 @@ def retrain_prior(
     train_ids: list[int],
     n_train: int,
     words: Sequence[str] | None = None,
+    er: ERConfig | None = None,
+    batch_size: int = 32,
 ) -> tuple[dict[str, float], str | None]:
     """The rates (seconds per example of each phase kind) a retrain of ``mv`` is expected to run at, and
     where they come from: the project's last retrain (``"retrain"``); else the project's calibration, which
     its first explain job timed (``"calibration"``, :func:`xmd.jobs.phases.calibrated_rates` at
-    :func:`feedback_share`, given the task ``words`` if known); else any project's last retrain; else none
-    (``{}, None``)."""
+    :func:`feedback_share`, given the task ``words`` if known, priced for the retrain's ``er`` settings and
+    ``batch_size``); else any project's last retrain; else none (``{}, None``)."""
     own = service.last_phases(db_session=db, kind=JobKind.RETRAIN, project_id=project.id, any_project=False)
     if own:
         return phases.rates(own), "retrain"
     cal = service.last_phases(db_session=db, kind=JobKind.EXPLAIN, project_id=project.id, any_project=False)
     if cal:
         share = feedback_share(db, project, mv, train_ids, n_train, words)
-        return phases.calibrated_rates(phases.rates(cal), share), "calibration"
+        return phases.calibrated_rates(phases.rates(cal), share, er, batch_size), "calibration"
     other = service.last_phases(db_session=db, kind=JobKind.RETRAIN)
     return (phases.rates(other), "retrain") if other else ({}, None)

@@ -123,6 +123,7 @@ def rates(phases: Iterable[Phase | Mapping[str, Any]]) -> dict[str, float]:
 CALIBRATION_LABELS = {
     "train_plain": "timing training steps without feedback",
     "train_feedback": "timing training steps with feedback on every row",
+    "train_erasure": "timing training steps with the erasure term alone",
     "measure": "timing a forward pass (measuring)",
     "shares_grad_x_input": "timing the explanation of corrected examples (grad_x_input)",
     "shares_occlusion": "timing the explanation of corrected examples (occlusion)",
@@ -145,16 +146,35 @@ def calibration_log(timings: Iterable[Any]) -> list[dict[str, Any]]:
     ]
 
 
-def calibrated_rates(calibration: Mapping[str, float], feedback_share: float) -> dict[str, float]:
+def calibrated_rates(
+    calibration: Mapping[str, float], feedback_share: float, er: Any = None, batch_size: int = 32
+) -> dict[str, float]:
     """A retrain's rates from a calibration's (:func:`rates` of :func:`calibration_log`): measuring and
     explaining as timed; training between the step without feedback and the step where every row has
     feedback, in proportion to the share of training rows with feedback (0–1), because only those rows
-    take the ER term's extra passes."""
+    take the ER term's extra passes.
+
+    With the retrain's ``er`` (an ``ERConfig``) and a timed erasure-only step, the extra splits into the
+    erasure term's and the attribution term's, the latter scaled by the share of feedback rows that take it
+    (``attribution_every``, ``attribution_rows`` of ``share x batch_size`` rows a batch), the objective
+    keeping only its own terms and λ = 0 none. ``attribution_gate`` is not priced: when it thins the term
+    depends on the run."""
     out = {k: v for k, v in calibration.items() if not k.startswith("train_")}
-    if "train_plain" in calibration and "train_feedback" in calibration:
-        share = min(1.0, max(0.0, feedback_share))
-        plain = calibration["train_plain"]
-        out["train"] = plain + share * (calibration["train_feedback"] - plain)
+    if "train_plain" not in calibration or "train_feedback" not in calibration:
+        return out
+    share = min(1.0, max(0.0, feedback_share))
+    plain, full = calibration["train_plain"], calibration["train_feedback"]
+    erasure = calibration.get("train_erasure")
+    if er is None or erasure is None:
+        out["train"] = plain + share * (full - plain)
+        return out
+    erasure_part = max(0.0, erasure - plain) if er.objective in ("erasure", "both") else 0.0
+    attribution_part = max(0.0, full - erasure) if er.objective in ("attribution", "both") else 0.0
+    taken = 1.0 / er.attribution_every
+    if er.attribution_rows > 0:
+        taken *= min(1.0, er.attribution_rows / max(1.0, share * batch_size))
+    extra = erasure_part + taken * attribution_part if er.lam > 0 else 0.0
+    out["train"] = plain + share * extra
     return out
 
 

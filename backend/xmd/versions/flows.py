@@ -179,7 +179,14 @@ def _retrain(
             n_predict=len(train) if predicts else 0,
         ),
         prior=job_flows.retrain_prior(
-            db, project, parent, [ds.id for ds in train_sets], len(train), [t.word for t in feedback.task]
+            db,
+            project,
+            parent,
+            [ds.id for ds in train_sets],
+            len(train),
+            [t.word for t in feedback.task],
+            er,
+            train_config.batch_size,
         )[0],
     )
     lo, hi = TRAIN_SHARE
