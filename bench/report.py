@@ -1766,7 +1766,7 @@ def _share_fall(d: dict[str, Any], method: str = "grad_x_input") -> float | None
     return 1 - a["mean_share"] / b["mean_share"]
 
 
-def er_terms(doc: dict[str, Any] | None) -> list[str]:
+def er_terms(doc: dict[str, Any] | None, two: dict[str, Any] | None = None) -> list[str]:
     """What each ER term adds to a step (interleaved run of plain, erasure, attribution and both), and the
     floor that puts under an exact second derivative on every feedback row."""
     if not doc:
@@ -1800,6 +1800,15 @@ def er_terms(doc: dict[str, Any] | None) -> list[str]:
             "forward for all rows (slower), a finite difference (slower), bf16 (emulated), `torch.compile` "
             "(slower steps), SDPA's math kernel instead of eager attention (same time: 1.15 s against 1.20 s for "
             "a batch of 32 with the second derivative, a one-off check not stored as JSON).",
+            "",
+        ]
+    if two:
+        r2 = two["ratios"]
+        lines += [
+            "With both cores (`--threads 2`, `er_overhead_interleaved_stop25_threads2`, minutes later, "
+            f"{load_note(two)}): `both_default` {r2['both_default_vs_plain_cpu']:.2f}x and erasure "
+            f"{r2['erasure_vs_plain_cpu']:.2f}x a plain step (CPU time; wall time "
+            f"{r2['both_default_vs_plain']:.2f}x): the second thread shortens every step alike.",
             "",
         ]
     return lines
@@ -2398,7 +2407,9 @@ def render(results: Path) -> str:
             "earlier, measured the same variant at 1.35x). The target stays missed in every run.",
             "",
         ]
-    lines += er_terms(load(results, "er_overhead_interleaved_stop25"))
+    lines += er_terms(
+        load(results, "er_overhead_interleaved_stop25"), load(results, "er_overhead_interleaved_stop25_threads2")
+    )
     lines += er_difference(load(results, "er_overhead_interleaved_difference"))
     lines += er_cpu_profile(load(results, "er_profile"))
     if gpu["er_overhead_cuda"]:
