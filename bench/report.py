@@ -1805,7 +1805,7 @@ def er_terms(doc: dict[str, Any] | None, two: dict[str, Any] | None = None) -> l
     if two:
         r2 = two["ratios"]
         lines += [
-            "With both cores (`--threads 2`, `er_overhead_interleaved_stop25_threads2`, minutes later, "
+            "With both cores (`--threads 2`, `er_overhead_interleaved_stop25_threads2`, later that session, "
             f"{load_note(two)}): `both_default` {r2['both_default_vs_plain_cpu']:.2f}x and erasure "
             f"{r2['erasure_vs_plain_cpu']:.2f}x a plain step (CPU time; wall time "
             f"{r2['both_default_vs_plain']:.2f}x): the second thread shortens every step alike.",
