@@ -166,3 +166,8 @@ def test_before_any_retrain_the_estimate_uses_the_calibration_of_the_projects_ex
     est = api.post(url, json=body).json()
     assert (est["rates_from"], est["measured_before"]) == ("retrain", True)
     assert {p["name"]: p for p in est["phases"]}["train"]["expected_s"] == pytest.approx(10 * 8 * 0.1)
+    # ... and a setting changed since that retrain scales its training rate by what the calibration says
+    # the two settings cost (every row with feedback here: 0.1 + 0.04 + 0.16 / 4 against 0.3)
+    est = api.post(url, json={**body, "attribution_every": 4}).json()
+    train = {p["name"]: p for p in est["phases"]}["train"]["expected_s"]
+    assert (est["rates_from"], train) == ("retrain", pytest.approx(10 * 8 * 0.1 * 0.18 / 0.3))

@@ -233,13 +233,37 @@ def retrain_prior(
     where they come from: the project's last retrain (``"retrain"``); else the project's calibration, which
     its first explain job timed (``"calibration"``, :func:`xmd.jobs.phases.calibrated_rates` at
     :func:`feedback_share`, given the task ``words`` if known, priced for the retrain's ``er`` settings and
-    ``batch_size``); else any project's last retrain; else none (``{}, None``)."""
-    own = service.last_phases(db_session=db, kind=JobKind.RETRAIN, project_id=project.id, any_project=False)
-    if own:
-        return phases.rates(own), "retrain"
+    ``batch_size``); else any project's last retrain; else none (``{}, None``). The project's own retrain's
+    training rate is scaled by what the calibration says ``er`` costs against the ER settings that retrain
+    ran with, so a changed setting (``attribution_every``, …) changes the estimate."""
+    own, own_params = service.last_run(db_session=db, kind=JobKind.RETRAIN, project_id=project.id, any_project=False)
     cal = service.last_phases(db_session=db, kind=JobKind.EXPLAIN, project_id=project.id, any_project=False)
+    if own:
+        rates = phases.rates(own)
+        if cal and er is not None and "train" in rates:
+            share = feedback_share(db, project, mv, train_ids, n_train, words)
+            rates["train"] *= _settings_factor(phases.rates(cal), own_params, er, batch_size, share)
+        return rates, "retrain"
     if cal:
         share = feedback_share(db, project, mv, train_ids, n_train, words)
         return phases.calibrated_rates(phases.rates(cal), share, er, batch_size), "calibration"
     other = service.last_phases(db_session=db, kind=JobKind.RETRAIN)
     return (phases.rates(other), "retrain") if other else ({}, None)
+
+
+def _settings_factor(
+    cal: dict[str, float],
+    params: dict[str, Any],
+    er: ERConfig,
+    batch_size: int,
+    share: float,
+) -> float:
+    """The calibrated training rate at ``er`` over the one at the ER settings of an earlier retrain's
+    ``params``, both at today's feedback ``share`` (1 when either cannot be priced)."""
+    try:
+        then = options.build(ERConfig, params)
+    except (TypeError, ValueError):  # a job from before a setting was renamed or bounded
+        return 1.0
+    new = phases.calibrated_rates(cal, share, er, batch_size).get("train")
+    old = phases.calibrated_rates(cal, share, then, int(params.get("batch_size") or batch_size)).get("train")
+    return new / old if new and old else 1.0

@@ -252,14 +252,23 @@ def last_phases(
     """The phase log of the latest succeeded job of ``kind`` (of the project when it has one, else of
     any project unless ``any_project`` is False): where expected durations come from. Empty when no
     such job reported phases."""
-    base = select(Job.phases).where(Job.kind == kind, Job.status == JobStatus.SUCCEEDED, Job.phases.is_not(None))
+    return last_run(db_session=db_session, kind=kind, project_id=project_id, any_project=any_project)[0]
+
+
+def last_run(
+    *, db_session: Session, kind: JobKind, project_id: int | None = None, any_project: bool = True
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """:func:`last_phases` and the parameters that job ran with (``{}`` when there is none)."""
+    base = select(Job.phases, Job.params).where(
+        Job.kind == kind, Job.status == JobStatus.SUCCEEDED, Job.phases.is_not(None)
+    )
     order = (Job.finished_at.desc(), Job.id)
     own = [base.where(Job.project_id == project_id)] if project_id is not None else []
     for stmt in own + ([base] if any_project or project_id is None else []):
-        phases = db_session.scalar(stmt.order_by(*order).limit(1))
-        if phases:
-            return list(phases)
-    return []
+        row = db_session.execute(stmt.order_by(*order).limit(1)).first()
+        if row is not None and row.phases:
+            return list(row.phases), dict(row.params or {})
+    return [], {}
 
 
 def active_jobs(*, db_session: Session, project_id: int) -> list[Job]:
