@@ -115,6 +115,7 @@ describe('RetrainView advanced ER settings', () => {
     expect(A.retrainJob.mock.calls[0][1]).not.toHaveProperty('attribution_gate_every')
     await w.find('#rt-attribution-gate').setValue(true)
     expect(w.find('#rt-attribution-gate-patience').attributes('disabled')).toBeUndefined()
+    await vi.waitFor(() => expect(w.find('[data-testid=retrain-estimate]').text()).toContain('the attribution gate may thin out'), { timeout: 2000 })
     await w.find('#rt-attribution-gate-every').setValue('8')
     await w.find('form').trigger('submit')
     await flushPromises()
