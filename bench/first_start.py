@@ -17,6 +17,7 @@ environment. The server is stopped (SIGTERM) at the end. Example::
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import signal
@@ -70,9 +71,12 @@ def _calibration(base: str, h: dict[str, str], pid: int) -> list[dict[str, Any]]
     return []
 
 
-def retrain(base: str, h: dict[str, str], timeout_s: float, seed: int) -> dict[str, Any]:
+def retrain(
+    base: str, h: dict[str, str], timeout_s: float, seed: int, settings: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """The story's retrain through the API: remove the planted word for the task, estimate, retrain with
-    the Retrain screen's defaults (only ``seed`` set) and wait for the new version to be ready."""
+    the Retrain screen's defaults (``seed`` and any ``settings`` set, for both) and wait for the new
+    version to be ready."""
     from xmd.core.demo import SHORTCUT_WORD
 
     pid = httpx.get(f"{base}/api/projects", headers=h).json()["items"][0]["id"]
@@ -80,9 +84,10 @@ def retrain(base: str, h: dict[str, str], timeout_s: float, seed: int) -> dict[s
         f"{base}/api/projects/{pid}/task-feedback", json={"word": SHORTCUT_WORD, "action": "remove"}, headers=h
     )
     r.raise_for_status()
-    estimate = httpx.post(f"{base}/api/projects/{pid}/jobs/retrain/estimate", json={"seed": seed}, headers=h).json()
+    body = {**(settings or {}), "seed": seed}
+    estimate = httpx.post(f"{base}/api/projects/{pid}/jobs/retrain/estimate", json=body, headers=h).json()
     t0 = time.monotonic()
-    r = httpx.post(f"{base}/api/projects/{pid}/jobs/retrain", json={"seed": seed}, headers=h)
+    r = httpx.post(f"{base}/api/projects/{pid}/jobs/retrain", json=body, headers=h)
     r.raise_for_status()
     job = r.json()
     started = None
@@ -108,7 +113,7 @@ def retrain(base: str, h: dict[str, str], timeout_s: float, seed: int) -> dict[s
         "estimate_phases": {p["name"]: p.get("expected_s") for p in estimate.get("phases") or []},
         "calibration": _calibration(base, h, pid),
         "steps": job["total_steps"],
-        "params": {k: job["params"].get(k) for k in ("epochs", "batch_size", "max_length", "lr", "seed")},
+        "params": {k: job["params"].get(k) for k in ("epochs", "batch_size", "max_length", "lr", "seed", *body)},
         "phases": [
             {"name": p["name"], "label": p["label"], "done": p["done"], "total": p["total"], "seconds": p["seconds"]}
             for p in job.get("phases") or []
@@ -118,7 +123,13 @@ def retrain(base: str, h: dict[str, str], timeout_s: float, seed: int) -> dict[s
     }
 
 
-def run(demo_examples: int, timeout_s: float, data_dir: Path, retrain_seed: int | None = None) -> dict[str, Any]:
+def run(
+    demo_examples: int,
+    timeout_s: float,
+    data_dir: Path,
+    retrain_seed: int | None = None,
+    settings: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     port = _free_port()
     base = f"http://127.0.0.1:{port}"
     env = {**os.environ, "XMD_DATA_DIR": str(data_dir), "HF_HUB_OFFLINE": "1"}
@@ -166,7 +177,7 @@ def run(demo_examples: int, timeout_s: float, data_dir: Path, retrain_seed: int 
                     if explain["status"] == "succeeded":
                         times["explained"] = now
                         if retrain_seed is not None:
-                            story = retrain(base, h, timeout_s, retrain_seed)
+                            story = retrain(base, h, timeout_s, retrain_seed, settings)
                         break
                     if explain["status"] in ("failed", "cancelled"):
                         raise RuntimeError(f"the explain job {explain['status']}: {explain['error']}")
@@ -204,17 +215,29 @@ def main() -> None:
     ap.add_argument(
         "--retrain", type=int, default=None, metavar="SEED", help="then the story's retrain with this seed, timed"
     )
+    ap.add_argument(
+        "--retrain-settings",
+        type=json.loads,
+        default=None,
+        metavar="JSON",
+        help="more retrain settings for the estimate and the retrain, e.g. '{\"attribution_every\": 4}'",
+    )
     args = ap.parse_args()
     load_start, uptime_start = load_average(), _uptime()
     if args.keep is not None:
-        result = run(args.demo_examples, args.timeout, args.keep, args.retrain)
+        result = run(args.demo_examples, args.timeout, args.keep, args.retrain, args.retrain_settings)
     else:
         with tempfile.TemporaryDirectory(prefix="xmd-first-start-") as tmp:
-            result = run(args.demo_examples, args.timeout, Path(tmp) / "data", args.retrain)
+            result = run(args.demo_examples, args.timeout, Path(tmp) / "data", args.retrain, args.retrain_settings)
     emit(
         {
             "benchmark": "first_start",
-            "params": {"demo_examples": args.demo_examples, "nice": os.nice(0), "retrain_seed": args.retrain},
+            "params": {
+                "demo_examples": args.demo_examples,
+                "nice": os.nice(0),
+                "retrain_seed": args.retrain,
+                "retrain_settings": args.retrain_settings,
+            },
             **result,
             "uptime_start": uptime_start,
             "uptime_end": _uptime(),

@@ -2182,6 +2182,8 @@ def first_estimate(
     rerun: dict[str, Any] | None = None,
     rerun_name: str = "",
     rerun_before: dict[str, Any] | None = None,
+    settings: dict[str, Any] | None = None,
+    settings_name: str = "",
 ) -> list[str]:
     """The expected duration shown before a project's first retrain (``bench/first_start.py --retrain`` on
     the code where the first explain job times a retrain's work, ``xmd.core.calibrate``) against the
@@ -2220,7 +2222,32 @@ def first_estimate(
         *table(["timed kind", "examples", "seconds", "ms per example"], cal),
         *_host_speed(doc, earlier, earlier_name),
         *_estimate_rerun(rerun, rerun_name, doc, rerun_before),
+        *_estimate_settings(settings, settings_name, rerun),
     ]
+
+
+def _estimate_settings(doc: dict[str, Any] | None, name: str, default: dict[str, Any] | None) -> list[str]:
+    """The calibrated first estimate of a retrain with non-default settings (``--retrain-settings``)."""
+    if not doc or not (doc.get("retrain") or {}).get("calibration"):
+        return []
+    r, settings = doc["retrain"], doc["params"].get("retrain_settings") or {}
+
+    def train(d: dict[str, Any]) -> tuple[float, float | None]:
+        actual = next(ph["seconds"] for ph in d["retrain"]["phases"] if ph["name"] == "train")
+        return actual, (d["retrain"].get("estimate_phases") or {}).get("train")
+
+    actual, est = train(doc)
+    shown = ", ".join(f"`{k}={v}`" for k, v in settings.items())
+    out = (
+        f"**A setting the estimate prices** (`{name}.json`, the same benchmark with {shown} for both the "
+        f"estimate and the retrain, `--retrain-settings`, on the same host): the estimate said "
+        f"**{r['expected_s']:.0f} s** and the retrain took **{r['seconds']:.0f} s** "
+        f"({r['expected_s'] / r['seconds']:.2f}x), its training {actual:.0f} s against {est or 0:.0f} s expected"
+    )
+    if default and default.get("retrain"):
+        d_actual, d_est = train(default)
+        out += f" (with the defaults: {d_actual:.0f} s against {d_est or 0:.0f} s)"
+    return [out + ". The calibration timed the erasure term alone besides the full ER step for this.", ""]
 
 
 def _estimate_rerun(
@@ -2456,6 +2483,8 @@ def render(results: Path) -> str:
         load(results, "first_start_retrain_calibrated_stop25"),
         "first_start_retrain_calibrated_stop25",
         load(results, "first_start_retrain_calibrated_stop25_phases_before"),
+        load(results, "first_start_retrain_calibrated_every4_stop25"),
+        "first_start_retrain_calibrated_every4_stop25",
     )
     lines += store(docs["store_scale"], docs["store_scale_before"], docs["store_scale_before_batch"])
     lines += worker_scaling(_worker_docs(docs), results)
