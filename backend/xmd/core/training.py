@@ -471,15 +471,10 @@ def _attribution_error(
 ) -> torch.Tensor:
     """Mean distance of the feedback words' shares from their targets (0 remove, 1 add), detached: what the
     attribution term pulls down, read off the word scores the step already has (no extra pass)."""
-    sub = enc.select(attr_rows)
     value, kind = (t[attr_rows][:, : word_scores.shape[1]] for t in fb)
-    ws = word_scores.detach()
-    mask = word_mask(sub.word_index, ws.shape[1])
-    s = shares(ws, mask)
-    if er.add_target == "signed":
-        s = torch.where(kind == 1, signed_shares(ws, mask), s)
+    s = _feedback_shares(enc.select(attr_rows), word_scores.detach(), kind, er)
     sel = kind != 0
-    return (s[sel] - value[sel]).abs().mean() if bool(sel.any()) else ws.new_zeros(())
+    return (s[sel] - value[sel]).abs().mean() if bool(sel.any()) else word_scores.new_zeros(())
 
 
 def _er_loss_fn(name: str) -> Callable[[torch.Tensor, torch.Tensor], torch.Tensor]:
@@ -533,12 +528,19 @@ def _attribution_term(enc, word_scores: torch.Tensor, fb: tuple[torch.Tensor, to
     are taken for) or by magnitude (``"magnitude"``).
     """
     value, kind = fb
+    s = _feedback_shares(enc, word_scores, kind, er)
+    sel = kind != 0
+    return _er_loss_fn(er.loss)(s[sel], value[sel])
+
+
+def _feedback_shares(enc, word_scores: torch.Tensor, kind: torch.Tensor, er: ERConfig) -> torch.Tensor:
+    """Each word's share of its example's attribution, signed for *add* words with ``add_target="signed"``:
+    what the attribution term pulls to its targets (and the gate reads)."""
     mask = word_mask(enc.word_index, word_scores.shape[1])
     s = shares(word_scores, mask)
     if er.add_target == "signed":
         s = torch.where(kind == 1, signed_shares(word_scores, mask), s)
-    sel = kind != 0
-    return _er_loss_fn(er.loss)(s[sel], value[sel])
+    return s
 
 
 def _counterfactual_logits(model, enc, fb: tuple[torch.Tensor, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
@@ -902,7 +904,7 @@ def train_loop(
                 fb = _feedback_tensors(batch, targets or {}, enc.max_words, device) if use_er else None
                 # The attribution term runs on every k-th batch (ERConfig.attribution_every), counted over
                 # the whole run so that it does not depend on epoch boundaries.
-                # ERConfig.attribution_gate stretches that period while the shares sit near their targets.
+                # ERConfig.attribution_gate stretches that period once the attribution error stopped falling.
                 gi = epoch * batches_per_epoch + bi
                 skip_attr = use_er and gi % (er.attribution_every * (gate.period() if gate else 1)) != 0
                 # Named ranges for torch.profiler (bench/er_profile.py); a few microseconds when none runs.

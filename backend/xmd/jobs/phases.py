@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from xmd.core.pipeline import EFFECT_MAX_EXAMPLES
+from xmd.core.training import ERConfig
 
 SHARE_METHODS = ("grad_x_input", "occlusion")
 """Attribution methods the retrain measures the corrected words' share with (``pipeline.debug``'s default)."""
@@ -147,7 +148,7 @@ def calibration_log(timings: Iterable[Any]) -> list[dict[str, Any]]:
 
 
 def calibrated_rates(
-    calibration: Mapping[str, float], feedback_share: float, er: Any = None, batch_size: int = 32
+    calibration: Mapping[str, float], feedback_share: float, er: ERConfig | None = None, batch_size: int = 32
 ) -> dict[str, float]:
     """A retrain's rates from a calibration's (:func:`rates` of :func:`calibration_log`): measuring and
     explaining as timed; training between the step without feedback and the step where every row has
