@@ -171,3 +171,16 @@ def test_before_any_retrain_the_estimate_uses_the_calibration_of_the_projects_ex
     est = api.post(url, json={**body, "attribution_every": 4}).json()
     train = {p["name"]: p for p in est["phases"]}["train"]["expected_s"]
     assert (est["rates_from"], train) == ("retrain", pytest.approx(10 * 8 * 0.1 * 0.18 / 0.3))
+
+
+def test_retrain_settings_that_contradict_each_other_are_a_422_and_start_nothing(api: Api, project, db):
+    """The attribution gate reads in-graph shares, which the finite-difference gradient has none of: the
+    estimate and the retrain both refuse the pair, on either database."""
+    _feedback(api, project)
+    bad = {"attribution_gate": True, "second_order": "difference"}
+    base = f"/api/projects/{project['id']}/jobs/retrain"
+    before = len(jobs.list_jobs(db_session=db, project_id=project["id"]))
+    for url in (f"{base}/estimate", base):
+        r = api.post(url, json=bad)
+        assert r.status_code == 422 and "attribution_gate" in r.text, r.text
+    assert len(jobs.list_jobs(db_session=db, project_id=project["id"])) == before

@@ -88,6 +88,8 @@ def start_retrain(db: Session, enqueue: Enqueue, project: Project, body: Retrain
     params = body.model_dump(exclude={"train_dataset_ids", "eval_dataset_ids", "version_id"})
     params.update(version_id=mv.id, train_dataset_ids=train, eval_dataset_ids=evals)
     chosen = options.build(ControlOptions, params)  # distinct arms (ValueError: 422)
+    options.build(ERConfig, params)  # settings that contradict each other (ValueError: 422), not a failed job
+    options.build(RetrainConfig, params)
     if "deletion_base" in chosen.controls and not project.base_model:
         raise DataError(
             "the deletion_base control needs the project's base model, and this project records none "
