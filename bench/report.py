@@ -1894,7 +1894,9 @@ def demo_gate(
             "the Retrain screen and `xmd debug --attribution-gate`). The error's running mean flattens early"
             + (f" (one run closed the gate at batch {first_close})" if first_close is not None else "")
             + ", while the term was still lowering the shares: a flat running error is not a converged "
-            "attribution. The gate buys what `attribution_every` buys, at a similar price.",
+            "attribution. The gate buys what `attribution_every` buys, at a similar price. These runs compare "
+            "the gate with the default only (no λ = 0 or deletion arm beside them): they show what it costs, "
+            "not that the ER term causes the fix (the real-data tables carry those controls).",
             "",
         ]
     return lines
