@@ -193,7 +193,7 @@ class DemoReporter(threading.Thread):
     """Prints :func:`describe` of the preparation job when its phase changes (at most every
     :data:`REPORT_EVERY_S` seconds otherwise), and once more when it ends."""
 
-    def __init__(self, factory: sessionmaker[Session], job_id: str, poll_s: float = 1.0) -> None:
+    def __init__(self, factory: sessionmaker[Session], job_id: str, poll_s: float = 0.5) -> None:
         super().__init__(name="xmd-demo-reporter", daemon=True)
         self.factory, self.job_id, self.poll_s = factory, job_id, poll_s
         self._halt = threading.Event()
