@@ -104,8 +104,9 @@ def test_a_long_read_stops_when_its_client_disconnects(api: Api, own_engine: Eng
                 assert _wait(lambda: _active(own_engine, "pg_sleep") == 2, 10) is not None
             time.sleep(0.3)
             leaves.close()  # the client goes away mid-read
-            took = _wait(lambda: "leaves" in ended, 10)
-            assert took is not None and took < 3.0, f"the read went on after its client left ({took})"
+            # the read itself lasts minutes: stopping within 15 s is stopping (a loaded CI host is slow to notice)
+            took = _wait(lambda: "leaves" in ended, 20)
+            assert took is not None and took < 15.0, f"the read went on after its client left ({took})"
             assert ended["leaves"] in ("OperationalError", "ClientGone")  # interrupted, not finished
             if pg:
                 gone = _wait(lambda: _active(own_engine, "pg_sleep") == 1, 5)
@@ -153,8 +154,8 @@ def test_a_regex_search_on_postgresql_stops_when_its_client_disconnects(
             assert _wait(lambda: _active(own_engine, "~*") == 2, 20) is not None, "the searches did not start"
             time.sleep(0.5)
             leaves.close()
-            took = _wait(lambda: _active(own_engine, "~*") == 1, 10)
-            assert took is not None and took < 3.0, f"the search ran on after its client left ({took})"
+            took = _wait(lambda: _active(own_engine, "~*") == 1, 20)
+            assert took is not None and took < 15.0, f"the search ran on after its client left ({took})"
             assert _active(own_engine, "~*") == 1  # the control: the other client's search still runs
         finally:
             stays.close()
