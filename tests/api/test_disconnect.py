@@ -163,12 +163,12 @@ def test_a_regex_search_on_postgresql_stops_when_its_client_disconnects(
         assert _wait(lambda: _active(own_engine, "~*") == 0, 10) is not None
 
 
-def test_health_answers_within_a_second_with_every_thread_and_connection_busy(api: Api, db_url: str, tmp_path) -> None:
+def test_health_answers_at_once_with_every_thread_and_connection_busy(api: Api, db_url: str, tmp_path) -> None:
     """Every pooled connection held, and more requests waiting for one than the API has threads:
-    `/api/health` still answers within 1 s (it waits for neither)."""
-    # The waiting requests give up (503) after pool_timeout: 12 s outlasts the 2 s wait and the five health
-    # checks below (each under 1 s, or the test fails), and is what the test costs (it was 30 s).
-    eng = make_engine(db_url, pool_size=2, max_overflow=0, pool_timeout=12)
+    `/api/health` still answers (it waits for neither) — within 2 s, where waiting for the pool takes 20 s."""
+    # The waiting requests give up (503) after pool_timeout: 20 s outlasts the 2 s wait and the five health
+    # checks below (each under 2 s, or the test fails; 1 s on a quiet host, but a loaded CI host is slower).
+    eng = make_engine(db_url, pool_size=2, max_overflow=0, pool_timeout=20)
     settings = make_settings(tmp_path)
     app = create_app(settings, engine=eng, enqueue=lambda job, secrets=None: None, serve_ui=False)
     held: list[Any] = []
@@ -195,7 +195,7 @@ def test_health_answers_within_a_second_with_every_thread_and_connection_busy(ap
                 times.append(time.perf_counter() - start)
                 assert r.status_code == 200, r.text
                 assert r.json()["status"] == "ok" and r.json()["database"] == "ok", r.json()
-            assert max(times) < 1.0, f"/api/health took {max(times):.2f} s with the pool exhausted"
+            assert max(times) < 2.0, f"/api/health took {max(times):.2f} s with the pool exhausted"
             assert waiting == [], "a waiting request ended while /api/health was timed: not every thread was busy"
             for conn in held:
                 conn.close()
