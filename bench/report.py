@@ -1732,7 +1732,12 @@ def er_difference(doc: dict[str, Any] | None) -> list[str]:
         "the default: its steps are first-order only, which is what `torch.compile` and CUDA graphs need (neither "
         "differentiates twice), so it is the GPU lever to measure when a GPU is lent. (`torch.compile` itself does "
         "not help on this CPU: a one-off check, not stored as JSON, compiled MiniLM with dynamic shapes in 300 s "
-        "and then ran plain steps of 32 demo texts at 0.97 s against 0.83 s uncompiled, 2 torch threads.)",
+        "and then ran plain steps of 32 demo texts at 0.97 s against 0.83 s uncompiled, 2 torch threads.) "
+        "A later one-off check compiled a whole retrain with `second_order='difference'` (tiny model, 3 steps): "
+        "it runs once torch's donated buffers are off (the difference keeps the forward's graph for a second "
+        "first-order pass), with the eager run's losses (aot_eager backend: equal; inductor: within 1e-5), "
+        "but inductor took 130 s to compile on this CPU: on a GPU a demo retrain's 126 steps take seconds, so "
+        "compilation only pays for long retrains — not built as an option until a GPU can time it.",
         "",
     ]
 
