@@ -15,6 +15,7 @@ Usage: ``.venv/bin/python bench/demo_speed.py --seed 0 > bench/results/demo_spee
 from __future__ import annotations
 
 import argparse
+import json
 import shutil
 import sys
 import tempfile
@@ -136,6 +137,7 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=None)
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--er", default=None, help="ERConfig fields as JSON (default: the demo's DEBUG_ER)")
+    ap.add_argument("--train", default=None, help="TrainConfig fields of the retrain as JSON (over DEBUG_CONFIG)")
     ap.add_argument(
         "--max-train-steps",
         type=int,
@@ -163,7 +165,7 @@ def main() -> None:
 
     from xmd.core import demo_story
 
-    config = replace(demo_story.DEBUG_CONFIG, seed=args.seed)
+    config = replace(demo_story.DEBUG_CONFIG, seed=args.seed, **json.loads(args.train or "{}"))
     er = None
     if args.er:
         from xmd.core.training import ERConfig

@@ -71,7 +71,8 @@ VARIANTS: dict[str, ERConfig | None] = {
     "both_attr_every8_joint": ERConfig(attribution_every=8, joint_forward="on"),
     "erasure_split": ERConfig(objective="erasure", joint_forward="off"),
     "erasure_joint": ERConfig(objective="erasure", joint_forward="on"),
-    # bf16 autocast (TrainConfig.mixed_precision, CUDA only): compare with plain_bf16 as well as plain.
+    # bf16 autocast (TrainConfig.mixed_precision: a GPU, or a CPU with AVX512-BF16/AMX; float32 elsewhere):
+    # compare with plain_bf16 as well as plain.
     "plain_bf16": None,
     "both_bf16": ERConfig(),
 }

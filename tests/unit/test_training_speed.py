@@ -446,3 +446,47 @@ def test_attribution_gate_rule_on_constructed_errors(errors, closed_at, opened_a
     for b, e in enumerate(errors):
         gate.update(b, True, e)
     assert (gate.record["closed_at"], gate.record["opened_at"]) == (closed_at, opened_at)
+
+
+def test_native_bf16_reads_the_cpu_flags(tmp_path, monkeypatch):
+    """bf16 autocast only where the CPU computes bf16 itself: its flags name AVX512-BF16 or AMX (x86) or BF16
+    (aarch64's Features line); a CPU without them (or no /proc/cpuinfo) is not picked."""
+    from xmd.core import modeling
+
+    info = tmp_path / "cpuinfo"
+    info.write_text("processor\t: 0\nmodel name\t: AMD EPYC\nflags\t\t: fpu sse2 avx2 avx512f avx512_bf16 avx512bw\n")
+    assert modeling._cpu_flags(info) >= {"avx512_bf16", "avx2"}
+    info.write_text("processor\t: 0\nflags\t\t: fpu sse2 avx2 avx512f avx512bw\n")
+    assert not modeling._cpu_flags(info) & modeling.BF16_CPU_FLAGS  # the Xeon that emulated bf16 10x slower
+    info.write_text("processor\t: 0\nFeatures\t: fp asimd bf16 i8mm\n")
+    assert "bf16" in modeling._cpu_flags(info)
+    assert modeling._cpu_flags(tmp_path / "missing") == frozenset()
+    cpu = torch.device("cpu")
+    monkeypatch.setattr(modeling, "_cpu_flags", lambda: frozenset({"avx2", "amx_bf16"}))
+    assert modeling.native_bf16(cpu)
+    monkeypatch.setattr(modeling, "_cpu_flags", lambda: frozenset({"avx2", "avx512f"}))
+    assert not modeling.native_bf16(cpu)
+    assert not modeling.native_bf16(torch.device("meta"))
+
+
+@pytest.mark.parametrize("native", [True, False])
+def test_mixed_precision_autocasts_the_steps_only_where_bf16_is_native(tiny_model_dir, monkeypatch, native):
+    """``mixed_precision`` runs an ER retrain's forward passes in bf16 where the device has bf16 (the run says
+    so), and leaves float32 where it would be emulated; the ER step trains either way."""
+    from xmd.core import training
+    from xmd.core.modeling import load_model
+
+    monkeypatch.setattr(training, "native_bf16", lambda device: native)
+    loaded = load_model(tiny_model_dir, device="cpu")
+    dtypes = set()
+    linear = next(m for m in loaded.model.modules() if isinstance(m, torch.nn.Linear))
+    linear.register_forward_hook(lambda _m, _i, out: dtypes.add(out.dtype))
+    data = shortcut_data(24)
+    targets = FeedbackSet(task=[TaskFeedback(word="mango", action=Action.REMOVE)]).expand(data)
+    hist = train_loop(
+        loaded, data, TrainConfig(epochs=1, batch_size=8, mixed_precision=True), er=ERConfig(), targets=targets
+    )
+    assert hist.bf16 is native and hist.to_dict()["bf16"] is native
+    assert dtypes == ({torch.bfloat16} if native else {torch.float32})
+    assert all(math.isfinite(s.loss) for s in hist.steps) and any(s.er_loss > 0 for s in hist.steps)
+    assert all(p.dtype == torch.float32 for p in loaded.model.parameters())  # the weights stay float32

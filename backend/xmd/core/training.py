@@ -38,7 +38,7 @@ from torch.profiler import record_function
 from tqdm.auto import tqdm
 
 from xmd.core.attribution import DIFFERENTIABLE_METHODS, gradient_to_words, gradient_word_scores
-from xmd.core.modeling import LoadedModel, seed_everything
+from xmd.core.modeling import LoadedModel, native_bf16, seed_everything
 from xmd.core.normalize import shares
 from xmd.core.options import opt, redefault
 from xmd.core.types import Action, Cancelled, DataError, Example, XMDError
@@ -80,7 +80,14 @@ class TrainConfig:
     max_length: int = field(default=128, metadata=opt("truncate inputs to this many tokens", ge=8, le=4096))
     seed: int = field(default=0, metadata=opt("seed for shuffling and initialisation", ge=0, le=2**31 - 1))
     grad_accum: int = field(default=1, metadata=opt("gradient accumulation steps", ge=1, le=1024))
-    mixed_precision: bool = field(default=False, metadata=opt("bf16 autocast (CUDA only)"))
+    mixed_precision: bool = field(
+        default=False,
+        metadata=opt(
+            "bf16 autocast of the training steps where the device computes bf16 natively (a GPU, or a CPU with "
+            "AVX512-BF16 or AMX; elsewhere it is emulated and slower, so it is not used there: the run records "
+            "whether it was)"
+        ),
+    )
     weight_decay: float = field(default=0.01, metadata=opt("AdamW weight decay", ge=0, le=1))
     warmup_ratio: float = field(default=0.06, metadata=opt("share of the steps spent warming up", ge=0, le=1))
     max_grad_norm: float = field(default=1.0, metadata=opt("gradient clipping norm", gt=0, le=1000))
@@ -410,9 +417,11 @@ class TrainHistory:
     early_stop: dict | None = None
     #: With ``ERConfig.attribution_gate``: batches with the attribution term, and where the gate closed/opened.
     gate: dict | None = None
+    #: Whether the steps ran under bf16 autocast (``TrainConfig.mixed_precision`` on a device that has it).
+    bf16: bool = False
 
     def to_dict(self) -> dict:
-        out = {"seconds": self.seconds, "steps": [asdict(s) for s in self.steps]}
+        out = {"seconds": self.seconds, "steps": [asdict(s) for s in self.steps], "bf16": self.bf16}
         if self.early_stop is not None:
             out["early_stop"] = self.early_stop
         if self.gate is not None:
@@ -874,12 +883,9 @@ def train_loop(
         return max(0.0, (total_steps - step) / max(1, total_steps - warmup))
 
     sched = torch.optim.lr_scheduler.LambdaLR(optim, lr_lambda)
-    amp = (
-        torch.autocast("cuda", dtype=torch.bfloat16)
-        if config.mixed_precision and device.type == "cuda"
-        else nullcontext()
-    )
-    history = TrainHistory()
+    bf16 = config.mixed_precision and native_bf16(device)
+    amp = torch.autocast(device.type, dtype=torch.bfloat16) if bf16 else nullcontext()
+    history = TrainHistory(bf16=bf16)
     if use_er and er.early_stop:
         history.early_stop = {"held_out_rows": len(probe), "stopped_at": None, "steps": [], "er": [], "share": []}
         if not probe:

@@ -159,7 +159,8 @@ def calibrated_rates(
     erasure term's and the attribution term's, the latter scaled by the share of feedback rows that take it
     (``attribution_every``, ``attribution_rows`` of ``share x batch_size`` rows a batch), the objective
     keeping only its own terms and λ = 0 none. ``attribution_gate`` is not priced: when it thins the term
-    depends on the run."""
+    depends on the run; nor is ``mixed_precision`` (the calibration times float32 steps, so a bf16 retrain
+    on a device that has bf16 comes in under the estimate)."""
     out = {k: v for k, v in calibration.items() if not k.startswith("train_")}
     if "train_plain" not in calibration or "train_feedback" not in calibration:
         return out

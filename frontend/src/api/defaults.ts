@@ -161,7 +161,7 @@ export const schemaFields = {
     },
     "mixed_precision": {
       "title": "Mixed Precision",
-      "help": "bf16 autocast (CUDA only)",
+      "help": "bf16 autocast of the training steps where the device computes bf16 natively (a GPU, or a CPU with AVX512-BF16 or AMX; elsewhere it is emulated and slower, so it is not used there: the run records whether it was)",
       "type": "boolean"
     },
     "seed": {
@@ -560,7 +560,7 @@ export const schemaFields = {
     },
     "mixed_precision": {
       "title": "Mixed Precision",
-      "help": "bf16 autocast (CUDA only)",
+      "help": "bf16 autocast of the training steps where the device computes bf16 natively (a GPU, or a CPU with AVX512-BF16 or AMX; elsewhere it is emulated and slower, so it is not used there: the run records whether it was)",
       "type": "boolean"
     },
     "objective": {

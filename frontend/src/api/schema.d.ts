@@ -1119,7 +1119,7 @@ export interface components {
             max_length?: number;
             /**
              * Mixed Precision
-             * @description bf16 autocast (CUDA only)
+             * @description bf16 autocast of the training steps where the device computes bf16 natively (a GPU, or a CPU with AVX512-BF16 or AMX; elsewhere it is emulated and slower, so it is not used there: the run records whether it was)
              * @default false
              */
             mixed_precision?: boolean;
@@ -2374,7 +2374,7 @@ export interface components {
             method?: "grad_x_input" | "saliency";
             /**
              * Mixed Precision
-             * @description bf16 autocast (CUDA only)
+             * @description bf16 autocast of the training steps where the device computes bf16 natively (a GPU, or a CPU with AVX512-BF16 or AMX; elsewhere it is emulated and slower, so it is not used there: the run records whether it was)
              * @default false
              */
             mixed_precision?: boolean;
