@@ -7,10 +7,12 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import torch
 from apihelpers import demo_csv
 from fastapi.testclient import TestClient
 from workerstack import Stack
 from xmd.app import create_app
+from xmd.core.modeling import native_bf16
 from xmd.db import make_engine
 from xmd.users import service as users
 
@@ -39,7 +41,7 @@ def test_retrain_through_the_api_with_a_real_worker(stack: Stack, tiny_model_dir
         r = c.post(
             f"/api/projects/{pid}/jobs/retrain",
             headers=h,
-            json={"epochs": 2, "batch_size": 4, "lr": 1e-3, "max_length": 32},
+            json={"epochs": 2, "batch_size": 4, "lr": 1e-3, "max_length": 32, "mixed_precision": True},
         )
         assert r.status_code == 202, r.text
         job_id = r.json()["id"]
@@ -64,6 +66,9 @@ def test_retrain_through_the_api_with_a_real_worker(stack: Stack, tiny_model_dir
         new = versions[1]
         assert new["id"] == job["result"]["version_id"] and set(new["metrics"]) == {"clean"}
         assert new["retrain"]["shares_before"] is not None
+        # bf16 was asked for; the version says whether this worker's CPU computes it (else float32 ran)
+        assert new["config"]["train"]["mixed_precision"] is True
+        assert new["config"]["bf16"] is native_bf16(torch.device("cpu"))
         cmp = c.get(f"/api/projects/{pid}/compare", headers=h, params={"a": versions[0]["id"], "b": new["id"]})
         assert cmp.status_code == 200 and cmp.json()["metrics"]["clean"]["accuracy"]["after"] is not None
         assert c.get(f"/api/projects/{pid}", headers=h).json()["latest_version_id"] == new["id"]

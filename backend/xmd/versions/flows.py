@@ -234,6 +234,7 @@ def _retrain(
         "shares_before": run.shares_before,
         "shares_after": run.shares_after,
         "history_seconds": run.history.seconds,
+        "bf16": run.history.bf16,  # whether mixed_precision took effect on the worker's device
     }
     versions.mark_ready(
         db_session=db, model_version=child, metrics=run.metrics_after or {}, feedback_snapshot=snapshot, config=config
