@@ -1830,7 +1830,10 @@ def er_terms(doc: dict[str, Any] | None, two: dict[str, Any] | None = None) -> l
 
 
 def demo_bf16(
-    fp32: Sequence[dict[str, Any] | None], bf16: Sequence[dict[str, Any] | None], er: dict[str, Any] | None
+    fp32: Sequence[dict[str, Any] | None],
+    bf16: Sequence[dict[str, Any] | None],
+    er: dict[str, Any] | None,
+    service: tuple[dict[str, Any] | None, dict[str, Any] | None] = (None, None),
 ) -> list[str]:
     """``mixed_precision`` on a CPU that computes bf16 itself: the demo retrain in float32 and in bf16, seed by
     seed from one baseline, and the interleaved step costs of both precisions."""
@@ -1890,6 +1893,17 @@ def demo_bf16(
         f"in {under32} of {len(pairs)} float32 runs and {under} of {len(pairs)} bf16 runs on this host.",
         "",
     ]
+    f_run, b_run = ((d or {}).get("retrain") or {} for d in service)
+    if f_run.get("seconds") and b_run.get("seconds"):
+        est = lambda r: f" (estimate {r['expected_s']:.0f} s)" if r.get("expected_s") else ""  # noqa: E731
+        lines += [
+            "Through the service on the same host (`bench/first_start.py --retrain 0`, request → *v2 is ready*, "
+            "first with the screen's defaults, then with `--retrain-settings '{\"mixed_precision\": true}'`, each "
+            f"from its own first start): float32 {f_run['seconds']:.0f} s{est(f_run)}, bf16 "
+            f"{b_run['seconds']:.0f} s{est(b_run)} — the estimate prices float32 steps, so a bf16 retrain comes "
+            "in under it.",
+            "",
+        ]
     res = (er or {}).get("results", {})
     if {"plain", "both_default", "plain_bf16", "both_bf16"} <= set(res):
         cpu = {k: res[k]["median_cpu_s"] for k in ("plain", "both_default", "plain_bf16", "both_bf16")}
@@ -2578,6 +2592,7 @@ def render(results: Path) -> str:
         [load(results, f"demo_speed_fp32_stop26_seed{seed}") for seed in range(3)],
         [load(results, f"demo_speed_bf16_stop26_seed{seed}") for seed in range(3)],
         load(results, "er_overhead_interleaved_bf16"),
+        (load(results, "first_start_retrain_fp32_stop26"), load(results, "first_start_retrain_bf16_stop26")),
     )
     earlier = next((n for n in ("first_start_retrain_stop21", "first_start_retrain_stop19") if load(results, n)), "")
     lines += ui_story(load(results, "first_start_retrain"), load(results, earlier) if earlier else None, earlier)
