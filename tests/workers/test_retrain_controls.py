@@ -74,6 +74,7 @@ def test_retrain_with_controls_makes_a_version_per_arm_and_a_comparison(stack: S
         ]
         assert all(v["parent_id"] == versions[0]["id"] for v in versions[1:])  # every arm from the same parent
         assert {v["config"]["train"]["seed"] for v in versions[1:]} == {0} and versions[3]["config"]["seed"] == 0
+        assert [v["config"]["bf16"] for v in versions[1:]] == [False] * 3  # float32 unless mixed_precision is asked
         result = job["result"]
         assert result["version_id"] == versions[1]["id"]
         assert result["versions"] == {"debug-seed0": versions[1]["id"], "lambda0-seed0": versions[2]["id"],

@@ -177,6 +177,7 @@ def retrain_with_controls(
         mv = made[key]
         config_out = {**mv.config, "metrics_before": meta.get("metrics_before"), "comparison_version_id": debug0.id}
         config_out.update(shares_before=meta.get("shares_before"), shares_after=meta.get("shares_after"))
+        config_out["bf16"] = bool((meta.get("history") or {}).get("bf16"))  # mixed_precision took effect
         versions.mark_ready(
             db_session=db,
             model_version=mv,
