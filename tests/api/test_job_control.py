@@ -142,6 +142,8 @@ def test_before_any_retrain_the_estimate_uses_the_calibration_of_the_projects_ex
         ("measure", 20, 0.2),
         ("shares_grad_x_input", 10, 0.2),
         ("shares_occlusion", 2, 0.2),
+        ("train_plain_bf16", 10, 0.5),  # a device that computes bf16: half the float32 time here
+        ("train_feedback_bf16", 10, 1.5),
     ]
     log = [
         {"name": f"calibrate:{k}", "kind": k, "done": n, "total": n, "scale": 1, "seconds": s} for k, n, s in timings
@@ -159,6 +161,9 @@ def test_before_any_retrain_the_estimate_uses_the_calibration_of_the_projects_ex
     est = api.post(url, json={**body, "attribution_every": 4}).json()
     train = {p["name"]: p for p in est["phases"]}["train"]["expected_s"]
     assert train == pytest.approx(10 * 8 * (0.1 + 0.04 + 0.16 / 4))
+    # ... and so does bf16 (mixed_precision), by what the calibration's bf16 steps cost
+    est = api.post(url, json={**body, "mixed_precision": True}).json()
+    assert {p["name"]: p for p in est["phases"]}["train"]["expected_s"] == pytest.approx(10 * 8 * 0.15)
 
     # the project's own retrain, once it has run, comes first
     retrain = [{"name": "train", "kind": "train", "done": 10, "total": 10, "scale": 4, "seconds": 4.0}]
@@ -171,6 +176,8 @@ def test_before_any_retrain_the_estimate_uses_the_calibration_of_the_projects_ex
     est = api.post(url, json={**body, "attribution_every": 4}).json()
     train = {p["name"]: p for p in est["phases"]}["train"]["expected_s"]
     assert (est["rates_from"], train) == ("retrain", pytest.approx(10 * 8 * 0.1 * 0.18 / 0.3))
+    est = api.post(url, json={**body, "mixed_precision": True}).json()  # that retrain ran float32
+    assert {p["name"]: p for p in est["phases"]}["train"]["expected_s"] == pytest.approx(10 * 8 * 0.1 * 0.5)
 
 
 def test_retrain_settings_that_contradict_each_other_are_a_422_and_start_nothing(api: Api, project, db):

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from xmd.core.effect import feedback_shares
 from xmd.core.evaluate import evaluate_sets
-from xmd.core.modeling import LoadedModel
+from xmd.core.modeling import LoadedModel, native_bf16
 from xmd.core.training import ERConfig, RetrainConfig, TrainConfig, token_lengths, train_loop
 from xmd.core.types import Action, Example
 
@@ -32,6 +32,8 @@ POOL_BATCHES = 16
 KINDS = ("train_plain", "train_feedback", "train_erasure", "measure", "shares_grad_x_input", "shares_occlusion")
 """What :func:`time_retrain_work` times, by the phase kinds of ``xmd.jobs.phases`` (``train_*`` are the
 two ends of the ``train`` kind)."""
+BF16_KINDS = ("train_plain_bf16", "train_feedback_bf16")
+"""Timed as well where the device computes bf16 (``TrainConfig.mixed_precision`` then runs bf16 steps)."""
 
 
 @dataclass
@@ -111,6 +113,11 @@ def time_retrain_work(
     # (attribution_every, attribution_rows), so the estimate can price those settings.
     erasure = dataclasses.replace(er, objective="erasure")
     timed_run("train_erasure", lambda: train_loop(scratch, timed, config, er=erasure, targets=every), len(timed))
+    if native_bf16(loaded.device):  # a retrain with mixed_precision runs bf16 steps here: price them too
+        bf16 = dataclasses.replace(config, mixed_precision=True)
+        train_loop(scratch, warm, bf16, er=er, targets=every)
+        timed_run("train_plain_bf16", lambda: train_loop(scratch, timed, bf16), len(timed))
+        timed_run("train_feedback_bf16", lambda: train_loop(scratch, timed, bf16, er=er, targets=every), len(timed))
     evaluate_sets(loaded, {"warm-up": measured[:8]}, max_length=config.max_length)
     timed_run(
         "measure",

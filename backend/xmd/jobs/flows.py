@@ -179,7 +179,9 @@ def estimate_retrain(db: Session, project: Project, body: RetrainIn) -> dict[str
     )
     er = options.build(ERConfig, body.model_dump())
     words = [t.word for t in task]
-    prior, source = retrain_prior(db, project, mv, [ds.id for ds in train], n_train, words, er, config.batch_size)
+    prior, source = retrain_prior(
+        db, project, mv, [ds.id for ds in train], n_train, words, er, config.batch_size, config.mixed_precision
+    )
     return {
         "phases": [
             {
@@ -230,6 +232,7 @@ def retrain_prior(
     words: Sequence[str] | None = None,
     er: ERConfig | None = None,
     batch_size: int = 32,
+    bf16: bool = False,
 ) -> tuple[dict[str, float], str | None]:
     """The rates (seconds per example of each phase kind) a retrain of ``mv`` is expected to run at, and
     where they come from: the project's last retrain (``"retrain"``); else the project's calibration, which
@@ -237,18 +240,19 @@ def retrain_prior(
     :func:`feedback_share`, given the task ``words`` if known, priced for the retrain's ``er`` settings and
     ``batch_size``); else any project's last retrain; else none (``{}, None``). The project's own retrain's
     training rate is scaled by what the calibration says ``er`` costs against the ER settings that retrain
-    ran with, so a changed setting (``attribution_every``, …) changes the estimate."""
+    ran with, so a changed setting (``attribution_every``, ``mixed_precision`` as ``bf16``, …) changes the
+    estimate."""
     own, own_params = service.last_run(db_session=db, kind=JobKind.RETRAIN, project_id=project.id, any_project=False)
     cal = service.last_phases(db_session=db, kind=JobKind.EXPLAIN, project_id=project.id, any_project=False)
     if own:
         rates = phases.rates(own)
         if cal and er is not None and "train" in rates:
             share = feedback_share(db, project, mv, train_ids, n_train, words)
-            rates["train"] *= _settings_factor(phases.rates(cal), own_params, er, batch_size, share)
+            rates["train"] *= _settings_factor(phases.rates(cal), own_params, er, batch_size, share, bf16)
         return rates, "retrain"
     if cal:
         share = feedback_share(db, project, mv, train_ids, n_train, words)
-        return phases.calibrated_rates(phases.rates(cal), share, er, batch_size), "calibration"
+        return phases.calibrated_rates(phases.rates(cal), share, er, batch_size, bf16), "calibration"
     other = service.last_phases(db_session=db, kind=JobKind.RETRAIN)
     return (phases.rates(other), "retrain") if other else ({}, None)
 
@@ -259,6 +263,7 @@ def _settings_factor(
     er: ERConfig,
     batch_size: int,
     share: float,
+    bf16: bool = False,
 ) -> float:
     """The calibrated training rate at ``er`` over the one at the ER settings of an earlier retrain's
     ``params``, both at today's feedback ``share`` (1 when either cannot be priced)."""
@@ -266,6 +271,7 @@ def _settings_factor(
         then = options.build(ERConfig, params)
     except (TypeError, ValueError):  # a job from before a setting was renamed or bounded
         return 1.0
-    new = phases.calibrated_rates(cal, share, er, batch_size).get("train")
-    old = phases.calibrated_rates(cal, share, then, int(params.get("batch_size") or batch_size)).get("train")
+    new = phases.calibrated_rates(cal, share, er, batch_size, bf16).get("train")
+    then_bf16 = bool(params.get("mixed_precision"))
+    old = phases.calibrated_rates(cal, share, then, int(params.get("batch_size") or batch_size), then_bf16).get("train")
     return new / old if new and old else 1.0

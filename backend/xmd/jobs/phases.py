@@ -125,6 +125,8 @@ CALIBRATION_LABELS = {
     "train_plain": "timing training steps without feedback",
     "train_feedback": "timing training steps with feedback on every row",
     "train_erasure": "timing training steps with the erasure term alone",
+    "train_plain_bf16": "timing bf16 training steps without feedback",
+    "train_feedback_bf16": "timing bf16 training steps with feedback on every row",
     "measure": "timing a forward pass (measuring)",
     "shares_grad_x_input": "timing the explanation of corrected examples (grad_x_input)",
     "shares_occlusion": "timing the explanation of corrected examples (occlusion)",
@@ -148,7 +150,11 @@ def calibration_log(timings: Iterable[Any]) -> list[dict[str, Any]]:
 
 
 def calibrated_rates(
-    calibration: Mapping[str, float], feedback_share: float, er: ERConfig | None = None, batch_size: int = 32
+    calibration: Mapping[str, float],
+    feedback_share: float,
+    er: ERConfig | None = None,
+    batch_size: int = 32,
+    bf16: bool = False,
 ) -> dict[str, float]:
     """A retrain's rates from a calibration's (:func:`rates` of :func:`calibration_log`): measuring and
     explaining as timed; training between the step without feedback and the step where every row has
@@ -159,8 +165,9 @@ def calibrated_rates(
     erasure term's and the attribution term's, the latter scaled by the share of feedback rows that take it
     (``attribution_every``, ``attribution_rows`` of ``share x batch_size`` rows a batch), the objective
     keeping only its own terms and λ = 0 none. ``attribution_gate`` is not priced: when it thins the term
-    depends on the run; nor is ``mixed_precision`` (the calibration times float32 steps, so a bf16 retrain
-    on a device that has bf16 comes in under the estimate)."""
+    depends on the run. ``bf16`` (``mixed_precision`` asked for): the training rate is scaled by what the
+    calibration's bf16 steps cost against its float32 ones at the same share, where it timed them (a device
+    that computes bf16; elsewhere float32 runs, as priced)."""
     out = {k: v for k, v in calibration.items() if not k.startswith("train_")}
     if "train_plain" not in calibration or "train_feedback" not in calibration:
         return out
@@ -168,7 +175,7 @@ def calibrated_rates(
     plain, full = calibration["train_plain"], calibration["train_feedback"]
     erasure = calibration.get("train_erasure")
     if er is None or erasure is None:
-        out["train"] = plain + share * (full - plain)
+        out["train"] = (plain + share * (full - plain)) * _bf16_factor(calibration, share, bf16)
         return out
     erasure_part = max(0.0, erasure - plain) if er.objective in ("erasure", "both") else 0.0
     attribution_part = max(0.0, full - erasure) if er.objective in ("attribution", "both") else 0.0
@@ -176,8 +183,19 @@ def calibrated_rates(
     if er.attribution_rows > 0:
         taken *= min(1.0, er.attribution_rows / max(1.0, share * batch_size))
     extra = erasure_part + taken * attribution_part if er.lam > 0 else 0.0
-    out["train"] = plain + share * extra
+    out["train"] = (plain + share * extra) * _bf16_factor(calibration, share, bf16)
     return out
+
+
+def _bf16_factor(calibration: Mapping[str, float], share: float, bf16: bool) -> float:
+    """bf16 training over float32 training at ``share``, as the calibration timed them (1 without bf16)."""
+    if not bf16 or "train_plain_bf16" not in calibration or "train_feedback_bf16" not in calibration:
+        return 1.0
+    fp32 = calibration["train_plain"] + share * (calibration["train_feedback"] - calibration["train_plain"])
+    low = calibration["train_plain_bf16"] + share * (
+        calibration["train_feedback_bf16"] - calibration["train_plain_bf16"]
+    )
+    return low / fp32 if fp32 > 0 and low > 0 else 1.0
 
 
 def expected(phases: list[Phase], prior: Mapping[str, float]) -> float | None:

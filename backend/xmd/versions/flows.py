@@ -187,6 +187,7 @@ def _retrain(
             [t.word for t in feedback.task],
             er,
             train_config.batch_size,
+            train_config.mixed_precision,
         )[0],
     )
     lo, hi = TRAIN_SHARE

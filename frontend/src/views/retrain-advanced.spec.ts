@@ -123,14 +123,14 @@ describe('RetrainView advanced ER settings', () => {
     w.unmount()
   })
 
-  it('labels bf16 training, says the estimate is an upper bound with it, and sends it', async () => {
+  it('labels bf16 training, says how the estimate prices it, and sends it', async () => {
     const w = mount(RetrainView, { global: { plugins: [router()] } })
     await flushPromises()
     expect(w.find('[data-field=mixed_precision]').text()).toContain('bf16 training where the device computes bf16')
     await vi.waitFor(() => expect(w.find('[data-testid=retrain-estimate]').text()).toContain('Expected duration'), { timeout: 2000 })
     expect(w.find('[data-testid=retrain-estimate]').text()).not.toContain('bf16')
     await w.find('#rt-mixed-precision').setValue(true)
-    await vi.waitFor(() => expect(w.find('[data-testid=retrain-estimate]').text()).toContain('priced on float32 steps'), { timeout: 2000 })
+    await vi.waitFor(() => expect(w.find('[data-testid=retrain-estimate]').text()).toContain('bf16 is priced on bf16 steps timed on the worker'), { timeout: 2000 })
     await w.find('form').trigger('submit')
     await flushPromises()
     expect(A.retrainJob.mock.calls[0][1]).toMatchObject({ mixed_precision: true })
