@@ -1834,6 +1834,7 @@ def demo_bf16(
     bf16: Sequence[dict[str, Any] | None],
     er: dict[str, Any] | None,
     service: tuple[dict[str, Any] | None, dict[str, Any] | None] = (None, None),
+    priced: dict[str, Any] | None = None,
 ) -> list[str]:
     """``mixed_precision`` on a CPU that computes bf16 itself: the demo retrain in float32 and in bf16, seed by
     seed from one baseline, and the interleaved step costs of both precisions."""
@@ -1906,6 +1907,12 @@ def demo_bf16(
                 if "train_feedback_bf16" in str(b_run.get("calibration"))
                 else " — this calibration timed float32 steps only (before it timed bf16 steps too, where the "
                 "device computes bf16), so the bf16 retrain came in under its estimate."
+            )
+            + (
+                f" With the calibration timing bf16 steps as well (`first_start_retrain_bf16_priced_stop26`, same "
+                f"host, later): bf16 {p_run['seconds']:.0f} s{est(p_run)}."
+                if (p_run := (priced or {}).get("retrain") or {}).get("seconds")
+                else ""
             ),
             "",
         ]
@@ -2598,6 +2605,7 @@ def render(results: Path) -> str:
         [load(results, f"demo_speed_bf16_stop26_seed{seed}") for seed in range(3)],
         load(results, "er_overhead_interleaved_bf16"),
         (load(results, "first_start_retrain_fp32_stop26"), load(results, "first_start_retrain_bf16_stop26")),
+        load(results, "first_start_retrain_bf16_priced_stop26"),
     )
     earlier = next((n for n in ("first_start_retrain_stop21", "first_start_retrain_stop19") if load(results, n)), "")
     lines += ui_story(load(results, "first_start_retrain"), load(results, earlier) if earlier else None, earlier)
