@@ -1829,6 +1829,17 @@ def er_terms(doc: dict[str, Any] | None, two: dict[str, Any] | None = None) -> l
     return lines
 
 
+def _effect_cells(d: dict[str, Any]) -> list[str]:
+    """A demo run's effect as table cells: anti-shortcut accuracy, clean Δ, the removed word's share falls."""
+    m, fall, occ = d["metrics"], _share_fall(d), _share_fall(d, "occlusion")
+    return [
+        f"{m['anti_before']:.3f} → {m['anti_after']:.3f}",
+        f"{(m['clean_after'] - m['clean_before']) * 100:+.2f}",
+        "–" if fall is None else f"−{fall:.0%}",
+        "–" if occ is None else f"−{occ:.0%}",
+    ]
+
+
 def demo_bf16(
     fp32: Sequence[dict[str, Any] | None],
     bf16: Sequence[dict[str, Any] | None],
@@ -1844,15 +1855,7 @@ def demo_bf16(
     env = pairs[0][1]["env"]
 
     def cells(d: dict[str, Any]) -> list[str]:
-        m, fall, occ = d["metrics"], _share_fall(d), _share_fall(d, "occlusion")
-        return [
-            f"{m['anti_before']:.3f} → {m['anti_after']:.3f}",
-            f"{(m['clean_after'] - m['clean_before']) * 100:+.2f}",
-            "–" if fall is None else f"−{fall:.0%}",
-            "–" if occ is None else f"−{occ:.0%}",
-            f"{d['seconds']['debug.train_loop']:.0f} s",
-            f"{d['retrain']['seconds']:.0f} s",
-        ]
+        return [*_effect_cells(d), f"{d['seconds']['debug.train_loop']:.0f} s", f"{d['retrain']['seconds']:.0f} s"]
 
     rows = [
         [str(b["params"]["seed"]), *cells(f), *cells(b), "/".join(f"{v:.2f}" for v in b["env"]["loadavg_start"])]
@@ -1949,14 +1952,7 @@ def demo_gate(
     gate = pairs[0][1]["retrain"]["gate"]
 
     def cells(d: dict[str, Any]) -> list[str]:
-        m, fall, occ = d["metrics"], _share_fall(d), _share_fall(d, "occlusion")
-        return [
-            f"{m['anti_before']:.3f} → {m['anti_after']:.3f}",
-            f"{(m['clean_after'] - m['clean_before']) * 100:+.2f}",
-            "–" if fall is None else f"−{fall:.0%}",
-            "–" if occ is None else f"−{occ:.0%}",
-            f"{d['retrain']['seconds_per_step']:.3f}",
-        ]
+        return [*_effect_cells(d), f"{d['retrain']['seconds_per_step']:.3f}"]
 
     rows = []
     for d, g in pairs:
