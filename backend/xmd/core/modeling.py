@@ -79,8 +79,8 @@ def _cpu_flags(cpuinfo: Path = Path("/proc/cpuinfo")) -> frozenset[str]:
 
 def native_bf16(device: torch.device) -> bool:
     """Whether ``device`` computes bf16 matmuls natively. Autocast to bf16 speeds a step up only there: a CPU
-    without AVX512-BF16 or AMX emulates them (measured over 10x slower), an AVX512-BF16 one ran a demo step
-    1.4-1.7x faster (BENCHMARKS.md)."""
+    without AVX512-BF16 or AMX emulates them (measured over 10x slower); on an AVX512-BF16 one a step ran
+    1.6-1.8x and a demo retrain's training 1.2-1.3x faster (BENCHMARKS.md)."""
     if device.type == "cuda":
         return torch.cuda.is_bf16_supported()
     return device.type == "cpu" and bool(_cpu_flags() & BF16_CPU_FLAGS)

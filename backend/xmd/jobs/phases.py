@@ -175,7 +175,7 @@ def calibrated_rates(
     plain, full = calibration["train_plain"], calibration["train_feedback"]
     erasure = calibration.get("train_erasure")
     if er is None or erasure is None:
-        out["train"] = (plain + share * (full - plain)) * _bf16_factor(calibration, share, bf16)
+        out["train"] = _mix(calibration, share) * _bf16_factor(calibration, share, bf16)
         return out
     erasure_part = max(0.0, erasure - plain) if er.objective in ("erasure", "both") else 0.0
     attribution_part = max(0.0, full - erasure) if er.objective in ("attribution", "both") else 0.0
@@ -187,14 +187,17 @@ def calibrated_rates(
     return out
 
 
+def _mix(calibration: Mapping[str, float], share: float, suffix: str = "") -> float:
+    """Training per example at ``share`` of rows with feedback: between the plain and the every-row step."""
+    plain = calibration[f"train_plain{suffix}"]
+    return plain + share * (calibration[f"train_feedback{suffix}"] - plain)
+
+
 def _bf16_factor(calibration: Mapping[str, float], share: float, bf16: bool) -> float:
     """bf16 training over float32 training at ``share``, as the calibration timed them (1 without bf16)."""
     if not bf16 or "train_plain_bf16" not in calibration or "train_feedback_bf16" not in calibration:
         return 1.0
-    fp32 = calibration["train_plain"] + share * (calibration["train_feedback"] - calibration["train_plain"])
-    low = calibration["train_plain_bf16"] + share * (
-        calibration["train_feedback_bf16"] - calibration["train_plain_bf16"]
-    )
+    fp32, low = _mix(calibration, share), _mix(calibration, share, "_bf16")
     return low / fp32 if fp32 > 0 and low > 0 else 1.0
 
 
