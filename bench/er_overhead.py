@@ -76,7 +76,9 @@ VARIANTS: dict[str, ERConfig | None] = {
     "plain_bf16": None,
     "both_bf16": ERConfig(),
 }
-# TrainConfig fields a variant changes (besides the ER settings above).
+# TrainConfig fields a variant changes (besides the ER settings above). Every other variant trains float32,
+# whatever the default (auto) would pick on this device, so its rows mean the same on every host.
+TRAIN_BASE: dict[str, Any] = {"mixed_precision": False}
 TRAIN_OVERRIDES: dict[str, dict[str, Any]] = {
     "plain_bf16": {"mixed_precision": True},
     "both_bf16": {"mixed_precision": True},
@@ -177,7 +179,7 @@ def worker(args: argparse.Namespace) -> dict[str, Any]:
         batch_size=args.batch_size,
         max_length=args.max_length,
         seed=args.seed,
-        **TRAIN_OVERRIDES.get(args.worker, {}),
+        **{**TRAIN_BASE, **TRAIN_OVERRIDES.get(args.worker, {})},
     )
 
     if device.type == "cuda":
@@ -250,7 +252,7 @@ def interleaved(args: argparse.Namespace) -> dict[str, Any]:
                 batch_size=args.batch_size,
                 max_length=args.max_length,
                 seed=args.seed,
-                **TRAIN_OVERRIDES.get(variant, {}),
+                **{**TRAIN_BASE, **TRAIN_OVERRIDES.get(variant, {})},
             )
             c0 = time.process_time()
             hist = train_loop(loaded, batch, config, er=er, targets=targets if er is not None else None)

@@ -48,7 +48,13 @@ def profile_variant(name: str, args: argparse.Namespace, device: torch.device) -
     batch, targets = fixed_batch(args.batch_size, args.feedback_share, args.seed)
     er = VARIANTS[name]
     er = dataclasses.replace(er, lam=1.0) if er is not None else None
-    config = TrainConfig(epochs=args.warmup, batch_size=args.batch_size, max_length=args.max_length, seed=args.seed)
+    config = TrainConfig(  # float32, as the profiles in BENCHMARKS.md
+        epochs=args.warmup,
+        batch_size=args.batch_size,
+        max_length=args.max_length,
+        seed=args.seed,
+        mixed_precision=False,
+    )
     training.train_loop(loaded, batch, config, er=er, targets=targets if er else None)  # warm-up
     config = dataclasses.replace(config, epochs=args.n)
     activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device.type == "cuda" else [])

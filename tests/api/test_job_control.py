@@ -142,7 +142,7 @@ def test_before_any_retrain_the_estimate_uses_the_calibration_of_the_projects_ex
         ("measure", 20, 0.2),
         ("shares_grad_x_input", 10, 0.2),
         ("shares_occlusion", 2, 0.2),
-        ("train_plain_bf16", 10, 0.5),  # a device that computes bf16: half the float32 time here
+        ("train_plain_bf16", 10, 0.5),  # a GPU-like device: the default trains float32, bf16 takes half
         ("train_feedback_bf16", 10, 1.5),
     ]
     log = [
@@ -164,6 +164,8 @@ def test_before_any_retrain_the_estimate_uses_the_calibration_of_the_projects_ex
     # ... and so does bf16 (mixed_precision), by what the calibration's bf16 steps cost
     est = api.post(url, json={**body, "mixed_precision": True}).json()
     assert {p["name"]: p for p in est["phases"]}["train"]["expected_s"] == pytest.approx(10 * 8 * 0.15)
+    est = api.post(url, json={**body, "mixed_precision": False}).json()  # float32: the default's own rate here
+    assert {p["name"]: p for p in est["phases"]}["train"]["expected_s"] == pytest.approx(10 * 8 * 0.3)
 
     # the project's own retrain, once it has run, comes first
     retrain = [{"name": "train", "kind": "train", "done": 10, "total": 10, "scale": 4, "seconds": 4.0}]
@@ -176,7 +178,7 @@ def test_before_any_retrain_the_estimate_uses_the_calibration_of_the_projects_ex
     est = api.post(url, json={**body, "attribution_every": 4}).json()
     train = {p["name"]: p for p in est["phases"]}["train"]["expected_s"]
     assert (est["rates_from"], train) == ("retrain", pytest.approx(10 * 8 * 0.1 * 0.18 / 0.3))
-    est = api.post(url, json={**body, "mixed_precision": True}).json()  # that retrain ran float32
+    est = api.post(url, json={**body, "mixed_precision": True}).json()  # that retrain ran the default (float32 here)
     assert {p["name"]: p for p in est["phases"]}["train"]["expected_s"] == pytest.approx(10 * 8 * 0.1 * 0.5)
 
 

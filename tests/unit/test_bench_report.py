@@ -124,3 +124,45 @@ def test_dev_reading_names_the_best_candidate_in_posts():
     text = rrd._dev_reading(dev)[0]
     assert "`remove:both:3`'s 0.237" in text and "11 of 80 posts" in text
     assert "Highest dev AUPRC: `add` (0.800)" in text
+
+
+def test_precision_pairs_runs_by_seed_and_says_whether_a_verdict_flipped():
+    """bf16 against float32: per-seed differences come from the runs of the same arm and seed, the training
+    times are each arm's means, and the closing line says a verdict flipped only when one did."""
+
+    def run(arm: str, seed: int, fpr: float, acc: float, seconds: float) -> dict:
+        return {"arm": arm, "seed": seed, "train_seconds": seconds, "test": {"fpr_identity": fpr, "accuracy": acc}}
+
+    def doc(fprs: dict[str, list[float]], seconds: float, verdict: str) -> dict:
+        runs = [run(a, s, v, 0.77, seconds) for a, vs in fprs.items() for s, v in enumerate(vs)]
+        arms = {
+            a: {
+                "fpr_identity": {"mean": sum(vs) / len(vs), "std": 0.0, "n": len(vs)},
+                "accuracy": {"mean": 0.77, "std": 0.0, "n": len(vs)},
+            }
+            for a, vs in fprs.items()
+        }
+        comparison = {"diff": -0.03, "seed_noise": 0.02, "verdict": verdict}
+        return {
+            "runs": runs,
+            "config": {"seeds": [0, 1]},
+            "summary": {"arms": arms, "comparisons": {"remove_vs_lambda0:fpr_identity": comparison}},
+            "base": {"test": {"accuracy": 0.778, "n_normal_identity": 400}},
+            "environment": {"cpu_model": "CPU", "loadavg_start": [0.1, 0.2, 0.3]},
+        }
+
+    fp32 = doc({"lambda0": [0.30, 0.32], "remove": [0.25, 0.27]}, 40.0, "better")
+    bf16 = doc({"lambda0": [0.30, 0.31], "remove": [0.255, 0.27]}, 20.0, "better")
+    lines = rrd.precision(fp32, bf16)
+    text = "\n".join(lines)
+    remove_fpr = next(x for x in lines if x.startswith("| **debugged**") and "identity FPR" in x)
+    assert remove_fpr.endswith("| +0.005, +0.000 |")
+    lambda0_fpr = next(x for x in lines if x.startswith("| λ = 0") and "identity FPR" in x)
+    assert lambda0_fpr.endswith("| +0.000, -0.010 |")
+    assert "λ = 0 (continued training) 40 → 20 s" in text
+    assert "at most 0.010 on a seed (4 of the 400 normal identity posts" in text
+    assert "Every verdict is the same in both precisions." in text
+    flipped = rrd.precision(fp32, doc({"lambda0": [0.30, 0.31], "remove": [0.26, 0.28]}, 20.0, "within_noise"))
+    assert "Every verdict is the same" not in "\n".join(flipped)
+    assert any("the seeds decide it, not the precision" in x for x in flipped)
+    assert rrd.precision(fp32, None) == []

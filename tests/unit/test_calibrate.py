@@ -9,7 +9,7 @@ import dataclasses
 import pytest
 import torch
 from xmd.core import calibrate
-from xmd.core.calibrate import BF16_KINDS, KINDS, _length_groups, sample_size, time_retrain_work
+from xmd.core.calibrate import BF16_KINDS, FP32_KINDS, KINDS, _length_groups, sample_size, time_retrain_work
 from xmd.core.training import ERConfig, RetrainConfig, token_lengths
 from xmd.core.types import Example
 from xmd.jobs.phases import calibrated_rates, calibration_log, rates
@@ -19,25 +19,31 @@ from tests.unit.test_training import shortcut_data
 SMALL = RetrainConfig(batch_size=4, max_length=32)
 
 
-@pytest.mark.parametrize("bf16", [False, True])
-def test_every_kind_is_timed_on_a_copy_and_the_model_is_left_as_it_was(tiny, monkeypatch, bf16):
-    """Float32 training steps always; bf16 ones as well where the device computes bf16 (decided by
-    ``native_bf16``, set here so both branches run on any CPU)."""
-    monkeypatch.setattr(calibrate, "native_bf16", lambda device: bf16)
+@pytest.mark.parametrize(
+    ("native", "auto_bf16", "other"),
+    [(False, False, ()), (True, False, BF16_KINDS), (True, True, FP32_KINDS)],
+    ids=["no-bf16", "gpu-like", "cpu-with-bf16"],
+)
+def test_every_kind_is_timed_on_a_copy_and_the_model_is_left_as_it_was(tiny, monkeypatch, native, auto_bf16, other):
+    """Training steps in the default's precision always; where the device computes bf16, the other precision
+    too: bf16 steps where the default trains float32 (a GPU), float32 steps where it trains bf16 (a CPU with
+    bf16). ``native_bf16`` and the default's choice are set here so every branch runs on any CPU."""
+    monkeypatch.setattr(calibrate, "native_bf16", lambda device: native)
+    monkeypatch.setattr(calibrate, "use_bf16", lambda requested, device: auto_bf16 if requested is None else requested)
     before = {k: v.clone() for k, v in tiny.model.state_dict().items()}
     impl = getattr(tiny.model.config, "_attn_implementation", None)
     seen: list[str] = []
     out = time_retrain_work(tiny, shortcut_data(80), config=SMALL, er=ERConfig(), on_kind=seen.append)
-    assert [t.kind for t in out] == list(KINDS[:3]) + (list(BF16_KINDS) if bf16 else []) + list(KINDS[3:])
+    assert [t.kind for t in out] == list(KINDS[:3]) + list(other) + list(KINDS[3:])
     assert all(t.seconds > 0 for t in out)
     by_kind = {t.kind: t for t in out}
     # three length groups of a batch each are trained; measuring takes three random batches
     assert by_kind["train_plain"].examples == by_kind["train_feedback"].examples == 3 * 4
     assert by_kind["train_erasure"].examples == 3 * 4
     assert by_kind["measure"].examples == 12 and by_kind["shares_occlusion"].examples == 8
-    assert set(seen) == set(KINDS) | (set(BF16_KINDS) if bf16 else set())
-    if bf16:
-        assert by_kind["train_plain_bf16"].examples == by_kind["train_feedback_bf16"].examples == 3 * 4
+    assert set(seen) == set(KINDS) | set(other)
+    for kind in other:
+        assert by_kind[kind].examples == 3 * 4
     after = tiny.model.state_dict()
     assert all(torch.equal(before[k], after[k]) for k in before), "the calibration trained the given model"
     assert getattr(tiny.model.config, "_attn_implementation", None) == impl
@@ -117,17 +123,22 @@ def test_training_is_priced_for_the_retrains_er_settings():
     assert calibrated_rates(old, 0.5, ERConfig(attribution_every=4))["train"] == pytest.approx(0.2)
 
 
-def test_bf16_is_priced_where_the_calibration_timed_bf16_steps():
-    """bf16 training at 0.05 s (plain) / 0.17 s (every row with feedback) per example against float32's
-    0.1 / 0.3: at share 0.5 bf16 costs 0.11 / 0.2 of the float32 price, whatever the ER settings; a calibration
-    without bf16 steps (a device without bf16, where float32 runs) prices it as float32."""
+def test_a_precision_other_than_the_default_is_priced_by_the_steps_the_calibration_timed_in_it():
+    """The default (auto) trains at the calibration's own training rates. Where the calibration also timed
+    the other precision, asking for it scales the training rate: steps at 0.05 s (plain) / 0.17 s (every row)
+    per example against the default's 0.1 / 0.3 cost, at share 0.5, 0.11 / 0.2 of the default's price,
+    whatever the ER settings; bf16 kinds where the default is float32 (a GPU), float32 kinds where it is bf16
+    (a CPU with bf16). Asking for the precision the default already runs, or one never timed (a device
+    without bf16, where float32 runs whatever is asked), keeps the default's price."""
     cal = {"train_plain": 0.1, "train_feedback": 0.3, "train_erasure": 0.14, "measure": 0.05}
-    low = {**cal, "train_plain_bf16": 0.05, "train_feedback_bf16": 0.17}
     factor = (0.05 + 0.5 * 0.12) / 0.2
-    for er in (None, ERConfig(), ERConfig(attribution_every=4)):
-        fp32 = calibrated_rates(low, 0.5, er)["train"]
-        assert calibrated_rates(low, 0.5, er, bf16=True)["train"] == pytest.approx(fp32 * factor)
-        assert calibrated_rates(cal, 0.5, er, bf16=True)["train"] == pytest.approx(
-            calibrated_rates(cal, 0.5, er)["train"]
-        )
-    assert calibrated_rates(low, 0.5, bf16=True)["measure"] == 0.05  # measuring stays float32
+    for suffix, asked in (("_bf16", True), ("_fp32", False)):
+        other = {**cal, f"train_plain{suffix}": 0.05, f"train_feedback{suffix}": 0.17}
+        for er in (None, ERConfig(), ERConfig(attribution_every=4)):
+            default = calibrated_rates(other, 0.5, er)["train"]
+            assert calibrated_rates(other, 0.5, er, mixed_precision=asked)["train"] == pytest.approx(default * factor)
+            assert calibrated_rates(other, 0.5, er, mixed_precision=not asked)["train"] == pytest.approx(default)
+            assert calibrated_rates(cal, 0.5, er, mixed_precision=asked)["train"] == pytest.approx(
+                calibrated_rates(cal, 0.5, er)["train"]
+            )
+        assert calibrated_rates(other, 0.5, mixed_precision=asked)["measure"] == 0.05  # measuring stays float32

@@ -40,7 +40,7 @@ def test_every_retrain_field_is_a_cli_flag_an_api_field_and_reaches_the_worker()
     defaults.update(dataclasses.asdict(ControlOptions()))
     for name in names:
         assert flags[name].default == defaults[name], name  # the CLI's default is the dataclass's
-        api_default = schema[name]["default"]  # and so is the API's (a tuple is a JSON list)
+        api_default = schema[name].get("default")  # and so is the API's (a tuple is a JSON list; None: absent)
         assert (tuple(api_default) if isinstance(api_default, list) else api_default) == defaults[name], name
         assert schema[name].get("description"), name  # with the help text of the field
     # The worker takes every field from the job's params; missing ones keep the defaults.
@@ -58,6 +58,22 @@ def test_the_retrain_defaults_are_the_dataclass_defaults():
     assert TrainConfig().epochs == 1  # the library's fine-tune default is a separate, named choice
     args = build_parser().parse_args(["debug", "m", "d", "f.json", "--out", "o"])
     assert build(RetrainConfig, args) == RetrainConfig() and build(ERConfig, args) == ERConfig()
+
+
+def test_a_boolean_left_to_the_worker_has_three_states_in_every_front_end():
+    """``mixed_precision`` unset is auto (the worker's device decides): the CLI's neither flag, the API's
+    null or absence, and the worker's None; ``--mixed-precision`` / ``--no-mixed-precision`` and true / false
+    force it either way."""
+    from xmd.versions.flows import _configs
+
+    base = ["debug", "m", "d", "f.json", "--out", "o"]
+    for extra, want in (([], None), (["--mixed-precision"], True), (["--no-mixed-precision"], False)):
+        assert build(RetrainConfig, build_parser().parse_args(base + extra)).mixed_precision is want
+    for body, want in (({}, None), ({"mixed_precision": None}, None), ({"mixed_precision": False}, False)):
+        train, _, _ = _configs({**RetrainIn(**body).model_dump(), "version_id": 1})
+        assert train.mixed_precision is want
+    with pytest.raises(ValidationError):
+        RetrainIn(mixed_precision="sometimes")
 
 
 def test_bounds_and_choices_are_enforced_by_every_front_end():

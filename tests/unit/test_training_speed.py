@@ -265,7 +265,7 @@ def test_joint_forward_option_trains_the_same_run(tiny_model_dir):
         hist = train_loop(
             m,
             data,
-            TrainConfig(batch_size=8, seed=3, lr=1e-3, epochs=1),
+            TrainConfig(batch_size=8, seed=3, lr=1e-3, epochs=1, mixed_precision=False),  # same math in float32
             er=ERConfig(joint_forward=mode),
             targets=targets,
         )
@@ -324,9 +324,14 @@ def test_the_fused_optimizer_makes_the_updates_of_torchs_default_adamw(tiny_mode
     assert used and (after - before).abs().max() > 1e-4
 
 
-def _attribution_gradient(tiny, kind: torch.Tensor, second_order: str, seed: int) -> tuple[float, torch.Tensor]:
+def _attribution_gradient(
+    tiny, kind: torch.Tensor, second_order: str, seed: int, bf16: bool = False
+) -> tuple[float, torch.Tensor]:
     """The attribution term (objective ``attribution``) and every parameter's gradient of it, the exact way
-    (double backward) or by the finite difference; parameters the term does not reach count as zero."""
+    (double backward) or by the finite difference; parameters the term does not reach count as zero.
+    ``bf16``: the forward passes under bf16 autocast and the backward outside it, as ``train_loop`` runs them."""
+    from contextlib import nullcontext
+
     from xmd.core.training import _difference_forward, _er_term, _split_forward
 
     batch = shortcut_data(8)
@@ -337,12 +342,13 @@ def _attribution_gradient(tiny, kind: torch.Tensor, second_order: str, seed: int
     rows = (kind != 0).any(dim=1)
     tiny.model.zero_grad()
     torch.manual_seed(seed)
-    if second_order == "exact":
-        logits, ws = _split_forward(tiny.model, enc, labels, rows, "grad_x_input")
-        loss = _er_term(tiny.model, enc, labels, logits, ws, fb, er, rows)
-    else:
-        logits, term = _difference_forward(tiny.model, enc, labels, fb, er, rows)
-        loss = _er_term(tiny.model, enc, labels, logits, None, fb, er, rows, attribution=term)
+    with torch.autocast("cpu", dtype=torch.bfloat16) if bf16 else nullcontext():
+        if second_order == "exact":
+            logits, ws = _split_forward(tiny.model, enc, labels, rows, "grad_x_input")
+            loss = _er_term(tiny.model, enc, labels, logits, ws, fb, er, rows)
+        else:
+            logits, term = _difference_forward(tiny.model, enc, labels, fb, er, rows)
+            loss = _er_term(tiny.model, enc, labels, logits, None, fb, er, rows, attribution=term)
     loss.backward()
     grads = [p.grad if p.grad is not None else torch.zeros_like(p) for p in tiny.model.parameters()]
     return loss.item(), torch.cat([g.flatten() for g in grads])
@@ -370,6 +376,27 @@ def test_the_difference_gives_the_attribution_terms_gradient(tiny, training):
     if training:  # the control: another seed's masks in the exact run give another gradient
         _, other = _attribution_gradient(tiny, kind, "exact", seed=6)
         assert ((other - exact).norm() / exact.norm()).item() > 0.05
+
+
+def test_the_difference_stays_float32_under_bf16_autocast(tiny):
+    """Two passes a thousandth of the embeddings' norm apart differ by less than bf16 resolves: under bf16
+    autocast (the default on a CPU with bf16) the difference was noise, its gradient 15x the exact one's
+    norm away. Its rows now run in float32: its gradient is as close to the exact float32 one as without
+    autocast, while the exact term itself moves by bf16's rounding only."""
+    tiny.model.eval()
+    kind = torch.zeros(8, 12, dtype=torch.long)
+    kind[[1, 4, 6], 0] = -1
+    kind[6, 2] = 1
+    kind[3, 1] = 1
+    _, exact = _attribution_gradient(tiny, kind, "exact", seed=5)
+
+    def error(g: torch.Tensor) -> float:
+        return ((g - exact).norm() / exact.norm()).item()
+
+    plain = error(_attribution_gradient(tiny, kind, "difference", seed=5)[1])
+    under_bf16 = error(_attribution_gradient(tiny, kind, "difference", seed=5, bf16=True)[1])
+    assert plain < 0.02 and under_bf16 < 0.02
+    assert 0.005 < error(_attribution_gradient(tiny, kind, "exact", seed=5, bf16=True)[1]) < 0.2  # bf16 did run
 
 
 def test_a_retrain_with_the_difference_trains_without_switching_to_eager_attention(tiny_model_dir):
@@ -467,16 +494,27 @@ def test_native_bf16_reads_the_cpu_flags(tmp_path, monkeypatch):
     monkeypatch.setattr(modeling, "_cpu_flags", lambda: frozenset({"avx2", "avx512f"}))
     assert not modeling.native_bf16(cpu)
     assert not modeling.native_bf16(torch.device("meta"))
+    # auto (None) takes bf16 on such a CPU only, never on a GPU (its small steps ran slower in bf16)
+    monkeypatch.setattr(modeling, "native_bf16", lambda device: True)
+    assert modeling.use_bf16(None, cpu) and modeling.use_bf16(True, cpu) and not modeling.use_bf16(False, cpu)
+    gpu = torch.device("cuda")
+    assert not modeling.use_bf16(None, gpu) and modeling.use_bf16(True, gpu)
+    monkeypatch.setattr(modeling, "native_bf16", lambda device: False)
+    assert not modeling.use_bf16(None, cpu) and not modeling.use_bf16(True, cpu)  # never emulated
 
 
-@pytest.mark.parametrize("native", [True, False])
-def test_mixed_precision_autocasts_the_steps_only_where_bf16_is_native(tiny_model_dir, monkeypatch, native):
-    """``mixed_precision`` runs an ER retrain's forward passes in bf16 where the device has bf16 (the run says
-    so), and leaves float32 where it would be emulated; the ER step trains either way."""
-    from xmd.core import training
+@pytest.mark.parametrize(
+    ("native", "asked", "bf16"),
+    [(True, True, True), (False, True, False), (True, None, True), (False, None, False), (True, False, False)],
+)
+def test_mixed_precision_autocasts_only_where_bf16_is_native(tiny_model_dir, monkeypatch, native, asked, bf16):
+    """``mixed_precision`` true runs an ER retrain's forward passes in bf16 where the device has bf16 (the run
+    says so), and leaves float32 where it would be emulated; unset (auto) does the same on a CPU; false keeps
+    float32. The ER step trains either way."""
+    from xmd.core import modeling
     from xmd.core.modeling import load_model
 
-    monkeypatch.setattr(training, "native_bf16", lambda device: native)
+    monkeypatch.setattr(modeling, "native_bf16", lambda device: native)
     loaded = load_model(tiny_model_dir, device="cpu")
     dtypes = set()
     linear = next(m for m in loaded.model.modules() if isinstance(m, torch.nn.Linear))
@@ -484,9 +522,9 @@ def test_mixed_precision_autocasts_the_steps_only_where_bf16_is_native(tiny_mode
     data = shortcut_data(24)
     targets = FeedbackSet(task=[TaskFeedback(word="mango", action=Action.REMOVE)]).expand(data)
     hist = train_loop(
-        loaded, data, TrainConfig(epochs=1, batch_size=8, mixed_precision=True), er=ERConfig(), targets=targets
+        loaded, data, TrainConfig(epochs=1, batch_size=8, mixed_precision=asked), er=ERConfig(), targets=targets
     )
-    assert hist.bf16 is native and hist.to_dict()["bf16"] is native
-    assert dtypes == ({torch.bfloat16} if native else {torch.float32})
+    assert hist.bf16 is bf16 and hist.to_dict()["bf16"] is bf16
+    assert dtypes == ({torch.bfloat16} if bf16 else {torch.float32})
     assert all(math.isfinite(s.loss) for s in hist.steps) and any(s.er_loss > 0 for s in hist.steps)
     assert all(p.dtype == torch.float32 for p in loaded.model.parameters())  # the weights stay float32

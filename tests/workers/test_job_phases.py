@@ -223,7 +223,7 @@ def test_a_projects_first_explain_job_times_a_retrain_so_the_first_retrain_has_a
     retrain's work (xmd.core.calibrate) into its phase log; the estimate then has an expected duration,
     from that calibration, with training priced by the share of rows with feedback (the task word's
     explained examples plus the one with instance feedback). Only the first explain job calibrates."""
-    from xmd.core.calibrate import BF16_KINDS, KINDS
+    from xmd.core.calibrate import FP32_KINDS, KINDS
     from xmd.core.modeling import native_bf16
     from xmd.jobs import flows as job_flows
     from xmd.jobs.schemas import RetrainIn
@@ -235,7 +235,8 @@ def test_a_projects_first_explain_job_times_a_retrain_so_the_first_retrain_has_a
     explain = {"version_id": seeded["version_id"], "dataset_id": seeded["train_id"], "method": "grad_x_input"}
     first = stack.wait_finished(stack.submit("explain", seeded["project_id"], explain), timeout=120)
     assert first.status is JobStatus.SUCCEEDED, f"{first.error}\n{stack.all_logs()}"
-    kinds = [*KINDS[:3], *(BF16_KINDS if native_bf16(torch.device("cpu")) else ()), *KINDS[3:]]  # the worker's CPU
+    # the worker's CPU: where it computes bf16 the default trains bf16, and float32 steps are timed as well
+    kinds = [*KINDS[:3], *(FP32_KINDS if native_bf16(torch.device("cpu")) else ()), *KINDS[3:]]
     assert [p["name"] for p in first.phases] == [f"calibrate:{k}" for k in kinds]
     assert all(p["done"] > 0 and p["seconds"] > 0 for p in first.phases)
     assert first.result["n_explained"] == 24 and first.phase is None

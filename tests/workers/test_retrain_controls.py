@@ -9,10 +9,12 @@ import json
 import time
 from pathlib import Path
 
+import torch
 from apihelpers import demo_csv
 from fastapi.testclient import TestClient
 from workerstack import Stack
 from xmd.app import create_app
+from xmd.core.modeling import use_bf16
 from xmd.db import make_engine
 from xmd.projects import service as projects
 from xmd.users import service as users
@@ -74,7 +76,8 @@ def test_retrain_with_controls_makes_a_version_per_arm_and_a_comparison(stack: S
         ]
         assert all(v["parent_id"] == versions[0]["id"] for v in versions[1:])  # every arm from the same parent
         assert {v["config"]["train"]["seed"] for v in versions[1:]} == {0} and versions[3]["config"]["seed"] == 0
-        assert [v["config"]["bf16"] for v in versions[1:]] == [False] * 3  # float32 unless mixed_precision is asked
+        # every arm in the default's precision: bf16 where the worker's CPU computes it (auto), else float32
+        assert [v["config"]["bf16"] for v in versions[1:]] == [use_bf16(None, torch.device("cpu"))] * 3
         result = job["result"]
         assert result["version_id"] == versions[1]["id"]
         assert result["versions"] == {"debug-seed0": versions[1]["id"], "lambda0-seed0": versions[2]["id"],

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from xmd.core.effect import feedback_shares
 from xmd.core.evaluate import evaluate_sets
-from xmd.core.modeling import LoadedModel, native_bf16
+from xmd.core.modeling import LoadedModel, native_bf16, use_bf16
 from xmd.core.training import ERConfig, RetrainConfig, TrainConfig, token_lengths, train_loop
 from xmd.core.types import Action, Example
 
@@ -33,7 +33,12 @@ KINDS = ("train_plain", "train_feedback", "train_erasure", "measure", "shares_gr
 """What :func:`time_retrain_work` times, by the phase kinds of ``xmd.jobs.phases`` (``train_*`` are the
 two ends of the ``train`` kind)."""
 BF16_KINDS = ("train_plain_bf16", "train_feedback_bf16")
-"""Timed as well where the device computes bf16 (``TrainConfig.mixed_precision`` then runs bf16 steps)."""
+"""Timed as well on a device that computes bf16 but does not train in it unless asked (a GPU): what a
+retrain with ``mixed_precision`` true costs there."""
+FP32_KINDS = ("train_plain_fp32", "train_feedback_fp32")
+"""Timed as well where the default (auto) trains in bf16 (a CPU that computes bf16): what a retrain with
+``mixed_precision`` false costs there. The ``train_*`` kinds of :data:`KINDS` are always timed in the
+precision a retrain with the default settings runs."""
 
 
 @dataclass
@@ -80,7 +85,9 @@ def time_retrain_work(
     predicts random batches, as an eval set's are. ``on_kind`` hears each kind before it runs
     (progress, cancel: it may raise). Returns nothing when ``examples`` has no labelled example.
     """
-    config = dataclasses.replace(config or RetrainConfig(), epochs=1, grad_accum=1, length_bucketing=True)
+    config = dataclasses.replace(
+        config or RetrainConfig(), epochs=1, grad_accum=1, length_bucketing=True, mixed_precision=None
+    )
     er = er or ERConfig()
     labelled = [ex for ex in examples if ex.label is not None]
     if not labelled:
@@ -113,11 +120,13 @@ def time_retrain_work(
     # (attribution_every, attribution_rows), so the estimate can price those settings.
     erasure = dataclasses.replace(er, objective="erasure")
     timed_run("train_erasure", lambda: train_loop(scratch, timed, config, er=erasure, targets=every), len(timed))
-    if native_bf16(loaded.device):  # a retrain with mixed_precision runs bf16 steps here: price them too
-        bf16 = dataclasses.replace(config, mixed_precision=True)
-        train_loop(scratch, warm, bf16, er=er, targets=every)
-        timed_run("train_plain_bf16", lambda: train_loop(scratch, timed, bf16), len(timed))
-        timed_run("train_feedback_bf16", lambda: train_loop(scratch, timed, bf16, er=er, targets=every), len(timed))
+    if native_bf16(loaded.device):  # the other precision a retrain may ask for here: price it too
+        other = not use_bf16(None, loaded.device)
+        plain_kind, feedback_kind = BF16_KINDS if other else FP32_KINDS
+        alt = dataclasses.replace(config, mixed_precision=other)
+        train_loop(scratch, warm, alt, er=er, targets=every)
+        timed_run(plain_kind, lambda: train_loop(scratch, timed, alt), len(timed))
+        timed_run(feedback_kind, lambda: train_loop(scratch, timed, alt, er=er, targets=every), len(timed))
     evaluate_sets(loaded, {"warm-up": measured[:8]}, max_length=config.max_length)
     timed_run(
         "measure",
@@ -141,4 +150,4 @@ def sample_size(config: TrainConfig | None = None) -> int:
     return (config or RetrainConfig()).batch_size * POOL_BATCHES
 
 
-__all__ = ["KINDS", "Timing", "sample_size", "time_retrain_work"]
+__all__ = ["BF16_KINDS", "FP32_KINDS", "KINDS", "Timing", "sample_size", "time_retrain_work"]

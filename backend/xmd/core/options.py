@@ -57,6 +57,11 @@ class Option:
         return "--" + self.name.replace("_", "-")
 
     @property
+    def flag_bool(self) -> bool:
+        """A ``bool`` field, or a ``bool | None`` one whose None lets the worker decide (auto)."""
+        return self.type is bool or self.type == (bool | None)
+
+    @property
     def many(self) -> bool:
         """A ``tuple[str, ...]`` field: several of ``choices`` (comma-separated on the command line)."""
         return typing.get_origin(self.type) is tuple
@@ -129,7 +134,7 @@ def add_arguments(
     opts = options(*classes)
     for o in opts:
         default = (defaults or {}).get(o.name, o.default)
-        if o.type is bool:
+        if o.flag_bool:  # --x / --no-x; neither keeps the default (None: auto)
             parser.add_argument(o.flag, action=argparse.BooleanOptionalAction, default=default, help=o.help)
         else:
             shown = ",".join(default) if o.many else default

@@ -232,7 +232,7 @@ def retrain_prior(
     words: Sequence[str] | None = None,
     er: ERConfig | None = None,
     batch_size: int = 32,
-    bf16: bool = False,
+    mixed_precision: bool | None = None,
 ) -> tuple[dict[str, float], str | None]:
     """The rates (seconds per example of each phase kind) a retrain of ``mv`` is expected to run at, and
     where they come from: the project's last retrain (``"retrain"``); else the project's calibration, which
@@ -240,7 +240,7 @@ def retrain_prior(
     :func:`feedback_share`, given the task ``words`` if known, priced for the retrain's ``er`` settings and
     ``batch_size``); else any project's last retrain; else none (``{}, None``). The project's own retrain's
     training rate is scaled by what the calibration says ``er`` costs against the ER settings that retrain
-    ran with, so a changed setting (``attribution_every``, ``mixed_precision`` as ``bf16``, …) changes the
+    ran with, so a changed setting (``attribution_every``, ``mixed_precision``, …) changes the
     estimate."""
     own, own_params = service.last_run(db_session=db, kind=JobKind.RETRAIN, project_id=project.id, any_project=False)
     cal = service.last_phases(db_session=db, kind=JobKind.EXPLAIN, project_id=project.id, any_project=False)
@@ -248,11 +248,11 @@ def retrain_prior(
         rates = phases.rates(own)
         if cal and er is not None and "train" in rates:
             share = feedback_share(db, project, mv, train_ids, n_train, words)
-            rates["train"] *= _settings_factor(phases.rates(cal), own_params, er, batch_size, share, bf16)
+            rates["train"] *= _settings_factor(phases.rates(cal), own_params, er, batch_size, share, mixed_precision)
         return rates, "retrain"
     if cal:
         share = feedback_share(db, project, mv, train_ids, n_train, words)
-        return phases.calibrated_rates(phases.rates(cal), share, er, batch_size, bf16), "calibration"
+        return phases.calibrated_rates(phases.rates(cal), share, er, batch_size, mixed_precision), "calibration"
     other = service.last_phases(db_session=db, kind=JobKind.RETRAIN)
     return (phases.rates(other), "retrain") if other else ({}, None)
 
@@ -263,7 +263,7 @@ def _settings_factor(
     er: ERConfig,
     batch_size: int,
     share: float,
-    bf16: bool = False,
+    mixed_precision: bool | None = None,
 ) -> float:
     """The calibrated training rate at ``er`` over the one at the ER settings of an earlier retrain's
     ``params``, both at today's feedback ``share`` (1 when either cannot be priced)."""
@@ -271,7 +271,9 @@ def _settings_factor(
         then = options.build(ERConfig, params)
     except (TypeError, ValueError):  # a job from before a setting was renamed or bounded
         return 1.0
-    new = phases.calibrated_rates(cal, share, er, batch_size, bf16).get("train")
-    then_bf16 = bool(params.get("mixed_precision"))
-    old = phases.calibrated_rates(cal, share, then, int(params.get("batch_size") or batch_size), then_bf16).get("train")
+    new = phases.calibrated_rates(cal, share, er, batch_size, mixed_precision).get("train")
+    then_precision = params.get("mixed_precision")  # None: auto, as the calibration's own steps ran
+    old = phases.calibrated_rates(cal, share, then, int(params.get("batch_size") or batch_size), then_precision).get(
+        "train"
+    )
     return new / old if new and old else 1.0

@@ -127,6 +127,8 @@ CALIBRATION_LABELS = {
     "train_erasure": "timing training steps with the erasure term alone",
     "train_plain_bf16": "timing bf16 training steps without feedback",
     "train_feedback_bf16": "timing bf16 training steps with feedback on every row",
+    "train_plain_fp32": "timing float32 training steps without feedback",
+    "train_feedback_fp32": "timing float32 training steps with feedback on every row",
     "measure": "timing a forward pass (measuring)",
     "shares_grad_x_input": "timing the explanation of corrected examples (grad_x_input)",
     "shares_occlusion": "timing the explanation of corrected examples (occlusion)",
@@ -154,7 +156,7 @@ def calibrated_rates(
     feedback_share: float,
     er: ERConfig | None = None,
     batch_size: int = 32,
-    bf16: bool = False,
+    mixed_precision: bool | None = None,
 ) -> dict[str, float]:
     """A retrain's rates from a calibration's (:func:`rates` of :func:`calibration_log`): measuring and
     explaining as timed; training between the step without feedback and the step where every row has
@@ -165,9 +167,10 @@ def calibrated_rates(
     erasure term's and the attribution term's, the latter scaled by the share of feedback rows that take it
     (``attribution_every``, ``attribution_rows`` of ``share x batch_size`` rows a batch), the objective
     keeping only its own terms and λ = 0 none. ``attribution_gate`` is not priced: when it thins the term
-    depends on the run. ``bf16`` (``mixed_precision`` asked for): the training rate is scaled by what the
-    calibration's bf16 steps cost against its float32 ones at the same share, where it timed them (a device
-    that computes bf16; elsewhere float32 runs, as priced)."""
+    depends on the run. The calibration timed training in the precision a default retrain runs (auto);
+    ``mixed_precision`` true or false scales the training rate by what the calibration's steps in that
+    precision cost against those, where it timed them (a device that computes bf16; elsewhere float32 runs
+    whatever is asked, as priced)."""
     out = {k: v for k, v in calibration.items() if not k.startswith("train_")}
     if "train_plain" not in calibration or "train_feedback" not in calibration:
         return out
@@ -175,7 +178,7 @@ def calibrated_rates(
     plain, full = calibration["train_plain"], calibration["train_feedback"]
     erasure = calibration.get("train_erasure")
     if er is None or erasure is None:
-        out["train"] = _mix(calibration, share) * _bf16_factor(calibration, share, bf16)
+        out["train"] = _mix(calibration, share) * _precision_factor(calibration, share, mixed_precision)
         return out
     erasure_part = max(0.0, erasure - plain) if er.objective in ("erasure", "both") else 0.0
     attribution_part = max(0.0, full - erasure) if er.objective in ("attribution", "both") else 0.0
@@ -183,7 +186,7 @@ def calibrated_rates(
     if er.attribution_rows > 0:
         taken *= min(1.0, er.attribution_rows / max(1.0, share * batch_size))
     extra = erasure_part + taken * attribution_part if er.lam > 0 else 0.0
-    out["train"] = (plain + share * extra) * _bf16_factor(calibration, share, bf16)
+    out["train"] = (plain + share * extra) * _precision_factor(calibration, share, mixed_precision)
     return out
 
 
@@ -193,12 +196,17 @@ def _mix(calibration: Mapping[str, float], share: float, suffix: str = "") -> fl
     return plain + share * (calibration[f"train_feedback{suffix}"] - plain)
 
 
-def _bf16_factor(calibration: Mapping[str, float], share: float, bf16: bool) -> float:
-    """bf16 training over float32 training at ``share``, as the calibration timed them (1 without bf16)."""
-    if not bf16 or "train_plain_bf16" not in calibration or "train_feedback_bf16" not in calibration:
+def _precision_factor(calibration: Mapping[str, float], share: float, mixed_precision: bool | None) -> float:
+    """Training in the precision ``mixed_precision`` asks for over training in the default's, at ``share``,
+    as the calibration timed them (``_bf16`` kinds where the default is float32 but bf16 is native, ``_fp32``
+    kinds where the default is bf16); 1 for the default, or where the other precision was not timed."""
+    if mixed_precision is None:
         return 1.0
-    fp32, low = _mix(calibration, share), _mix(calibration, share, "_bf16")
-    return low / fp32 if fp32 > 0 and low > 0 else 1.0
+    suffix = "_bf16" if mixed_precision else "_fp32"
+    if f"train_plain{suffix}" not in calibration or f"train_feedback{suffix}" not in calibration:
+        return 1.0
+    default, asked = _mix(calibration, share), _mix(calibration, share, suffix)
+    return asked / default if default > 0 and asked > 0 else 1.0
 
 
 def expected(phases: list[Phase], prior: Mapping[str, float]) -> float | None:

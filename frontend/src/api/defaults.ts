@@ -49,7 +49,6 @@ export const schemaDefaults = {
     "max_grad_norm": 1,
     "max_length": 128,
     "method": "grad_x_input",
-    "mixed_precision": false,
     "objective": "both",
     "quality": false,
     "rationale_column": "",
@@ -82,6 +81,8 @@ export interface FieldMeta {
   minLength?: number
   maxLength?: number
   choices?: readonly (string | number)[]
+  /** null is a value of its own: the server decides (a boolean shows auto / on / off) */
+  nullable?: boolean
 }
 
 export const schemaFields = {
@@ -90,18 +91,21 @@ export const schemaFields = {
       "title": "Hub Id",
       "help": "a Hugging Face Hub model id",
       "type": "string",
+      "nullable": true,
       "maxLength": 200
     },
     "model_path": {
       "title": "Model Path",
       "help": "a save_pretrained directory",
       "type": "string",
+      "nullable": true,
       "maxLength": 1000
     },
     "recipe": {
       "title": "recipe",
       "help": "the fine-tune settings (default: see BaseRecipe)",
-      "type": "object"
+      "type": "object",
+      "nullable": true
     }
   },
   "BaseRecipe": {
@@ -161,8 +165,9 @@ export const schemaFields = {
     },
     "mixed_precision": {
       "title": "Mixed Precision",
-      "help": "bf16 autocast of the training steps where the device computes bf16 natively (a GPU, or a CPU with AVX512-BF16 or AMX; elsewhere it is emulated and slower, so it is not used there: the run records whether it was)",
-      "type": "boolean"
+      "help": "bf16 autocast of the training steps. Unset (auto): on a CPU that computes bf16 natively (AVX512-BF16 or AMX), where retraining ran 1.2-2.3x faster with the same effect; float32 on a GPU, where small steps ran slower in bf16. true: wherever the device computes bf16 natively; false: float32. bf16 is never emulated; the run records whether it was used",
+      "type": "boolean",
+      "nullable": true
     },
     "seed": {
       "title": "Seed",
@@ -190,7 +195,8 @@ export const schemaFields = {
     "dataset_ids": {
       "title": "Dataset Ids",
       "help": "default: every eval dataset",
-      "type": "array"
+      "type": "array",
+      "nullable": true
     },
     "version_id": {
       "title": "Version Id",
@@ -210,16 +216,19 @@ export const schemaFields = {
       "title": "Dataset Id",
       "help": "default: every training dataset",
       "type": "integer",
+      "nullable": true,
       "minimum": 1,
       "maximum": 2147483647
     },
     "method": {
       "title": "Method",
-      "type": "string"
+      "type": "string",
+      "nullable": true
     },
     "version_id": {
       "title": "Version Id",
       "type": "integer",
+      "nullable": true,
       "minimum": 1,
       "maximum": 2147483647
     }
@@ -235,7 +244,8 @@ export const schemaFields = {
     "feedback": {
       "title": "Feedback",
       "help": "the export format: {instance: [...], task: [...]}",
-      "type": "object"
+      "type": "object",
+      "nullable": true
     },
     "preview": {
       "title": "Preview",
@@ -244,11 +254,13 @@ export const schemaFields = {
     },
     "rationales": {
       "title": "rationales",
-      "type": "object"
+      "type": "object",
+      "nullable": true
     },
     "words": {
       "title": "words",
-      "type": "object"
+      "type": "object",
+      "nullable": true
     }
   },
   "InstanceIn": {
@@ -278,7 +290,8 @@ export const schemaFields = {
     "token": {
       "title": "Token",
       "help": "a Hugging Face write token; used for this push only, never stored",
-      "type": "string"
+      "type": "string",
+      "nullable": true
     },
     "version_id": {
       "title": "Version Id",
@@ -292,6 +305,7 @@ export const schemaFields = {
       "title": "Budget",
       "help": "keep this many examples, drawn with the seed",
       "type": "integer",
+      "nullable": true,
       "minimum": 1,
       "maximum": 2147483647
     },
@@ -332,6 +346,7 @@ export const schemaFields = {
       "title": "Tokens Column",
       "help": "a token list the flags/positions refer to (e.g. post_tokens)",
       "type": "string",
+      "nullable": true,
       "maxLength": 200
     }
   },
@@ -480,7 +495,8 @@ export const schemaFields = {
     "eval_dataset_ids": {
       "title": "Eval Dataset Ids",
       "help": "default: every eval dataset",
-      "type": "array"
+      "type": "array",
+      "nullable": true
     },
     "eval_max_examples": {
       "title": "Eval Max Examples",
@@ -560,8 +576,9 @@ export const schemaFields = {
     },
     "mixed_precision": {
       "title": "Mixed Precision",
-      "help": "bf16 autocast of the training steps where the device computes bf16 natively (a GPU, or a CPU with AVX512-BF16 or AMX; elsewhere it is emulated and slower, so it is not used there: the run records whether it was)",
-      "type": "boolean"
+      "help": "bf16 autocast of the training steps. Unset (auto): on a CPU that computes bf16 natively (AVX512-BF16 or AMX), where retraining ran 1.2-2.3x faster with the same effect; float32 on a GPU, where small steps ran slower in bf16. true: wherever the device computes bf16 natively; false: float32. bf16 is never emulated; the run records whether it was used",
+      "type": "boolean",
+      "nullable": true
     },
     "objective": {
       "title": "Objective",
@@ -619,12 +636,14 @@ export const schemaFields = {
     "train_dataset_ids": {
       "title": "Train Dataset Ids",
       "help": "default: every training dataset",
-      "type": "array"
+      "type": "array",
+      "nullable": true
     },
     "version_id": {
       "title": "Version Id",
       "help": "the version to start from (default: latest ready)",
       "type": "integer",
+      "nullable": true,
       "minimum": 1,
       "maximum": 2147483647
     },
@@ -652,6 +671,7 @@ export const schemaFields = {
       "title": "Label",
       "help": "only examples of this gold label (default: all)",
       "type": "integer",
+      "nullable": true,
       "minimum": 0,
       "maximum": 2147483647
     },
@@ -680,6 +700,7 @@ export const schemaFields = {
       "title": "Label",
       "help": "only examples of this gold label",
       "type": "integer",
+      "nullable": true,
       "minimum": 0,
       "maximum": 2147483647
     },

@@ -29,13 +29,13 @@ export function problem(meta: FieldMeta, value: unknown): string {
 }
 
 /** ``value`` as the API takes it: numbers as numbers; undefined (leave it out: the server's default)
- * for an emptied number box. */
+ * for an emptied number box and for a nullable boolean left on auto. */
 export function wire(meta: FieldMeta, value: unknown): unknown {
   if (numeric(meta)) {
     if (empty(value)) return undefined
     return typeof value === 'number' ? value : Number(value)
   }
-  if (meta.type === 'boolean') return Boolean(value)
+  if (meta.type === 'boolean') return meta.nullable && (value === null || value === undefined) ? undefined : Boolean(value)
   return value
 }
 

@@ -123,17 +123,27 @@ describe('RetrainView advanced ER settings', () => {
     w.unmount()
   })
 
-  it('labels bf16 training, says how the estimate prices it, and sends it', async () => {
+  it('offers bf16 training as auto / on / off, leaves auto to the server, says how on and off are priced', async () => {
     const w = mount(RetrainView, { global: { plugins: [router()] } })
     await flushPromises()
-    expect(w.find('[data-field=mixed_precision]').text()).toContain('bf16 training where the device computes bf16')
+    const field = w.find('[data-field=mixed_precision]')
+    expect(field.text()).toContain('bf16 training (auto: on a CPU with AVX512-BF16 or AMX')
+    expect(field.findAll('option').map((o) => o.text())).toEqual(['auto', 'on', 'off'])
     await vi.waitFor(() => expect(w.find('[data-testid=retrain-estimate]').text()).toContain('Expected duration'), { timeout: 2000 })
-    expect(w.find('[data-testid=retrain-estimate]').text()).not.toContain('bf16')
-    await w.find('#rt-mixed-precision').setValue(true)
-    await vi.waitFor(() => expect(w.find('[data-testid=retrain-estimate]').text()).toContain('bf16 is priced on bf16 steps timed on the worker'), { timeout: 2000 })
+    expect(w.find('[data-testid=retrain-estimate]').text()).not.toContain('Precision priced')
     await w.find('form').trigger('submit')
     await flushPromises()
-    expect(A.retrainJob.mock.calls[0][1]).toMatchObject({ mixed_precision: true })
+    expect(A.retrainJob.mock.calls[0][1]).not.toHaveProperty('mixed_precision') // auto: the worker decides
+    await w.find('#rt-mixed-precision').setValue('true')
+    await vi.waitFor(() => expect(w.find('[data-testid=retrain-estimate]').text()).toContain('Precision priced on bf16 steps timed on the worker'), { timeout: 2000 })
+    await w.find('form').trigger('submit')
+    await flushPromises()
+    expect(A.retrainJob.mock.calls[1][1]).toMatchObject({ mixed_precision: true })
+    await w.find('#rt-mixed-precision').setValue('false')
+    await vi.waitFor(() => expect(w.find('[data-testid=retrain-estimate]').text()).toContain('Precision priced on float32 steps'), { timeout: 2000 })
+    await w.find('form').trigger('submit')
+    await flushPromises()
+    expect(A.retrainJob.mock.calls[2][1]).toMatchObject({ mixed_precision: false })
     w.unmount()
   })
 
@@ -172,6 +182,11 @@ describe('settings helpers', () => {
     expect(wire(M.counterfactual_weight, '')).toBeUndefined()
     expect(wire(M.counterfactual_weight, '0.25')).toBe(0.25)
     expect(wire(M.early_stop, 1)).toBe(true)
+    // a nullable boolean: unset or null is auto (left to the server), else the boolean
+    expect(wire(M.mixed_precision, null)).toBeUndefined()
+    expect(wire(M.mixed_precision, undefined)).toBeUndefined()
+    expect(wire(M.mixed_precision, false)).toBe(false)
+    expect(wire(M.early_stop, undefined)).toBe(false)
   })
 })
 
