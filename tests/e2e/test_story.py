@@ -270,6 +270,11 @@ def test_retrain_shows_progress_and_loss_curve(page, service):
     form.get_by_label("Epochs").fill("6")
     form.get_by_label("λ (strength)").fill("2")
     form.get_by_label("Explanation loss", exact=True).select_option("huber")
+    # the training precision is left to the worker (auto: bf16 on a CPU that computes it), or forced either way
+    form.get_by_text("More options").click()
+    precision = form.get_by_label(re.compile(r"^bf16 training \(auto"))
+    assert precision.evaluate("s => [...s.options].map(o => o.text)") == ["auto", "on", "off"]
+    assert precision.evaluate("s => s.options[s.selectedIndex].text") == "auto"
     # before it starts: the phases it will run and how long they should take: at the rates a retrain on this
     # server measured (the e2e server is shared: another file's story may have retrained already), else at
     # those the project's explain job timed before explaining (xmd.core.calibrate)
