@@ -98,18 +98,21 @@ def _main_table(doc: dict[str, Any]) -> list[str]:
     )
 
 
+def _comparison_cells(key: str) -> list[str]:
+    """``remove_vs_lambda0:fpr_identity`` as table cells: the debugged arm, its control, the metric."""
+    arm_control, metric = key.split(":")
+    arm, control = arm_control.split("_vs_")
+    return [ARM_NAMES.get(arm, arm).replace("**", ""), ARM_NAMES.get(control, control), metric]
+
+
 def _comparisons(doc: dict[str, Any]) -> list[str]:
     if not doc["summary"]["comparisons"]:
         return ["No comparison yet: no debugged arm and its control both finished (see above).", ""]
     rows = []
     for key, c in doc["summary"]["comparisons"].items():
-        arm_control, metric = key.split(":")
-        arm, control = arm_control.split("_vs_")
         rows.append(
             [
-                ARM_NAMES.get(arm, arm).replace("**", ""),
-                ARM_NAMES.get(control, control),
-                metric,
+                *_comparison_cells(key),
                 ", ".join(f"{d:+.3f}" for d in c["per_seed_diff"]),
                 f"{c['diff']:+.3f} [{c['ci95'][0]:+.3f}, {c['ci95'][1]:+.3f}]",
                 _v(c.get("seed_noise")),
@@ -484,13 +487,9 @@ def precision(fp32: dict[str, Any] | None, bf16: dict[str, Any] | None) -> list[
         d = bf16["summary"]["comparisons"].get(key)
         if d is None:
             continue
-        arm_control, metric = key.split(":")
-        arm, control = arm_control.split("_vs_")
         verdicts.append(
             [
-                ARM_NAMES.get(arm, arm).replace("**", ""),
-                ARM_NAMES.get(control, control),
-                metric,
+                *_comparison_cells(key),
                 f"{c['diff']:+.3f} (noise {_v(c.get('seed_noise'))}): **{c['verdict'].replace('_', ' ')}**",
                 f"{d['diff']:+.3f} (noise {_v(d.get('seed_noise'))}): **{d['verdict'].replace('_', ' ')}**",
             ]
