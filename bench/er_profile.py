@@ -20,7 +20,7 @@ from unittest import mock
 
 import torch
 from benchlib import emit, environment, load_average, load_demo_model, log, resolve_device, set_threads
-from er_overhead import VARIANTS, fixed_batch
+from er_overhead import TRAIN_BASE, TRAIN_OVERRIDES, VARIANTS, fixed_batch
 from torch.profiler import ProfilerActivity, profile
 from xmd.core import training
 from xmd.core.training import TrainConfig
@@ -48,12 +48,12 @@ def profile_variant(name: str, args: argparse.Namespace, device: torch.device) -
     batch, targets = fixed_batch(args.batch_size, args.feedback_share, args.seed)
     er = VARIANTS[name]
     er = dataclasses.replace(er, lam=1.0) if er is not None else None
-    config = TrainConfig(  # float32, as the profiles in BENCHMARKS.md
+    config = TrainConfig(  # float32 unless the variant asks for bf16, as er_overhead.py's
         epochs=args.warmup,
         batch_size=args.batch_size,
         max_length=args.max_length,
         seed=args.seed,
-        mixed_precision=False,
+        **{**TRAIN_BASE, **TRAIN_OVERRIDES.get(name, {})},
     )
     training.train_loop(loaded, batch, config, er=er, targets=targets if er else None)  # warm-up
     config = dataclasses.replace(config, epochs=args.n)
