@@ -47,6 +47,7 @@ def gradient_word_scores(
     *,
     method: str = "grad_x_input",
     create_graph: bool = False,
+    embeds: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Forward once, differentiate the target logits w.r.t. the input embeddings.
 
@@ -54,11 +55,12 @@ def gradient_word_scores(
     forward pass. Returns ``(logits [B, C], word_scores [B, W], targets [B])``. With ``create_graph=True`` the
     word scores stay in the autograd graph so a loss on them trains the model (decision 1 of the
     architecture guide); without it the embeddings are detached leaves and no parameter gradient
-    is built.
+    is built. ``embeds``: ``enc``'s word embeddings, already looked up (a slice of a larger batch's).
     """
     if method not in DIFFERENTIABLE_METHODS:
         raise ValueError(f"method {method!r} is not gradient-based; use one of {DIFFERENTIABLE_METHODS}")
-    embeds = model.get_input_embeddings()(enc.input_ids)
+    if embeds is None:
+        embeds = model.get_input_embeddings()(enc.input_ids)
     if not create_graph:
         embeds = embeds.detach().requires_grad_(True)
     logits = _forward_embeds(model, enc, embeds)
