@@ -104,6 +104,8 @@ def test_push_then_from_pretrained_gives_identical_predictions(
     assert "Top removed words: `spielberg` (" in card  # the one card format (core.modelcard)
     assert "loss `mse`, λ = 1.0" in card
     assert "| test_clean | 12 |" in card  # metrics before → after per eval set
+    ran_bf16 = json.loads(files["xmd.json"])["history"]["bf16"]  # auto: bf16 where the worker's CPU computes it
+    assert ("- Precision: bf16 autocast" if ran_bf16 else "- Precision: float32") in card
     assert 'from_pretrained("tester/reviews-debugged")' in card and "reviews`, model version v2" in card
 
     # The token was used for this push only: not in the job row, not in the worker's log.

@@ -84,6 +84,15 @@ def _comparison_lines(cmp: dict[str, Any] | None) -> list[str]:
     return lines
 
 
+def _precision(meta: dict[str, Any]) -> str:
+    """What the training steps ran in: the run's record (``TrainHistory.bf16``), since the default (auto)
+    depends on the machine that trained; older runs recorded nothing."""
+    bf16 = (meta.get("history") or {}).get("bf16")
+    if bf16 is None:
+        return "not recorded"
+    return "bf16 autocast (weights kept in float32)" if bf16 else "float32"
+
+
 def render_model_card(meta: dict[str, Any]) -> str:
     """Render README.md from the run metadata written next to the model (``xmd.json``)."""
     base = shown_source(meta.get("base_model"))
@@ -139,6 +148,7 @@ def render_model_card(meta: dict[str, Any]) -> str:
         "",
         f"- Examples: {meta.get('n_train', '–')}; epochs {train.get('epochs')}, lr {train.get('lr')}, "
         f"batch size {train.get('batch_size')}, max length {train.get('max_length')}, seed {train.get('seed')}",
+        f"- Precision: {_precision(meta)}",
         f"- Final loss: {_fmt(meta.get('final_loss'))} (task {_fmt(meta.get('final_task_loss'))}, "
         f"ER {_fmt(meta.get('final_er_loss'))})",
         "",
