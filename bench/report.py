@@ -1856,16 +1856,9 @@ def demo_bf16(
     er: dict[str, Any] | None,
     service: tuple[dict[str, Any] | None, dict[str, Any] | None] = (None, None),
     priced: dict[str, Any] | None = None,
-    auto: Sequence[dict[str, Any] | None] = (),
-    auto_service: dict[str, Any] | None = None,
-    auto_fp32: Sequence[dict[str, Any] | None] = (),
-    step_runs: Sequence[dict[str, Any] | None] = (),
-    lookup_runs: Sequence[tuple[dict[str, Any] | None, dict[str, Any] | None]] = (),
-    lookup_demo: tuple[dict[str, Any] | None, dict[str, Any] | None] = (None, None),
 ) -> list[str]:
     """``mixed_precision`` on a CPU that computes bf16 itself: the demo retrain in float32 and in bf16, seed by
-    seed from one baseline, the interleaved step costs of both precisions, and the demo with the default
-    (auto) once it chose bf16 on such a CPU."""
+    seed from one baseline, and the interleaved step costs of both precisions."""
     pairs = [(f, b) for f, b in zip(fp32, bf16, strict=False) if f and b]
     if not pairs:
         return []
@@ -1958,12 +1951,7 @@ def demo_bf16(
             "without bf16.",
             "",
         ]
-    return (
-        lines
-        + _demo_auto(auto, auto_service, auto_fp32)
-        + _step_auto(step_runs)
-        + _one_lookup(lookup_runs, lookup_demo)
-    )
+    return lines
 
 
 def _one_lookup(
@@ -2755,10 +2743,16 @@ def render(results: Path) -> str:
         load(results, "er_overhead_interleaved_bf16"),
         (load(results, "first_start_retrain_fp32_stop26"), load(results, "first_start_retrain_bf16_stop26")),
         load(results, "first_start_retrain_bf16_priced_stop26"),
+    )
+    lines += _demo_auto(
         [load(results, f"demo_speed_auto_stop27_seed{seed}") for seed in range(3)],
         load(results, "first_start_retrain_auto_stop27"),
         [load(results, f"demo_speed_fp32_stop27_seed{seed}") for seed in range(3)],
-        [load(results, n) for n in ("er_overhead_interleaved_bf16_stop27", "er_overhead_interleaved_bf16_stop27_run2")],
+    )
+    lines += _step_auto(
+        [load(results, n) for n in ("er_overhead_interleaved_bf16_stop27", "er_overhead_interleaved_bf16_stop27_run2")]
+    )
+    lines += _one_lookup(
         [
             (
                 load(results, f"er_overhead_one_lookup_before_run{r}"),

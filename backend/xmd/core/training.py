@@ -37,7 +37,7 @@ import torch.nn.functional as F
 from torch.profiler import record_function
 from tqdm.auto import tqdm
 
-from xmd.core.attribution import DIFFERENTIABLE_METHODS, gradient_to_words, gradient_word_scores
+from xmd.core.attribution import DIFFERENTIABLE_METHODS, _forward_embeds, gradient_to_words, gradient_word_scores
 from xmd.core.modeling import LoadedModel, seed_everything, use_bf16
 from xmd.core.normalize import shares
 from xmd.core.options import opt, redefault
@@ -695,8 +695,6 @@ def _with_rest(
     if embeds is None:
         rest_logits = model(**sub.model_inputs()).logits
     else:
-        from xmd.core.attribution import _forward_embeds
-
         rest_logits = _forward_embeds(model, sub, embeds[rest][:, : sub.input_ids.shape[1]])
     # Rows in (feedback rows, other rows) order, put back in batch order.
     order = torch.cat([attr_rows.nonzero().flatten(), rest.nonzero().flatten()])
@@ -732,7 +730,6 @@ def _difference_forward(
     along ``u``, with the same dropout masks, then a single backward pass for everything. Returns
     ``(logits [B, C] in batch order, term)``: ``term`` has the attribution term's value and its gradient.
     """
-    from xmd.core.attribution import _forward_embeds
     from xmd.core.words import merge_to_words
 
     sub, y = enc.select(attr_rows), labels[attr_rows].view(-1, 1)
