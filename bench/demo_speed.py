@@ -201,6 +201,7 @@ def main() -> None:
             "seconds_per_step": train_s / len(steps) if steps else None,
             "truncated_at": args.max_train_steps,
             "gate": meta["history"].get("gate"),  # ERConfig.attribution_gate: batches with the term
+            "graphs": meta["history"].get("graphs"),  # TrainConfig.cuda_graphs: graphs recorded, replays
             "train_loop_seconds_extrapolated": (
                 train_s / len(steps) * steps[-1]["total_steps"] if steps and args.max_train_steps else None
             ),

@@ -39,6 +39,7 @@ from benchlib import (
     resolve_device,
     set_threads,
 )
+from xmd.core import graphs
 from xmd.core.demo import SHORTCUT_WORD
 from xmd.core.training import ERConfig, TrainConfig, train_loop
 from xmd.core.types import Action, Example
@@ -75,6 +76,13 @@ VARIANTS: dict[str, ERConfig | None] = {
     # compare with plain_bf16 as well as plain.
     "plain_bf16": None,
     "both_bf16": ERConfig(),
+    # TrainConfig.cuda_graphs (a GPU only; elsewhere the run records why it took eager steps): each graphed
+    # variant against its eager one and against plain_graphs.
+    "plain_graphs": None,
+    "both_graphs": ERConfig(),
+    "both_attr_every2_graphs": ERConfig(attribution_every=2),
+    "both_attr_every4_graphs": ERConfig(attribution_every=4),
+    "erasure_graphs": ERConfig(objective="erasure"),
 }
 # TrainConfig fields a variant changes (besides the ER settings above). Every other variant trains float32,
 # whatever the default (auto) would pick on this device, so its rows mean the same on every host.
@@ -82,6 +90,7 @@ TRAIN_BASE: dict[str, Any] = {"mixed_precision": False}
 TRAIN_OVERRIDES: dict[str, dict[str, Any]] = {
     "plain_bf16": {"mixed_precision": True},
     "both_bf16": {"mixed_precision": True},
+    **{v: {"cuda_graphs": True} for v in VARIANTS if v.endswith("_graphs")},
 }
 
 
@@ -174,6 +183,9 @@ def worker(args: argparse.Namespace) -> dict[str, Any]:
         er = dataclasses.replace(er, lam=args.lam)
     k = every_of(args.worker)
     warmup = -(-args.warmup // k) * k  # whole groups of k steps, each starting with the attribution term
+    if TRAIN_OVERRIDES.get(args.worker, {}).get("cuda_graphs"):
+        # Each graph runs graphs.WARMUP eager steps, then one step records it: time replays only.
+        warmup = max(warmup, (graphs.WARMUP + 1) * k)
     config = TrainConfig(
         epochs=warmup + args.n * k,
         batch_size=args.batch_size,
@@ -221,6 +233,7 @@ def worker(args: argparse.Namespace) -> dict[str, Any]:
         "n_feedback_words": last.n_feedback,
         "last_task_loss": last.task_loss,
         "last_er_loss": last.er_loss,
+        "graphs": history.graphs,
     }
 
 
@@ -351,6 +364,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     ratios = {
         f"{v}_vs_plain": (res["median_step_s"] / plain if plain else None) for v, res in results.items() if v != "plain"
     }
+    # A graphed variant against the graphed plain step too: graphs shorten both, so the ER ratio is theirs.
+    plain_graphs = results.get("plain_graphs", {}).get("median_step_s")
+    for v, res in results.items():
+        if plain_graphs and v.endswith("_graphs") and v != "plain_graphs":
+            ratios[f"{v}_vs_plain_graphs"] = res["median_step_s"] / plain_graphs
     if "plain_bf16" in results and "both_bf16" in results:
         ratios["both_bf16_vs_plain_bf16"] = (
             results["both_bf16"]["median_step_s"] / results["plain_bf16"]["median_step_s"]

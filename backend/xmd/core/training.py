@@ -37,6 +37,7 @@ import torch.nn.functional as F
 from torch.profiler import record_function
 from tqdm.auto import tqdm
 
+from xmd.core import graphs
 from xmd.core.attribution import DIFFERENTIABLE_METHODS, _forward_embeds, gradient_to_words, gradient_word_scores
 from xmd.core.modeling import LoadedModel, seed_everything, use_bf16
 from xmd.core.normalize import shares
@@ -98,6 +99,15 @@ class TrainConfig:
             "measure each eval set on at most this many examples (a sample fixed by the seed; Results shows it)",
             ge=10,
             le=10_000_000,
+        ),
+    )
+    cuda_graphs: bool = field(
+        default=False,
+        metadata=opt(
+            "on a GPU, record each training step once as a CUDA graph and replay it (a small model's step waits "
+            "on kernel launches, not arithmetic); batches are padded to the batch size and to 16/32/64/128… "
+            "tokens. Not with gradient accumulation, the attribution gate or second_order='difference'; the "
+            "run records whether it was used"
         ),
     )
     length_bucketing: bool = field(
@@ -420,9 +430,13 @@ class TrainHistory:
     gate: dict | None = None
     #: Whether the steps ran under bf16 autocast (``TrainConfig.mixed_precision`` on a device that has it).
     bf16: bool = False
+    #: With ``TrainConfig.cuda_graphs``: graphs recorded, eager steps and replays, or why none ran.
+    graphs: dict | None = None
 
     def to_dict(self) -> dict:
         out = {"seconds": self.seconds, "steps": [asdict(s) for s in self.steps], "bf16": self.bf16}
+        if self.graphs is not None:
+            out["graphs"] = self.graphs
         if self.early_stop is not None:
             out["early_stop"] = self.early_stop
         if self.gate is not None:
@@ -895,7 +909,8 @@ def train_loop(
         },
         {"params": [p for n, p in model.named_parameters() if n.endswith(no_decay)], "weight_decay": 0.0},
     ]
-    optim = adamw(params, config.lr, device)
+    graphed = graphs.build(loaded, params, config, er if use_er else None, targets or {})
+    optim = graphed.optim if graphed is not None else adamw(params, config.lr, device)
     batches_per_epoch = math.ceil(len(examples) / config.batch_size)
     total_steps = count_steps(len(examples), config)
     warmup = int(config.warmup_ratio * total_steps)
@@ -909,6 +924,8 @@ def train_loop(
     bf16 = use_bf16(config.mixed_precision, device)
     amp = torch.autocast(device.type, dtype=torch.bfloat16) if bf16 else nullcontext()
     history = TrainHistory(bf16=bf16)
+    if config.cuda_graphs:
+        history.graphs = graphed.record if graphed is not None else {"not_used": graphs.not_used(config, er, device)}
     if use_er and er.early_stop:
         history.early_stop = {"held_out_rows": len(probe), "stopped_at": None, "steps": [], "er": [], "share": []}
         if not probe:
@@ -928,61 +945,76 @@ def train_loop(
                 if batch_hook is not None:
                     batch_hook(epoch, bi, [ex.id for ex in batch])
                 enc = encode(loaded.tokenizer, [ex.text for ex in batch], max_length=config.max_length)
-                enc = enc.to(device)
-                labels = torch.tensor([ex.label for ex in batch], device=device)
-                fb = _feedback_tensors(batch, targets or {}, enc.max_words, device) if use_er else None
                 # The attribution term runs on every k-th batch (ERConfig.attribution_every), counted over
                 # the whole run so that it does not depend on epoch boundaries.
                 # ERConfig.attribution_gate stretches that period once the attribution error stopped falling.
                 gi = epoch * batches_per_epoch + bi
                 skip_attr = use_er and gi % (er.attribution_every * (gate.period() if gate else 1)) != 0
-                # Named ranges for torch.profiler (bench/er_profile.py); a few microseconds when none runs.
-                with amp, record_function("xmd.forward_and_loss"):
-                    word_scores, attr_rows, erased, attribution = None, None, None, None
-                    if fb is not None and er.objective != "erasure" and not skip_attr:
-                        attr_rows = (fb[1] != 0).any(dim=1)
-                        attr_rows = _attribution_subset(attr_rows, er.attribution_rows, er_gen)
-                    if attr_rows is not None and difference:
-                        logits, attribution = _difference_forward(model, enc, labels, fb, er, attr_rows)
-                    elif fb is not None and joint:
-                        logits, word_scores, erased = _joint_forward(model, enc, labels, fb, er, attr_rows)
-                    elif attr_rows is not None:
-                        logits, word_scores = _split_forward(model, enc, labels, attr_rows, er.method)
-                    else:
-                        logits = model(**enc.model_inputs()).logits
-                    task_loss = F.cross_entropy(logits.float(), labels)
-                    er_loss = (
-                        _er_term(
-                            model, enc, labels, logits, word_scores, fb, er, attr_rows, skip_attr, erased, attribution
+                if graphed is not None:
+                    er_run = er if use_er else None
+                    parts = graphs.run(graphed, enc, batch, targets or {}, config, er_run, skip_attr, er_gen)
+                else:
+                    enc = enc.to(device)
+                    labels = torch.tensor([ex.label for ex in batch], device=device)
+                    fb = _feedback_tensors(batch, targets or {}, enc.max_words, device) if use_er else None
+                    # Named ranges for torch.profiler (bench/er_profile.py); a few microseconds when none runs.
+                    with amp, record_function("xmd.forward_and_loss"):
+                        word_scores, attr_rows, erased, attribution = None, None, None, None
+                        if fb is not None and er.objective != "erasure" and not skip_attr:
+                            attr_rows = (fb[1] != 0).any(dim=1)
+                            attr_rows = _attribution_subset(attr_rows, er.attribution_rows, er_gen)
+                        if attr_rows is not None and difference:
+                            logits, attribution = _difference_forward(model, enc, labels, fb, er, attr_rows)
+                        elif fb is not None and joint:
+                            logits, word_scores, erased = _joint_forward(model, enc, labels, fb, er, attr_rows)
+                        elif attr_rows is not None:
+                            logits, word_scores = _split_forward(model, enc, labels, attr_rows, er.method)
+                        else:
+                            logits = model(**enc.model_inputs()).logits
+                        task_loss = F.cross_entropy(logits.float(), labels)
+                        er_loss = (
+                            _er_term(
+                                model,
+                                enc,
+                                labels,
+                                logits,
+                                word_scores,
+                                fb,
+                                er,
+                                attr_rows,
+                                skip_attr,
+                                erased,
+                                attribution,
+                            )
+                            if fb is not None
+                            else task_loss.new_zeros(())
                         )
-                        if fb is not None
-                        else task_loss.new_zeros(())
-                    )
-                    loss = task_loss + (er.lam * er_loss if use_er else 0.0)
-                    gate_error = (
-                        _attribution_error(enc, word_scores, fb, attr_rows, er)
-                        if gate is not None and word_scores is not None and attr_rows is not None and fb is not None
-                        else None
-                    )
-                with record_function("xmd.backward"):
-                    (loss / config.grad_accum).backward()
-                # One device-to-host copy per batch: each is a sync, which a GPU step bound by launches feels.
-                n_fb = (fb[1] != 0).sum() if fb is not None else torch.zeros((), device=device)
-                extra = [gate_error] if gate_error is not None else []
-                parts = torch.stack([t.detach().float() for t in (loss, task_loss, er_loss, n_fb, *extra)]).tolist()
+                        loss = task_loss + (er.lam * er_loss if use_er else 0.0)
+                        gate_error = (
+                            _attribution_error(enc, word_scores, fb, attr_rows, er)
+                            if gate is not None and word_scores is not None and attr_rows is not None and fb is not None
+                            else None
+                        )
+                    with record_function("xmd.backward"):
+                        (loss / config.grad_accum).backward()
+                    # One device-to-host copy per batch: each is a sync, which a GPU step bound by launches feels.
+                    n_fb = (fb[1] != 0).sum() if fb is not None else torch.zeros((), device=device)
+                    extra = [gate_error] if gate_error is not None else []
+                    parts = torch.stack([t.detach().float() for t in (loss, task_loss, er_loss, n_fb, *extra)]).tolist()
+                    if gate is not None and fb is not None:
+                        gate.update(gi, gate_error is not None, parts[4] if extra else None)
                 for key, value in zip(("loss", "task", "er"), parts, strict=False):
                     acc[key] += value / config.grad_accum
                 acc["n_fb"] += round(parts[3])
-                if gate is not None and fb is not None:
-                    gate.update(gi, gate_error is not None, parts[4] if extra else None)
                 last = bi == batches_per_epoch - 1
                 if (bi + 1) % config.grad_accum and not last:
                     continue
                 with record_function("xmd.optimizer"):
-                    torch.nn.utils.clip_grad_norm_(model.parameters(), config.max_grad_norm)
-                    optim.step()
+                    if graphed is None:  # a graphed step clipped and stepped already
+                        torch.nn.utils.clip_grad_norm_(model.parameters(), config.max_grad_norm)
+                        optim.step()
+                        optim.zero_grad(set_to_none=True)
                     sched.step()
-                    optim.zero_grad(set_to_none=True)
                 step += 1
                 info = StepInfo(
                     step=step,
@@ -991,7 +1023,7 @@ def train_loop(
                     loss=acc["loss"],
                     task_loss=acc["task"],
                     er_loss=acc["er"],
-                    lr=sched.get_last_lr()[0],
+                    lr=float(sched.get_last_lr()[0]),
                     n_feedback=acc["n_fb"],
                     elapsed_s=time.perf_counter() - t0,
                 )

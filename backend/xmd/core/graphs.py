@@ -1,0 +1,362 @@
+"""Training steps as CUDA graphs (``TrainConfig.cuda_graphs``): record a step once, replay it for every batch.
+
+Why: on a GPU a retrain step of a small model waits on the host issuing kernels, not on arithmetic
+(BENCHMARKS.md: a plain MiniLM step at batch 16 launches 570 kernels, the ER step with its second-order
+pass 2,390). A CUDA graph issues a recorded step's kernels in one launch. It needs every step to be the
+same program on the same memory, so this module's step has static shapes and no host syncs:
+
+- every batch is padded to ``batch_size`` rows (extra rows weigh 0) and to a length bucket
+  (:data:`BUCKETS`, capped at ``max_length``); one graph per bucket and kind of step;
+- the ER terms are masked sums over every row instead of sums over the rows that carry feedback
+  (the rows :func:`xmd.core.training._joint_forward` selects with ``nonzero``): every row has its
+  erased copies and its attribution pass, weighted 0 where it has no feedback. The loss and the
+  gradients are the joint step's (``tests/unit/test_graphs.py``, float64);
+- the optimiser is fused AdamW with a device-side learning rate, so the schedule is not baked in.
+
+A step of a batch without feedback replays the *plain* graph; a batch whose attribution term
+``attribution_every`` skips, the *erasure* graph. The first :data:`WARMUP` steps of each graph run
+eagerly (the same function, real steps of the run), as CUDA graph capture needs. On a CPU there is
+nothing to replay: :func:`train_loop` takes this path only on CUDA, and tests run the same static
+step eagerly on the CPU.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import SimpleNamespace
+from typing import TYPE_CHECKING
+
+import torch
+import torch.nn.functional as F
+
+from xmd.core.types import Action
+from xmd.core.words import merge_to_words
+
+if TYPE_CHECKING:
+    from xmd.core.training import ERConfig, TrainConfig
+
+BUCKETS = (16, 32, 64, 128, 256, 512, 1024, 2048, 4096)
+"""Padded lengths of graphed batches: a batch is padded to the first bucket that holds its longest text."""
+WARMUP = 2
+"""Eager steps of each graph before it is recorded (lazy initialisation must not happen during capture)."""
+CAPTURE = True
+"""False runs the graphed steps eagerly on a GPU as well (bench/graphs_check.py compares the two)."""
+KINDS = ("plain", "erasure", "attribution")
+"""Graphs per bucket: no feedback in the batch; the ER step without the attribution term; the full ER step."""
+
+
+def unsupported(config: TrainConfig, er: ERConfig | None) -> str | None:
+    """Why a run cannot take graphed steps (None: it can)."""
+    if config.grad_accum != 1:
+        return "gradient accumulation"
+    if er is not None and er.attribution_gate:
+        return "the attribution gate"
+    if er is not None and er.second_order != "exact":
+        return "second_order='difference'"
+    return None
+
+
+def bucket(width: int, max_length: int) -> int:
+    """The padded length of a batch whose longest text has ``width`` tokens."""
+    return min(next((b for b in BUCKETS if b >= width), width), max(max_length, width))
+
+
+@dataclass
+class StaticBatch:
+    """One batch at a graph's fixed shape ``[B, L]`` (words ``[B, L]``: a word has at least one token)."""
+
+    input_ids: torch.Tensor
+    attention_mask: torch.Tensor
+    token_type_ids: torch.Tensor | None
+    word_index: torch.Tensor
+    labels: torch.Tensor
+    row_weight: torch.Tensor  # 1 for the batch's rows, 0 for padding rows
+    kind: torch.Tensor  # [B, L] per word: 1 add, -1 remove, 0 none
+    attr: torch.Tensor  # [B] 1 where the row takes the attribution term
+
+    @staticmethod
+    def pad(
+        enc,
+        labels: torch.Tensor,
+        kind: torch.Tensor | None,
+        attr: torch.Tensor | None,
+        rows: int,
+        length: int,
+    ) -> StaticBatch:
+        """``enc`` (on the CPU) padded to ``rows`` x ``length``; padding rows repeat row 0 and weigh 0."""
+        b, t = enc.input_ids.shape
+        fill = list(range(b)) + [0] * (rows - b)
+
+        def grid(x: torch.Tensor, value: int) -> torch.Tensor:
+            out = torch.full((rows, length), value, dtype=x.dtype)
+            out[:, : min(t, x.shape[1], length)] = x[fill][:, :length]
+            return out
+
+        words = torch.zeros(rows, length, dtype=torch.long)
+        if kind is not None:
+            w = min(kind.shape[1], length)
+            words[:b, :w] = kind[:, :w]
+        weight = torch.zeros(rows)
+        weight[:b] = 1.0
+        take = torch.zeros(rows)
+        if attr is not None:
+            take[:b] = attr.float()
+        return StaticBatch(
+            input_ids=grid(enc.input_ids, 0),
+            attention_mask=grid(enc.attention_mask, 0),
+            token_type_ids=grid(enc.token_type_ids, 0) if enc.token_type_ids is not None else None,
+            word_index=grid(enc.word_index, -1),
+            labels=labels[fill].clone(),
+            row_weight=weight,
+            kind=words,
+            attr=take,
+        )
+
+    def tensors(self) -> list[torch.Tensor]:
+        return [t for t in vars(self).values() if t is not None]
+
+    def to(self, device: torch.device) -> StaticBatch:
+        return StaticBatch(**{k: (v.to(device) if v is not None else None) for k, v in vars(self).items()})
+
+    def copy_(self, other: StaticBatch) -> None:
+        for mine, theirs in zip(self.tensors(), other.tensors(), strict=True):
+            mine.copy_(theirs, non_blocking=True)
+
+
+def _elementwise(name: str, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    if name == "mse":
+        return F.mse_loss(a, b, reduction="none")
+    if name == "mae":
+        return F.l1_loss(a, b, reduction="none")
+    return F.huber_loss(a, b, delta=0.1, reduction="none")
+
+
+def _wide(x: torch.Tensor) -> torch.Tensor:
+    """Losses in at least float32 (as the eager step takes them), float64 kept (the equivalence tests)."""
+    return x if x.dtype == torch.float64 else x.float()
+
+
+def _additive(mask: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """The padding mask ``[B, L]`` as the additive ``[B, 1, L, L]`` mask eager attention adds, built here: from a
+    2-D mask transformers builds it after asking ``mask.all()`` (whether it may skip it), a host sync that
+    capture refuses; a 4-D mask it takes as it is. The same values (0 and the dtype's minimum)."""
+    length = mask.shape[1]
+    keep = mask.bool()[:, None, None, :].expand(-1, 1, length, length)
+    return torch.where(keep, torch.zeros((), dtype=dtype, device=mask.device), torch.finfo(dtype).min)
+
+
+def _masked_mean(values: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
+    """Mean of ``values`` where ``weight`` is 1, 0 where it is 0 everywhere (no sync to ask which)."""
+    return (values * weight).sum() / weight.sum().clamp(min=1.0)
+
+
+def hidden_kinds(er: ERConfig, targets: dict) -> tuple[int, ...]:
+    """Feedback kinds whose erased copies the run's ER steps need (as :func:`_joint_forward` asks for them),
+    less the kinds no feedback of the run has."""
+    erasing = er.objective != "attribution"
+    hide = ([-1] if erasing or er.counterfactual_weight > 0 else []) + ([1] if erasing else [])
+    present = {1 if a == Action.ADD else -1 for words in targets.values() for a in words.values()}
+    return tuple(k for k in hide if k in present)
+
+
+def static_losses(
+    model: torch.nn.Module, b: StaticBatch, er: ERConfig | None, kind: str, hide: tuple[int, ...]
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """``([loss, task loss, ER term, feedback words] detached, loss)`` of one static batch, without a host sync.
+
+    ``kind`` is one of :data:`KINDS`. The same loss as :func:`xmd.core.training._joint_forward` with
+    :func:`xmd.core.training._er_term`, written as masked sums over every row. (One difference: feedback on a
+    word past the bucket's length, which has no token, is dropped; the eager step counts it in the
+    attribution term's mean with error 0.)"""
+    from xmd.core.training import _feedback_shares
+
+    rows = b.input_ids.shape[0]
+    weight = b.row_weight
+    dtype = next(model.parameters()).dtype
+    inputs = {"input_ids": b.input_ids, "attention_mask": _additive(b.attention_mask, dtype)}
+    if b.token_type_ids is not None:
+        inputs["token_type_ids"] = b.token_type_ids
+    n_fb = (b.kind != 0).sum().float()
+    if kind == "plain" or er is None:
+        logits = model(**inputs).logits
+        task = _masked_mean(F.cross_entropy(_wide(logits), b.labels, reduction="none"), weight)
+        zero = task.new_zeros(())
+        return torch.stack([task, task, zero, n_fb * 0]).detach(), task
+    token_kind = b.kind.gather(1, b.word_index.clamp(min=0)) * (b.word_index >= 0).long()
+    masks, hit = [b.attention_mask], {}
+    for which in hide:
+        tokens = token_kind == which
+        hit[which] = tokens.any(dim=1).float() * weight
+        masks.append(b.attention_mask * (~tokens).long())
+    copies = len(masks)
+    embeds = model.get_input_embeddings()(b.input_ids.repeat(copies, 1))
+    kwargs = {"inputs_embeds": embeds, "attention_mask": _additive(torch.cat(masks), embeds.dtype)}
+    if b.token_type_ids is not None:
+        kwargs["token_type_ids"] = b.token_type_ids.repeat(copies, 1)
+    out = model(**kwargs).logits
+    logits = out[:rows]
+    erased = {which: out[rows * (i + 1) : rows * (i + 2)] for i, which in enumerate(hide)}
+    task = _masked_mean(F.cross_entropy(_wide(logits), b.labels, reduction="none"), weight)
+    term = task.new_zeros(())
+    y = b.labels.view(-1, 1)
+    if er.counterfactual_weight > 0 and -1 in erased:
+        ce = F.cross_entropy(_wide(erased[-1]), b.labels, reduction="none")
+        term = term + er.counterfactual_weight * _masked_mean(ce, hit[-1])
+    if kind == "attribution" and er.objective != "erasure":
+        picked = (logits.gather(1, y).squeeze(1) * b.attr).sum()
+        (grads,) = torch.autograd.grad(picked, embeds, create_graph=True)
+        g, e = grads[:rows], embeds[:rows]
+        token_scores = (g * e).sum(dim=-1) if er.method == "grad_x_input" else g.norm(dim=-1)
+        word_scores = merge_to_words(
+            token_scores * b.attention_mask.to(token_scores.dtype), b.word_index, b.kind.shape[1]
+        )
+        s = _feedback_shares(SimpleNamespace(word_index=b.word_index), word_scores, b.kind, er)
+        sel = (b.kind != 0).to(s.dtype) * b.attr.view(-1, 1)
+        value = (b.kind == 1).to(s.dtype)
+        weight_attr = (er.attribution_weight if er.objective == "both" else 1.0) * er.attribution_every
+        term = term + weight_attr * _masked_mean(_elementwise(er.loss, s, value), sel)
+    if er.objective in ("erasure", "both"):
+        logp_full = F.log_softmax(_wide(logits), dim=-1)
+        if -1 in erased:
+            logp_erased = F.log_softmax(_wide(erased[-1].detach()), dim=-1)
+            kl = (logp_erased.exp() * (logp_erased - logp_full)).sum(dim=-1)
+            term = term + _masked_mean(kl, hit[-1])
+        if 1 in erased:
+            logp_erased = F.log_softmax(_wide(erased[1]), dim=-1)
+            drop = (logp_full.gather(1, y) - logp_erased.gather(1, y)).squeeze(1)
+            term = term + _masked_mean(F.relu(er.add_margin - drop), hit[1])
+    loss = task + er.lam * term
+    return torch.stack([loss, task, term, n_fb]).detach(), loss
+
+
+class GraphedSteps:
+    """Runs each training step through the graph of its bucket and kind, recording graphs as they are needed.
+
+    ``step`` does what one iteration of the eager loop does up to and including the optimiser step (the
+    learning-rate schedule stays outside: it writes the device-side rate the graphs read). ``capture``
+    False runs every step eagerly (the CPU, and tests)."""
+
+    def __init__(
+        self,
+        model: torch.nn.Module,
+        optim: torch.optim.Optimizer,
+        config: TrainConfig,
+        er: ERConfig | None,
+        hide: tuple[int, ...],
+        capture: bool,
+        bf16: bool = False,
+    ) -> None:
+        self.model, self.optim, self.config, self.er, self.hide, self.capture = model, optim, config, er, hide, capture
+        self.bf16 = bf16
+        self.graphs: dict[tuple[int, str], dict] = {}
+        self.record = {"graphs": 0, "eager_steps": 0, "replays": 0}
+
+    def _eager(self, b: StaticBatch, kind: str) -> torch.Tensor:
+        self.optim.zero_grad(set_to_none=True)
+        parts, loss = static_losses(self.model, b, self.er, kind, self.hide)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.config.max_grad_norm)
+        self.optim.step()
+        return parts
+
+    def _amp(self):
+        # Autocast's weight-cast cache would hold tensors made during capture: graphs need it off.
+        device = next(self.model.parameters()).device
+        return torch.autocast(device.type, dtype=torch.bfloat16, enabled=self.bf16, cache_enabled=False)
+
+    def step(self, host: StaticBatch, kind: str) -> torch.Tensor:
+        """One optimiser step on ``host`` (a padded CPU batch); returns its ``[loss, task, ER, n_fb]``."""
+        device = next(self.model.parameters()).device
+        key = (host.input_ids.shape[1], kind)
+        entry = self.graphs.get(key)
+        if entry is None:
+            entry = self.graphs[key] = {"batch": host.to(device), "warm": 0, "graph": None, "out": None}
+        else:
+            entry["batch"].copy_(host)
+        if not self.capture or entry["warm"] < WARMUP:
+            entry["warm"] += 1
+            self.record["eager_steps"] += 1
+            if not self.capture:
+                with self._amp():
+                    return self._eager(entry["batch"], kind)
+            side = torch.cuda.Stream(device)
+            side.wait_stream(torch.cuda.current_stream(device))
+            with torch.cuda.stream(side), self._amp():
+                parts = self._eager(entry["batch"], kind)
+            torch.cuda.current_stream(device).wait_stream(side)
+            return parts
+        if entry["graph"] is None:
+            graph = torch.cuda.CUDAGraph()
+            self.optim.zero_grad(set_to_none=True)
+            with torch.cuda.graph(graph), self._amp():
+                parts, loss = static_losses(self.model, entry["batch"], self.er, kind, self.hide)
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.config.max_grad_norm)
+                self.optim.step()
+            entry["graph"], entry["out"] = graph, parts
+            self.record["graphs"] += 1
+        entry["graph"].replay()
+        self.record["replays"] += 1
+        return entry["out"].clone()
+
+
+def graph_optimizer(params: list[dict], lr: float, device: torch.device) -> torch.optim.Optimizer:
+    """Fused AdamW whose learning rate lives on the device (the schedule writes it between replays)."""
+    return torch.optim.AdamW(params, lr=torch.tensor(lr, device=device), fused=True, capturable=True)
+
+
+def wanted(config: TrainConfig, device: torch.device) -> bool:
+    """Whether a run asks for graphed steps on a device that has them (tests patch it to run the static
+    step eagerly on a CPU)."""
+    return config.cuda_graphs and device.type == "cuda"
+
+
+def not_used(config: TrainConfig, er: ERConfig | None, device: torch.device) -> str:
+    """Why a run that asked for graphed steps took eager ones (what its history records)."""
+    if device.type != "cuda":
+        return f"no CUDA device (ran on {device.type})"
+    return unsupported(config, er) or "not asked for"
+
+
+def build(loaded, params: list[dict], config: TrainConfig, er: ERConfig | None, targets: dict) -> GraphedSteps | None:
+    """The graphed steps of a run, with their optimiser, or None where the run takes eager steps."""
+    from xmd.core.modeling import use_bf16
+    from xmd.core.training import adamw
+
+    device = loaded.device
+    if not wanted(config, device) or unsupported(config, er):
+        return None
+    capture = device.type == "cuda" and CAPTURE
+    optim = graph_optimizer(params, config.lr, device) if capture else adamw(params, config.lr, device)
+    hide = hidden_kinds(er, targets) if er is not None else ()
+    bf16 = use_bf16(config.mixed_precision, device)
+    return GraphedSteps(loaded.model, optim, config, er, hide, capture, bf16=bf16)
+
+
+def run(
+    graphed: GraphedSteps,
+    enc,
+    batch: list,
+    targets: dict,
+    config: TrainConfig,
+    er: ERConfig | None,
+    skip_attribution: bool,
+    er_gen: torch.Generator,
+) -> list[float]:
+    """One step of :func:`xmd.core.training.train_loop` through a graph: the batch's feedback and attribution
+    rows are worked out on the CPU (as the eager step does), then padded and replayed."""
+    from xmd.core.training import _attribution_subset, _feedback_tensors
+
+    labels = torch.tensor([ex.label for ex in batch])
+    fb = _feedback_tensors(batch, targets, enc.max_words, torch.device("cpu")) if er is not None else None
+    attr = None
+    if fb is None:
+        kind = "plain"
+    elif er is not None and er.objective != "erasure" and not skip_attribution:
+        attr = _attribution_subset((fb[1] != 0).any(dim=1), er.attribution_rows, er_gen)
+        kind = "attribution"
+    else:
+        kind = "erasure"
+    length = bucket(enc.input_ids.shape[1], config.max_length)
+    host = StaticBatch.pad(enc, labels, fb[1] if fb is not None else None, attr, config.batch_size, length)
+    return graphed.step(host, kind).tolist()

@@ -1,0 +1,159 @@
+"""The static step behind ``TrainConfig.cuda_graphs`` (xmd.core.graphs).
+
+CUDA graphs themselves need a GPU (bench/er_overhead.py's ``*_graphs`` variants time them there); what can be
+checked on a CPU is what capture depends on: the static step gives the eager joint step's loss and gradients
+(float64, no dropout in the tiny model), makes no host sync (capture would fail on one), and a whole run
+through it repeats the eager run."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+from xmd.core import graphs
+from xmd.core.feedback import FeedbackSet
+from xmd.core.graphs import StaticBatch, bucket, static_losses
+from xmd.core.training import ERConfig, TrainConfig, train_loop
+from xmd.core.types import Action, TaskFeedback
+from xmd.core.words import encode
+
+from tests.unit.test_training import shortcut_data
+from tests.unit.test_training_speed import _joint_case
+
+
+def _kind(enc) -> torch.Tensor:
+    kind = torch.zeros(enc.input_ids.shape[0], enc.max_words, dtype=torch.long)
+    kind[[1, 4, 6], 0] = -1  # remove on three rows (as _joint_case)
+    kind[6, 2] = 1
+    kind[3, 1] = 1
+    return kind
+
+
+def _static_case(tiny, objective, method, cf_weight, attribution, rows=12, extra_length=20):
+    """``_joint_case``'s batch through the static step, padded to ``rows`` rows and a longer bucket."""
+    batch = shortcut_data(8)
+    enc = encode(tiny.tokenizer, [ex.text for ex in batch])
+    labels = torch.tensor([ex.label for ex in batch])
+    kind = _kind(enc)
+    er = ERConfig(objective=objective, method=method, counterfactual_weight=cf_weight)
+    attr = (kind != 0).any(dim=1) if attribution and objective != "erasure" else None
+    b = StaticBatch.pad(enc, labels, kind, attr, rows, enc.input_ids.shape[1] + extra_length)
+    targets = {"a": {0: Action.REMOVE, 1: Action.ADD}}
+    hide = graphs.hidden_kinds(er, targets)
+    tiny.model.zero_grad()
+    parts, loss = static_losses(tiny.model, b, er, "attribution" if attr is not None else "erasure", hide)
+    loss.backward()
+    grads = torch.cat([p.grad.flatten() for p in tiny.model.parameters() if p.grad is not None])
+    return parts[1].item(), parts[2].item(), grads, parts
+
+
+@pytest.mark.parametrize(
+    "objective,method,cf_weight,attribution",
+    [
+        ("both", "grad_x_input", 0.0, True),
+        ("both", "saliency", 0.0, True),
+        ("both", "grad_x_input", 0.5, True),
+        ("both", "grad_x_input", 0.0, False),
+        ("attribution", "grad_x_input", 0.0, True),
+        ("erasure", "grad_x_input", 0.0, False),
+        ("erasure", "grad_x_input", 1.0, False),
+    ],
+)
+def test_the_static_step_gives_the_joint_steps_losses_and_gradients(tiny, objective, method, cf_weight, attribution):
+    """Padding rows (weight 0), a longer bucket, every row's erased copies and attribution pass (weight 0
+    where the row has no feedback) must not change the task loss, the ER term or any parameter gradient."""
+    tiny.model.double()
+    joint = _joint_case(tiny, objective, method, cf_weight, attribution, joint=True)
+    static = _static_case(tiny, objective, method, cf_weight, attribution)
+    assert static[0] == pytest.approx(joint[0], rel=1e-9)
+    assert static[1] == pytest.approx(joint[1], rel=1e-7, abs=1e-12)
+    assert static[1] > 0
+    # The eager step takes its log-softmaxes in float32 even on a float64 model (``.float()``), the static
+    # one keeps float64: gradients up to about 4 agree to 2e-7, a mask error would show at 1e-2.
+    assert torch.allclose(static[2], joint[2], rtol=1e-6, atol=1e-6), (static[2] - joint[2]).abs().max()
+    assert static[3][3].item() == 5  # feedback words in the batch
+
+
+class _Syncs(TorchDispatchMode):
+    """Records the ops that read a device value on the host or whose output shape depends on values."""
+
+    SYNCING = ("_local_scalar_dense", "nonzero", "masked_select", "is_nonzero", "item", "unique", "repeat_interleave")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: list[str] = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        name = func.__name__.split(".")[0]
+        if name in self.SYNCING or (name == "index" and any(t is not None and t.dtype == torch.bool for t in args[1])):
+            self.seen.append(str(func))
+        return func(*args, **(kwargs or {}))
+
+
+@pytest.mark.parametrize("kind", ["plain", "erasure", "attribution"])
+def test_the_static_step_makes_no_host_sync(tiny, kind):
+    """CUDA graph capture fails on a host sync; the eager step has several (``nonzero`` to pick rows, ``any()``
+    to skip terms). The forward, the loss, the backward pass and the clipping must have none."""
+    batch = shortcut_data(8)
+    enc = encode(tiny.tokenizer, [ex.text for ex in batch])
+    kind_t = _kind(enc)
+    b = StaticBatch.pad(enc, torch.tensor([ex.label for ex in batch]), kind_t, (kind_t != 0).any(dim=1), 8, 32)
+    with _Syncs() as syncs:
+        _, loss = static_losses(tiny.model, b, ERConfig(), kind, (-1, 1))
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(tiny.model.parameters(), 1.0)
+    assert syncs.seen == []
+    # The probe itself catches what the eager step does.
+    with _Syncs() as syncs:
+        enc.select(kind_t[:, 0] != 0)
+    assert syncs.seen
+
+
+def test_a_run_through_the_static_step_repeats_the_eager_run(tiny_model_dir, monkeypatch):
+    """``cuda_graphs`` on a CPU records why it was not used; forced onto the static step (run eagerly, as
+    before capture), a whole retrain repeats the eager joint run step for step: same losses, same weights."""
+    from xmd.core.modeling import load_model
+
+    data = shortcut_data(28)  # 28 = 3 full batches of 8 and one of 4 (a padded batch)
+    targets = FeedbackSet(task=[TaskFeedback(word="mango", action=Action.REMOVE)]).expand(data)
+    config = TrainConfig(batch_size=8, seed=3, lr=1e-3, epochs=2, mixed_precision=False, cuda_graphs=True)
+    er = ERConfig(joint_forward="on", attribution_every=2)
+    m = load_model(tiny_model_dir, device="cpu")
+    eager = train_loop(m, data, config, er=er, targets=targets)
+    assert eager.graphs == {"not_used": "no CUDA device (ran on cpu)"}
+    monkeypatch.setattr(graphs, "wanted", lambda config, device: config.cuda_graphs)
+    s = load_model(tiny_model_dir, device="cpu")
+    static = train_loop(s, data, config, er=er, targets=targets)
+    assert static.graphs == {"graphs": 0, "eager_steps": len(static.steps), "replays": 0}
+    assert len(static.steps) == len(eager.steps) == 8
+    a = [v for st in eager.steps for v in (st.task_loss, st.er_loss, st.lr)]
+    b = [v for st in static.steps for v in (st.task_loss, st.er_loss, st.lr)]
+    assert a == pytest.approx(b, rel=1e-4, abs=1e-7)
+    assert any(st.er_loss > 0 for st in static.steps)
+    # Attention's key bias shifts every score of a query alike, so softmax makes its gradient 0 up to rounding,
+    # which Adam scales to full-size steps: its values are rounding noise in both runs, not compared.
+    for (name, p), q in zip(m.model.named_parameters(), s.model.parameters(), strict=True):
+        if not name.endswith("key.bias"):
+            assert torch.allclose(p, q, atol=1e-5), name
+
+
+def test_runs_that_cannot_be_graphed_say_why(tiny_model_dir, monkeypatch):
+    monkeypatch.setattr(graphs, "wanted", lambda config, device: config.cuda_graphs)
+    assert graphs.unsupported(TrainConfig(grad_accum=2), None) == "gradient accumulation"
+    assert graphs.unsupported(TrainConfig(), ERConfig(second_order="difference")) == "second_order='difference'"
+    assert graphs.unsupported(TrainConfig(), ERConfig(attribution_gate=True)) == "the attribution gate"
+    assert graphs.unsupported(TrainConfig(), ERConfig()) is None
+    assert graphs.not_used(TrainConfig(grad_accum=2), None, torch.device("cuda")) == "gradient accumulation"
+
+
+def test_buckets_and_padding(tiny):
+    assert [bucket(w, 128) for w in (3, 16, 17, 34, 100)] == [16, 16, 32, 64, 128]
+    assert bucket(20, 24) == 24 and bucket(300, 512) == 512
+    enc = encode(tiny.tokenizer, ["a b c", "d"])
+    kind = torch.tensor([[0, -1, 0], [1, 0, 0]])
+    b = StaticBatch.pad(enc, torch.tensor([1, 0]), kind, torch.tensor([True, False]), 4, 16)
+    assert b.input_ids.shape == b.word_index.shape == b.kind.shape == (4, 16)
+    assert b.row_weight.tolist() == [1, 1, 0, 0] and b.attr.tolist() == [1, 0, 0, 0]
+    assert b.labels.tolist() == [1, 0, 1, 1]  # padding rows repeat row 0, weighing nothing
+    assert (b.word_index[:, enc.input_ids.shape[1] :] == -1).all() and (b.attention_mask[:2].sum(1) > 0).all()
+    assert b.kind[:2, :3].tolist() == [[0, -1, 0], [1, 0, 0]] and not b.kind[2:].any()
