@@ -144,7 +144,18 @@ def main() -> None:
         default=None,
         help="stop the retrain after this many steps and extrapolate its time (phase profile only)",
     )
+    ap.add_argument(
+        "--static-step",
+        action="store_true",
+        help="retrain through cuda_graphs' static step run eagerly, on any device (its effect checked on a CPU)",
+    )
     args = ap.parse_args()
+    if args.static_step:
+        from xmd.core import graphs
+
+        graphs.CAPTURE = False
+        graphs.wanted = lambda config, device: config.cuda_graphs
+        args.train = json.dumps({**json.loads(args.train or "{}"), "cuda_graphs": True})
     if args.padding:
         benchlib.emit({"benchmark": "demo_padding", "padding": padding()})
         return

@@ -2,9 +2,8 @@
 # The CUDA-graph measurements of one lent GPU session (TrainConfig.cuda_graphs), run on the device machine from
 # the repository root after `.venv/bin/python bench/gpu_bundle.py pack` here (carry .gpu). Each step has its
 # own time limit and failure does not stop the next, so one short lease returns what did run.
-# Writes JSON into ${OUT:-bench/results}: graphs_check_cuda, er_overhead_graphs_cuda (eager and graphed
-# variants at batch 16, separate files so a failed capture cannot lose the eager rows), demo_speed_*_cuda,
-# er_overhead_graphs_b64_share30_cuda.
+# Writes JSON into ${OUT:-bench/results}: graphs_check_cuda, demo_speed_{eager,graphs}_seed{0,1,2}_cuda,
+# er_overhead_graphs_cuda (eager and graphed variants, batch 16), er_overhead_graphs_b64_share30_cuda.
 set -u
 cd "$(dirname "$0")/.."
 export PYTHONPATH=.gpu/site:backend:bench PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1
@@ -21,13 +20,17 @@ step() {  # step NAME SECONDS ARGS...: bench/<script> ARGS into $OUT/NAME.json, 
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee -a "$OUT/gpu_graphs.log"
 "$PY" -c "import torch, transformers; print('torch', torch.__version__, 'transformers', transformers.__version__)" | tee -a "$OUT/gpu_graphs.log"
 COMMON=(--device cuda --n 12 --warmup 3)
-step graphs_check_cuda 90 bench/graphs_check.py
-step er_overhead_eager_cuda 90 bench/er_overhead.py "${COMMON[@]}" --repeats 2 \
-    --variants plain both_joint both_attr_every4_joint erasure_joint
-step er_overhead_graphs_cuda 120 bench/er_overhead.py "${COMMON[@]}" --repeats 2 \
-    --variants plain plain_graphs both_graphs both_attr_every2_graphs both_attr_every4_graphs erasure_graphs
-step demo_speed_eager_cuda 120 bench/demo_speed.py --device cuda --workdir /tmp/xmd-demo-eager
-step demo_speed_graphs_cuda 90 bench/demo_speed.py --device cuda --baseline-from /tmp/xmd-demo-eager \
-    --train '{"cuda_graphs": true}'
-step er_overhead_graphs_b64_share30_cuda 60 bench/er_overhead.py "${COMMON[@]}" --repeats 1 --batch-size 64 \
+step graphs_check_cuda 60 bench/graphs_check.py
+# The demo retrain, eager and graphed, seeds 0-2, from one baseline fine-tuned by the first run.
+for seed in 0 1 2; do
+    from=(--baseline-from /tmp/xmd-demo-base)
+    if [[ $seed == 0 ]]; then from=(--workdir /tmp/xmd-demo-base); fi
+    step "demo_speed_eager_seed${seed}_cuda" 60 bench/demo_speed.py --device cuda --seed "$seed" "${from[@]}"
+    step "demo_speed_graphs_seed${seed}_cuda" 45 bench/demo_speed.py --device cuda --seed "$seed" \
+        --baseline-from /tmp/xmd-demo-base --train '{"cuda_graphs": true}'
+done
+step er_overhead_graphs_cuda 150 bench/er_overhead.py "${COMMON[@]}" --repeats 1 --variants plain plain_graphs \
+    both_joint both_graphs both_attr_every2_graphs both_attr_every4_joint both_attr_every4_graphs erasure_joint \
+    erasure_graphs
+step er_overhead_graphs_b64_share30_cuda 75 bench/er_overhead.py "${COMMON[@]}" --repeats 1 --batch-size 64 \
     --feedback-share 0.3 --variants plain plain_graphs both_joint both_graphs

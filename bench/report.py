@@ -15,6 +15,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import report_graphs
+
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
 
@@ -135,7 +137,7 @@ def gpu_machine(docs: dict[str, dict[str, Any] | None]) -> list[str]:
     return lines
 
 
-def targets(docs: dict[str, dict[str, Any] | None]) -> list[str]:
+def targets(docs: dict[str, dict[str, Any] | None], results: Path = RESULTS) -> list[str]:
     thr, er = docs.get("attribution_throughput"), docs.get("er_overhead")
     rows = []
 
@@ -295,6 +297,7 @@ def targets(docs: dict[str, dict[str, Any] | None]) -> list[str]:
             "worst over 20 and 50 steps, batched IG over all 2,000 texts",
         )
         rows += gpu_er_targets(docs)
+        rows += report_graphs.target_rows(results)
         row(
             "**GPU** ER step vs plain step, `erasure`",
             er_gpu,
@@ -2679,7 +2682,7 @@ def render(results: Path) -> str:
     skip = ("api_latency", "effect_objectives", "store_scale_before", "store_scale_before_batch")
     lines += machine({k: v for k, v in docs.items() if k not in skip})
     lines += gpu_machine(gpu)
-    lines += targets({**docs, **extra, **gpu})
+    lines += targets({**docs, **extra, **gpu}, results)
     lines += throughput(docs["attribution_throughput"])
     lines += ig_chunking(docs["ig_chunking"])
     if gpu["attribution_throughput_cuda"]:
@@ -2721,6 +2724,7 @@ def render(results: Path) -> str:
             gpu["er_overhead_joint_cuda"], gpu["er_overhead_joint_b64_share30_cuda"], load(results, "er_overhead_joint")
         )
         lines += er_gpu_profile(gpu["er_overhead_fused_cuda"], load(results, "er_profile_cuda"))
+        lines += report_graphs.section(results)
         lines += er_gpu_earlier(
             [gpu[n] for n in ("er_overhead_share30_cuda", "er_overhead_b64_cuda", "er_overhead_b64_share30_cuda")]
         )

@@ -166,3 +166,57 @@ def test_precision_pairs_runs_by_seed_and_says_whether_a_verdict_flipped():
     assert "Every verdict is the same" not in "\n".join(flipped)
     assert any("the seeds decide it, not the precision" in x for x in flipped)
     assert rrd.precision(fp32, None) == []
+
+
+def test_graph_rows_judge_like_for_like_and_against_the_eager_plain_step(tmp_path):
+    """A graphed ER step is judged twice: against a graphed plain step (like for like) and against the eager
+    plain step; the section reads the demo seeds from the files and says what the clean accuracy did."""
+    import json
+
+    import report_graphs as rg
+
+    def step_doc(ms: dict[str, float]) -> dict:
+        res = {v: {"median_step_s": t / 1000, "peak_memory_mib": 500.0} for v, t in ms.items()}
+        ratios = {f"{v}_vs_plain": t / ms["plain"] for v, t in ms.items() if v != "plain"}
+        ratios.update({f"{v}_vs_plain_graphs": t / ms["plain_graphs"] for v, t in ms.items() if v.endswith("_graphs")})
+        return {"results": res, "ratios": ratios, "params": {"timed_steps": 12}}
+
+    (tmp_path / "er_overhead_graphs_cuda.json").write_text(
+        json.dumps(step_doc({"plain": 20.0, "plain_graphs": 8.0, "both_graphs": 12.1, "both_attr_every4_graphs": 9.0}))
+    )
+    rows = {(r[0], r[2]): r[3] for r in rg.target_rows(tmp_path)}
+    assert rows[("**GPU** ER step with CUDA graphs vs a graphed plain step, `both` default", "1.51x")] == ("**missed**")
+    assert rows[("**GPU** ER step with CUDA graphs vs the eager plain step, `both` default", "0.60x")] == ("**met**")
+    assert len(rows) == 4
+    assert rg.section(tmp_path) == []  # no capture check: no section
+
+    def demo(train_s: float, clean_after: float, share_after: float, graphs: dict | None) -> dict:
+        share = {"before": {"mean_share": 0.25}, "after": {"mean_share": share_after}}
+        return {
+            "retrain": {"train_loop_seconds": train_s, "seconds": train_s + 2, "graphs": graphs},
+            "metrics": {
+                "clean_before": 0.99,
+                "clean_after": clean_after,
+                "anti_before": 0.0,
+                "anti_after": 1.0,
+                "planted_word_share": share,
+            },
+        }
+
+    check = {
+        "environment": {"torch": "2.x"},
+        "params": {"n": 64, "batch_size": 16},
+        "graphs_vs_static": {"max_loss_diff": 1e-7, "max_rel_loss_diff": 1e-6, "max_weight_diff": 1e-6},
+        "static_vs_eager": {"max_loss_diff": 1e-7, "max_rel_loss_diff": 1e-6, "max_weight_diff": 1e-6},
+        "speedup_train_loop": {"graphs_vs_eager": 2.0},
+        "runs": {"graphs": {"graphs": {"graphs": 2, "eager_steps": 4, "replays": 10}, "losses": [[1, 0]] * 14}},
+    }
+    (tmp_path / "graphs_check_cuda.json").write_text(json.dumps(check))
+    g = {"graphs": 3, "replays": 120, "eager_steps": 6}
+    for seed, (ce, cg) in enumerate(((0.99, 0.98), (0.985, 0.99), (0.99, 0.97))):
+        (tmp_path / f"demo_speed_eager_seed{seed}_cuda.json").write_text(json.dumps(demo(8.0, ce, 0.05, None)))
+        (tmp_path / f"demo_speed_graphs_seed{seed}_cuda.json").write_text(json.dumps(demo(4.0, cg, 0.04, g)))
+    text = "\n".join(rg.section(tmp_path))
+    assert "Training took 4.0 s with graphs against 8.0 s eager (2.0x faster)" in text
+    assert "clean accuracy moved -2.00 to +0.00 points with graphs against -0.50 to +0.00 eager" in text
+    assert "| graphs, seed 2 | 4.0 | 6.0 | 0.9900 → 0.9700 | 0.000 → 1.000 | 0.250 → 0.040 (-84%) |" in text

@@ -31,6 +31,7 @@ export const schemaDefaults = {
     "batch_size": 32,
     "controls": [],
     "counterfactual_weight": 0,
+    "cuda_graphs": false,
     "early_stop": false,
     "early_stop_checks": 20,
     "early_stop_er_tol": 0.2,
@@ -115,6 +116,11 @@ export const schemaFields = {
       "type": "integer",
       "minimum": 1,
       "maximum": 512
+    },
+    "cuda_graphs": {
+      "title": "Cuda Graphs",
+      "help": "on a GPU, record each training step once as a CUDA graph and replay it (a small model's step waits on kernel launches, not arithmetic); batches are padded to the batch size and to 16/32/64/128… tokens. Not with gradient accumulation, the attribution gate or second_order='difference'; the run records whether it was used",
+      "type": "boolean"
     },
     "epochs": {
       "title": "Epochs",
@@ -437,6 +443,11 @@ export const schemaFields = {
       "type": "number",
       "minimum": 0,
       "maximum": 1000
+    },
+    "cuda_graphs": {
+      "title": "Cuda Graphs",
+      "help": "on a GPU, record each training step once as a CUDA graph and replay it (a small model's step waits on kernel launches, not arithmetic); batches are padded to the batch size and to 16/32/64/128… tokens. Not with gradient accumulation, the attribution gate or second_order='difference'; the run records whether it was used",
+      "type": "boolean"
     },
     "early_stop": {
       "title": "Early Stop",

@@ -1076,6 +1076,12 @@ export interface components {
              */
             batch_size?: number;
             /**
+             * Cuda Graphs
+             * @description on a GPU, record each training step once as a CUDA graph and replay it (a small model's step waits on kernel launches, not arithmetic); batches are padded to the batch size and to 16/32/64/128… tokens. Not with gradient accumulation, the attribution gate or second_order='difference'; the run records whether it was used
+             * @default false
+             */
+            cuda_graphs?: boolean;
+            /**
              * Epochs
              * @description passes over the training data
              * @default 1
@@ -2255,6 +2261,12 @@ export interface components {
              * @default 0
              */
             counterfactual_weight?: number;
+            /**
+             * Cuda Graphs
+             * @description on a GPU, record each training step once as a CUDA graph and replay it (a small model's step waits on kernel launches, not arithmetic); batches are padded to the batch size and to 16/32/64/128… tokens. Not with gradient accumulation, the attribution gate or second_order='difference'; the run records whether it was used
+             * @default false
+             */
+            cuda_graphs?: boolean;
             /**
              * Early Stop
              * @description stop before the last epoch once the ER term and the removed words' share have converged on held-out feedback rows (rule: xmd.core.training.early_stop_converged)

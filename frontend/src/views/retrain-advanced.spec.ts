@@ -147,6 +147,20 @@ describe('RetrainView advanced ER settings', () => {
     w.unmount()
   })
 
+  it('offers CUDA graphs, off by default, and sends the box as ticked', async () => {
+    const w = mount(RetrainView, { global: { plugins: [router()] } })
+    await flushPromises()
+    expect(w.find('[data-field=cuda_graphs]').text()).toContain('CUDA graphs: record each training step once')
+    await w.find('form').trigger('submit')
+    await flushPromises()
+    expect(A.retrainJob.mock.calls[0][1]).toMatchObject({ cuda_graphs: false })
+    await w.find('#rt-cuda-graphs').setValue(true)
+    await w.find('form').trigger('submit')
+    await flushPromises()
+    expect(A.retrainJob.mock.calls[1][1]).toMatchObject({ cuda_graphs: true })
+    w.unmount()
+  })
+
   it('says what the server would refuse, opens the section, and sends nothing', async () => {
     const w = mount(RetrainView, { global: { plugins: [router()] } })
     await flushPromises()
