@@ -124,6 +124,8 @@ class StaticBatch:
 
 
 def _elementwise(name: str, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """The attribution term's loss per entry (``training._er_loss_fn`` reduces over the selected entries,
+    whose number a static step cannot know)."""
     if name == "mse":
         return F.mse_loss(a, b, reduction="none")
     if name == "mae":

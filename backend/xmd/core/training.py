@@ -19,6 +19,9 @@ backward pass; ``ERConfig.second_order="difference"`` takes it as a finite diffe
 passes instead (:func:`_difference_forward`; same gradient to about 0.5 %, slower on a CPU, first-order
 only, so a step that ``torch.compile`` or CUDA graphs could take).
 
+On a GPU, ``TrainConfig.cuda_graphs`` replays each step from a CUDA graph (:mod:`xmd.core.graphs`: the same
+loss as the joint step, with static shapes).
+
 Training always starts from the weights it is given (the user's fine-tuned model), and the
 functions here never write to the model's source directory.
 """
