@@ -7,6 +7,8 @@ through it repeats the eager run."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
@@ -138,12 +140,36 @@ def test_a_run_through_the_static_step_repeats_the_eager_run(tiny_model_dir, mon
 
 
 def test_runs_that_cannot_be_graphed_say_why(tiny_model_dir, monkeypatch):
+    from xmd.core.modeling import load_model
+
     monkeypatch.setattr(graphs, "wanted", lambda config, device: config.cuda_graphs)
     assert graphs.unsupported(TrainConfig(grad_accum=2), None) == "gradient accumulation"
     assert graphs.unsupported(TrainConfig(), ERConfig(second_order="difference")) == "second_order='difference'"
     assert graphs.unsupported(TrainConfig(), ERConfig(attribution_gate=True)) == "the attribution gate"
     assert graphs.unsupported(TrainConfig(), ERConfig()) is None
-    assert graphs.not_used(TrainConfig(grad_accum=2), None, torch.device("cuda")) == "gradient accumulation"
+    tiny = load_model(tiny_model_dir, device="cpu")
+    built = graphs.build(tiny, [], TrainConfig(cuda_graphs=True, grad_accum=2), None, {})
+    assert built == (None, "gradient accumulation")
+    assert graphs.build(tiny, [], TrainConfig(), None, {}) == (None, None)  # not asked for
+
+
+def test_a_model_that_misreads_a_4d_mask_keeps_eager_steps(tiny, monkeypatch):
+    """The graphed step hands the model a prepared 4-D mask; BERT reads it as its 2-D mask, DeBERTa-v2 turns it
+    to bool (inverting it), so a DeBERTa run asked for graphs takes eager steps and says why."""
+    from transformers import DebertaV2Config, DebertaV2ForSequenceClassification
+
+    assert graphs.takes_4d_mask(tiny.model) and tiny.model.training is False
+    cfg = DebertaV2Config(
+        vocab_size=120, hidden_size=32, num_hidden_layers=1, num_attention_heads=2, intermediate_size=37, num_labels=2
+    )
+    torch.manual_seed(0)
+    deberta = DebertaV2ForSequenceClassification(cfg).train()
+    assert not graphs.takes_4d_mask(deberta)
+    assert deberta.training  # the probe leaves the mode as it found it
+    monkeypatch.setattr(graphs, "wanted", lambda config, device: config.cuda_graphs)
+    loaded = SimpleNamespace(model=deberta, device=torch.device("cpu"))
+    built = graphs.build(loaded, [], TrainConfig(cuda_graphs=True), ERConfig(), {})
+    assert built == (None, "the model does not read a prepared 4-D attention mask as its padding mask")
 
 
 def test_buckets_and_padding(tiny):

@@ -313,26 +313,53 @@ def wanted(config: TrainConfig, device: torch.device) -> bool:
     return config.cuda_graphs and device.type == "cuda"
 
 
-def not_used(config: TrainConfig, er: ERConfig | None, device: torch.device) -> str:
-    """Why a run that asked for graphed steps took eager ones (what its history records)."""
-    if device.type != "cuda":
-        return f"no CUDA device (ran on {device.type})"
-    return unsupported(config, er) or "not asked for"
+def takes_4d_mask(model: torch.nn.Module) -> bool:
+    """Whether ``model`` reads the prepared 4-D mask of :func:`_additive` as it reads the 2-D padding mask.
+
+    Encoders built on transformers' mask utilities (BERT, RoBERTa, DistilBERT, ELECTRA, ALBERT, …) take a 4-D
+    mask as it is; others read it otherwise (DeBERTa-v2 turns it to bool, which inverts it) or refuse it. Two
+    tiny forwards in eval mode, one padded row, compared: a model that fails keeps eager steps."""
+    device = next(model.parameters()).device
+    vocab = model.get_input_embeddings().num_embeddings
+    ids = (torch.arange(8, device=device) % max(vocab - 2, 1) + 1).view(1, -1).repeat(2, 1)
+    mask = torch.ones_like(ids)
+    mask[1, 5:] = 0
+    was_training = model.training
+    model.eval()
+    try:
+        with torch.no_grad():
+            ref = model(input_ids=ids, attention_mask=mask).logits.float()
+            dtype = next(model.parameters()).dtype
+            got = model(input_ids=ids, attention_mask=_additive(mask, dtype)).logits.float()
+        return bool(torch.allclose(ref, got, rtol=1e-3, atol=1e-4))
+    except (RuntimeError, ValueError, TypeError, IndexError):
+        return False
+    finally:
+        model.train(was_training)
 
 
-def build(loaded, params: list[dict], config: TrainConfig, er: ERConfig | None, targets: dict) -> GraphedSteps | None:
-    """The graphed steps of a run, with their optimiser, or None where the run takes eager steps."""
+def build(
+    loaded, params: list[dict], config: TrainConfig, er: ERConfig | None, targets: dict
+) -> tuple[GraphedSteps | None, str | None]:
+    """The graphed steps of a run with their optimiser, or ``(None, why)`` where the run takes eager steps
+    (``why`` is None where the run did not ask for graphs)."""
     from xmd.core.modeling import use_bf16
     from xmd.core.training import adamw
 
     device = loaded.device
-    if not wanted(config, device) or unsupported(config, er):
-        return None
+    if not config.cuda_graphs:
+        return None, None
+    if not wanted(config, device):
+        return None, f"no CUDA device (ran on {device.type})"
+    if reason := unsupported(config, er):
+        return None, reason
+    if not takes_4d_mask(loaded.model):
+        return None, "the model does not read a prepared 4-D attention mask as its padding mask"
     capture = device.type == "cuda" and CAPTURE
     optim = graph_optimizer(params, config.lr, device) if capture else adamw(params, config.lr, device)
     hide = hidden_kinds(er, targets) if er is not None else ()
     bf16 = use_bf16(config.mixed_precision, device)
-    return GraphedSteps(loaded.model, optim, config, er, hide, capture, bf16=bf16)
+    return GraphedSteps(loaded.model, optim, config, er, hide, capture, bf16=bf16), None
 
 
 def run(

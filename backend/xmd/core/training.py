@@ -912,7 +912,7 @@ def train_loop(
         },
         {"params": [p for n, p in model.named_parameters() if n.endswith(no_decay)], "weight_decay": 0.0},
     ]
-    graphed = graphs.build(loaded, params, config, er if use_er else None, targets or {})
+    graphed, graphs_not_used = graphs.build(loaded, params, config, er if use_er else None, targets or {})
     optim = graphed.optim if graphed is not None else adamw(params, config.lr, device)
     batches_per_epoch = math.ceil(len(examples) / config.batch_size)
     total_steps = count_steps(len(examples), config)
@@ -928,7 +928,7 @@ def train_loop(
     amp = torch.autocast(device.type, dtype=torch.bfloat16) if bf16 else nullcontext()
     history = TrainHistory(bf16=bf16)
     if config.cuda_graphs:
-        history.graphs = graphed.record if graphed is not None else {"not_used": graphs.not_used(config, er, device)}
+        history.graphs = graphed.record if graphed is not None else {"not_used": graphs_not_used}
     if use_er and er.early_stop:
         history.early_stop = {"held_out_rows": len(probe), "stopped_at": None, "steps": [], "er": [], "share": []}
         if not probe:
