@@ -123,16 +123,6 @@ class StaticBatch:
             mine.copy_(theirs, non_blocking=True)
 
 
-def _elementwise(name: str, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-    """The attribution term's loss per entry (``training._er_loss_fn`` reduces over the selected entries,
-    whose number a static step cannot know)."""
-    if name == "mse":
-        return F.mse_loss(a, b, reduction="none")
-    if name == "mae":
-        return F.l1_loss(a, b, reduction="none")
-    return F.huber_loss(a, b, delta=0.1, reduction="none")
-
-
 def _wide(x: torch.Tensor) -> torch.Tensor:
     """Losses in at least float32 (as the eager step takes them), float64 kept (the equivalence tests)."""
     return x if x.dtype == torch.float64 else x.float()
@@ -153,10 +143,11 @@ def _masked_mean(values: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
 
 
 def hidden_kinds(er: ERConfig, targets: dict) -> tuple[int, ...]:
-    """Feedback kinds whose erased copies the run's ER steps need (as :func:`_joint_forward` asks for them),
+    """Feedback kinds whose erased copies the run's ER steps need (:func:`xmd.core.training.erased_kinds`),
     less the kinds no feedback of the run has."""
-    erasing = er.objective != "attribution"
-    hide = ([-1] if erasing or er.counterfactual_weight > 0 else []) + ([1] if erasing else [])
+    from xmd.core.training import erased_kinds
+
+    hide = erased_kinds(er)
     present = {1 if a == Action.ADD else -1 for words in targets.values() for a in words.values()}
     return tuple(k for k in hide if k in present)
 
@@ -170,7 +161,7 @@ def static_losses(
     :func:`xmd.core.training._er_term`, written as masked sums over every row. (One difference: feedback on a
     word past the bucket's length, which has no token, is dropped; the eager step counts it in the
     attribution term's mean with error 0.)"""
-    from xmd.core.training import _feedback_shares
+    from xmd.core.training import _er_loss_fn, _feedback_shares
 
     rows = b.input_ids.shape[0]
     weight = b.row_weight
@@ -216,7 +207,7 @@ def static_losses(
         sel = (b.kind != 0).to(s.dtype) * b.attr.view(-1, 1)
         value = (b.kind == 1).to(s.dtype)
         weight_attr = (er.attribution_weight if er.objective == "both" else 1.0) * er.attribution_every
-        term = term + weight_attr * _masked_mean(_elementwise(er.loss, s, value), sel)
+        term = term + weight_attr * _masked_mean(_er_loss_fn(er.loss, "none")(s, value), sel)
     if er.objective in ("erasure", "both"):
         logp_full = F.log_softmax(_wide(logits), dim=-1)
         if -1 in erased:

@@ -504,12 +504,13 @@ def _attribution_error(
     return (s[sel] - value[sel]).abs().mean() if bool(sel.any()) else word_scores.new_zeros(())
 
 
-def _er_loss_fn(name: str) -> Callable[[torch.Tensor, torch.Tensor], torch.Tensor]:
+def _er_loss_fn(name: str, reduction: str = "mean") -> Callable[[torch.Tensor, torch.Tensor], torch.Tensor]:
+    """The attribution term's loss; ``reduction="none"`` per entry (the graphed step masks and averages them)."""
     if name == "mse":
-        return F.mse_loss
+        return lambda a, b: F.mse_loss(a, b, reduction=reduction)
     if name == "mae":
-        return F.l1_loss
-    return lambda a, b: F.huber_loss(a, b, delta=0.1)
+        return lambda a, b: F.l1_loss(a, b, reduction=reduction)
+    return lambda a, b: F.huber_loss(a, b, delta=0.1, reduction=reduction)
 
 
 def _feedback_tensors(
@@ -782,6 +783,13 @@ def _difference_forward(
     return _with_rest(model, enc, attr_rows, attr_logits), term
 
 
+def erased_kinds(er: ERConfig) -> list[int]:
+    """Feedback kinds (-1 remove, 1 add) whose erased copies the ER terms read: the erasure term both, the
+    counterfactual term the *remove* ones."""
+    erasing = er.objective != "attribution"
+    return ([-1] if erasing or er.counterfactual_weight > 0 else []) + ([1] if erasing else [])
+
+
 def _joint_forward(
     model: torch.nn.Module,
     enc,
@@ -800,8 +808,7 @@ def _joint_forward(
     """
     kind = fb[1]
     b = enc.input_ids.shape[0]
-    erasing = er.objective != "attribution"
-    hide = ([-1] if erasing or er.counterfactual_weight > 0 else []) + ([1] if erasing else [])
+    hide = erased_kinds(er)
     picks, masks, hit = [torch.arange(b, device=enc.input_ids.device)], [enc.attention_mask], {}
     for which in hide:
         inputs, rows = _erase(enc, kind, which)
