@@ -199,7 +199,9 @@ def section(results: Path) -> list[str]:
                 + " The two runs of a seed differ only in their random draws (dropout masks: the static step has "
                 "more rows), as the dropout-free check above shows, but three seeds cannot tell the clean-accuracy "
                 "gap from seed noise: `cuda_graphs` stays opt-in until more seeds (and the controls) have run on a "
-                "GPU.",
+                "GPU. These runs compare graphs with the eager step only — no λ = 0 or deletion arm trained beside "
+                "them — so they show what graphs cost or keep, not that the ER term causes the fix (the controlled "
+                "comparison, 5 seeds against λ = 0 and deletion, is HateXplain's, with eager steps).",
                 "",
             ]
     cpu = [
