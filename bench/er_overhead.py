@@ -132,6 +132,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         action="store_true",
         help="one process, one step of each variant in turn (for a busy machine: load drift hits all alike)",
     )
+    p.add_argument(
+        "--static-step",
+        action="store_true",
+        help="run the *_graphs variants through cuda_graphs' static step eagerly, on any device: no capture, so "
+        "on a CPU it times the arithmetic the graphed step does (the work a GPU's graphs replay)",
+    )
     p.add_argument("--worker", choices=list(VARIANTS), help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.n < 1 or args.warmup < 1 or args.batch_size < 2:
@@ -176,6 +182,9 @@ def worker(args: argparse.Namespace) -> dict[str, Any]:
     """One training run of one variant in this process; returns its step times and peak memory."""
     set_threads(args.threads)
     device = resolve_device(args.device)
+    if args.static_step:
+        graphs.CAPTURE = False
+        graphs.wanted = lambda config, device: config.cuda_graphs
     loaded = load_demo_model(device, seed=args.seed)  # load_model's default attention (eager)
     batch, targets = fixed_batch(args.batch_size, args.feedback_share, args.seed)
     er = VARIANTS[args.worker]
@@ -250,6 +259,9 @@ def interleaved(args: argparse.Namespace) -> dict[str, Any]:
     """
     set_threads(args.threads)
     device = resolve_device(args.device)
+    if args.static_step:
+        graphs.CAPTURE = False
+        graphs.wanted = lambda config, device: config.cuda_graphs
     loaded = load_demo_model(device, seed=args.seed)
     batch, targets = fixed_batch(args.batch_size, args.feedback_share, args.seed)
     times: dict[str, list[float]] = {v: [] for v in args.variants}
@@ -326,6 +338,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                     "feedback_share": args.feedback_share,
                     "variants": args.variants,
                     "seed": args.seed,
+                    "static_step": args.static_step,
                 },
                 **doc,
                 "targets": {
@@ -390,6 +403,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 "batch_with_feedback": len(targets),
                 "batch_ids": [ex.id for ex in batch],
                 "seed": args.seed,
+                "static_step": args.static_step,
                 "step": "train_loop step: encode + forward (+ER) + backward + clip + AdamW + scheduler",
             },
             "results": results,

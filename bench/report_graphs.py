@@ -14,9 +14,18 @@ from typing import Any
 GPU_ER_TARGET = 1.5
 STEP_FILES = (("er_overhead_graphs_cuda", "batch 16, 8 of 16 rows with feedback"),)
 STEP_FILES_B64 = (("er_overhead_graphs_b64_share30_cuda", "batch 64, 19 rows with feedback (30 %)"),)
+STATIC_FILES = (
+    ("er_overhead_static_b16", "batch 16, 8 rows with feedback"),
+    ("er_overhead_static_b64_share30", "batch 64, 19 rows with feedback (30 %)"),
+)
+"""``er_overhead.py --interleaved --static-step`` on the CPU, each with a ``_before`` file: the static step's
+arithmetic with the row buckets and in the first version (every row's ER work)."""
+CPU_DEMO = "stop29"
+"""The session whose CPU demo runs check what the current static step learns (``demo_speed_*_seed*_stop29``)."""
 LABELS = {
     "plain": "plain (eager)",
     "plain_graphs": "plain, graphs",
+    "both_default": "`both` default (eager)",
     "both_joint": "`both` default (eager, joint forward)",
     "both_graphs": "`both` default, graphs",
     "both_attr_every2_graphs": "`both`, `attribution_every=2`, graphs",
@@ -58,7 +67,7 @@ def target_rows(results: Path) -> list[list[str]]:
                         _x(v),
                         "**met**" if v <= GPU_ER_TARGET else "**missed**",
                         f"`{name}`",
-                        f"median step time, {how}; H200",
+                        f"median step time, {how}; H200; first version of the step (every row's ER work)",
                     ]
                 )
     return rows
@@ -132,11 +141,16 @@ def section(results: Path) -> list[str]:
         "2,390 for the joint ER step). `cuda_graphs=true` records each step once and replays it: batches are "
         "padded to the batch size and to a length bucket (16/32/64/128… tokens), one graph per bucket and kind "
         "(no feedback in the batch / ER without the attribution term / the full ER step); the ER terms are masked "
-        "sums over every row, so the shapes never change and no step asks the GPU for a value mid-step "
-        "(`xmd.core.graphs`; CPU tests check the static step's loss and gradients against the joint step in "
-        "float64, that it makes no host sync, and that a run through it repeats the eager run). Opt-in, off by "
-        "default. Made by `bench/gpu_graphs.sh` on a lent H200 (torch "
-        f"{check['environment'].get('torch', '?')}); the demo model travelled as `gpu_bundle.py` describes.",
+        "sums, so the shapes never change and no step asks the GPU for a value mid-step (`xmd.core.graphs`; CPU "
+        "tests check the static step's loss and gradients against the joint step in float64, that it makes no "
+        "host sync, and that a run through it repeats the eager run). Opt-in, off by default. Made by "
+        f"`bench/gpu_graphs.sh` on a lent H200 (torch {check['environment'].get('torch', '?')}); the demo model "
+        "travelled as `gpu_bundle.py` describes.",
+        "",
+        "**The GPU figures below were taken with the first version of the static step**, which gave every row of "
+        "the batch its erased copies and its attribution pass. The step now puts the rows with feedback first and "
+        "runs that work on a row bucket that holds them (a quarter, half or all of the batch; *The graphed step's "
+        "arithmetic* below, measured on the CPU only: no GPU was lent since).",
         "",
         f"**Capture and replay compute what the eager steps compute** (`graphs_check_cuda`: MiniLM, dropout off, "
         f"{check['params']['n']} demo texts, {len(check['runs']['graphs']['losses'])} steps, batch "
@@ -204,19 +218,22 @@ def section(results: Path) -> list[str]:
                 "comparison, 5 seeds against λ = 0 and deletion, is HateXplain's, with eager steps).",
                 "",
             ]
+    out += _static_arithmetic(results)
     cpu = [
         (f"{arm}, seed {seed}", d)
         for seed in range(3)
         for arm in ("eager", "static")
-        if (d := _load(results, f"demo_speed_{arm}_seed{seed}_stop28"))
+        if (d := _load(results, f"demo_speed_{arm}_seed{seed}_{CPU_DEMO}"))
     ]
     if cpu:
+        env = cpu[0][1].get("env", {})
         out += [
-            "The same question on this CPU, where nothing is captured: the static step run eagerly "
-            "(`bench/demo_speed.py --static-step`) against the default step, seeds 0–2 from one baseline "
-            "(`demo_speed_{eager,static}_seed*_stop28`, float32 host, 2 torch threads). On a CPU the static step "
-            "is only slower (every row's erased copy and attribution pass is arithmetic here); the rows show what "
-            "it learns:",
+            "What the current static step learns, on this CPU, where nothing is captured: the static step run "
+            "eagerly (`bench/demo_speed.py --static-step`) against the default step, seeds 0–2 from one baseline "
+            f"(`demo_speed_{{eager,static}}_seed*_{CPU_DEMO}`, {env.get('cpu_model', '?')}, "
+            f"{cpu[0][1].get('params', {}).get('torch_threads', '?')} torch threads, the default precision: auto, "
+            "bf16 on a CPU with AVX512-BF16). The first version's runs (`demo_speed_*_stop28`, a float32 host) "
+            "learnt the same and trained 3.1x slower than eager there:",
             "",
             *_demo_table(cpu),
             "",
@@ -226,6 +243,43 @@ def section(results: Path) -> list[str]:
         if eager and static:
             out += [_reading(eager, static, "through the static step", "on a CPU"), ""]
     return out
+
+
+def _static_arithmetic(results: Path) -> list[str]:
+    """The static step's CPU time per step against the eager plain step, first version and now."""
+    rows = []
+    env = None
+    for name, how in STATIC_FILES:
+        now, before = _load(results, name), _load(results, f"{name}_before")
+        if not now or not before:
+            continue
+        env = now["environment"]
+        for v in ("plain_graphs", "erasure_graphs", "both_graphs", "both_default"):
+            key = f"{v}_vs_plain_cpu"
+            label = LABELS.get(v, v).replace(", graphs", ", static step").replace("(eager, joint forward)", "(eager)")
+            rows.append(f"| {how} | {label} | {_x(before['ratios'].get(key))} | {_x(now['ratios'].get(key))} |")
+    if not rows:
+        return []
+    return [
+        "#### The graphed step's arithmetic, first version and now (CPU)",
+        "",
+        "`bench/er_overhead.py --interleaved --static-step` (`er_overhead_static_*`; `_before`: the first version, "
+        f"run just before on the same host): the static step run eagerly on the CPU ({env.get('cpu_model', '?')}, "
+        "1 torch thread, float32, max length 64), where a step costs its arithmetic — what is left of a GPU step "
+        "once graphs have removed the launches. Median process CPU time per step against the eager plain step, "
+        f"interleaved rounds; load average {env['loadavg_start'][0]:.2f} at the start of the last run.",
+        "",
+        "| batch | variant | first version x plain | now x plain |",
+        "|---|---|---|---|",
+        *rows,
+        "",
+        "The first version ran the attribution pass's second-order backward over every row and every erased copy "
+        "(one forward for all of them); the row buckets run it over the rows with feedback (and filler rows up "
+        "to the bucket) only, and erase copies of those rows only. The static ER step still does more arithmetic "
+        "than the eager one: the rows filling up the bucket, and the length bucket's padding. Its GPU time is not "
+        "measured yet.",
+        "",
+    ]
 
 
 def _reading(eager: list[dict[str, Any]], other: list[dict[str, Any]], how: str, timing: str) -> str:

@@ -220,3 +220,25 @@ def test_graph_rows_judge_like_for_like_and_against_the_eager_plain_step(tmp_pat
     assert "Training took 4.0 s with graphs against 8.0 s eager (2.0x faster, capture included)" in text
     assert "clean accuracy moved -2.00 to +0.00 points with graphs against -0.50 to +0.00 eager" in text
     assert "| graphs, seed 2 | 4.0 | 6.0 | 0.9900 → 0.9700 | 0.000 → 1.000 | 0.250 → 0.040 (-84%) |" in text
+
+
+def test_the_static_step_arithmetic_table_sets_the_first_version_beside_the_current_one(tmp_path):
+    """Each CPU static-step file with its ``_before`` twin gives a row per variant with both ratios; a file
+    without its twin gives none (a ratio without what it is compared with says nothing)."""
+    import json
+
+    import report_graphs as rg
+
+    def doc(ratios: dict[str, float]) -> str:
+        return json.dumps(
+            {"environment": {"cpu_model": "Test CPU", "loadavg_start": [0.5, 0.4, 0.3]}, "ratios": ratios}
+        )
+
+    assert rg._static_arithmetic(tmp_path) == []
+    (tmp_path / "er_overhead_static_b16.json").write_text(doc({"both_graphs_vs_plain_cpu": 2.3}))
+    assert rg._static_arithmetic(tmp_path) == []
+    (tmp_path / "er_overhead_static_b16_before.json").write_text(doc({"both_graphs_vs_plain_cpu": 4.3}))
+    text = "\n".join(rg._static_arithmetic(tmp_path))
+    assert "| batch 16, 8 rows with feedback | `both` default, static step | 4.30x | 2.30x |" in text
+    assert "| batch 16, 8 rows with feedback | `erasure`, static step | – | – |" in text
+    assert "Test CPU" in text and "load average 0.50" in text

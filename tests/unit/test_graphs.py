@@ -31,24 +31,31 @@ def _kind(enc) -> torch.Tensor:
     return kind
 
 
-def _static_case(tiny, objective, method, cf_weight, attribution, rows=12, extra_length=20):
-    """``_joint_case``'s batch through the static step, padded to ``rows`` rows and a longer bucket."""
+FEEDBACK_ROWS = [1, 3, 4, 6]
+"""The rows of :func:`_kind` with feedback."""
+
+
+def _static_case(tiny, objective, method, cf_weight, attribution, rows=12, extra_length=20, er_rows=None):
+    """``_joint_case``'s batch through the static step, padded to ``rows`` rows and a longer bucket; with
+    ``er_rows`` its feedback rows first (as :func:`graphs.run` orders them) and the ER work on that many rows."""
     batch = shortcut_data(8)
     enc = encode(tiny.tokenizer, [ex.text for ex in batch])
     labels = torch.tensor([ex.label for ex in batch])
     kind = _kind(enc)
     er = ERConfig(objective=objective, method=method, counterfactual_weight=cf_weight)
     attr = (kind != 0).any(dim=1) if attribution and objective != "erasure" else None
-    b = StaticBatch.pad(enc, labels, kind, attr, rows, enc.input_ids.shape[1] + extra_length)
+    order = None if er_rows is None else FEEDBACK_ROWS + [i for i in range(8) if i not in FEEDBACK_ROWS]
+    b = StaticBatch.pad(enc, labels, kind, attr, rows, enc.input_ids.shape[1] + extra_length, order)
     targets = {"a": {0: Action.REMOVE, 1: Action.ADD}}
     hide = graphs.hidden_kinds(er, targets)
     tiny.model.zero_grad()
-    parts, loss = static_losses(tiny.model, b, er, "attribution" if attr is not None else "erasure", hide)
+    parts, loss = static_losses(tiny.model, b, er, "attribution" if attr is not None else "erasure", hide, er_rows)
     loss.backward()
     grads = torch.cat([p.grad.flatten() for p in tiny.model.parameters() if p.grad is not None])
     return parts[1].item(), parts[2].item(), grads, parts
 
 
+@pytest.mark.parametrize("er_rows", [None, 4, 6])
 @pytest.mark.parametrize(
     "objective,method,cf_weight,attribution",
     [
@@ -61,12 +68,15 @@ def _static_case(tiny, objective, method, cf_weight, attribution, rows=12, extra
         ("erasure", "grad_x_input", 1.0, False),
     ],
 )
-def test_the_static_step_gives_the_joint_steps_losses_and_gradients(tiny, objective, method, cf_weight, attribution):
-    """Padding rows (weight 0), a longer bucket, every row's erased copies and attribution pass (weight 0
-    where the row has no feedback) must not change the task loss, the ER term or any parameter gradient."""
+def test_the_static_step_gives_the_joint_steps_losses_and_gradients(
+    tiny, objective, method, cf_weight, attribution, er_rows
+):
+    """Padding rows (weight 0), a longer bucket, the rows reordered, the ER rows' erased copies and attribution
+    pass (weight 0 where such a row has no feedback: er_rows 6 holds 2 rows without) must not change the task
+    loss, the ER term or any parameter gradient."""
     tiny.model.double()
     joint = _joint_case(tiny, objective, method, cf_weight, attribution, joint=True)
-    static = _static_case(tiny, objective, method, cf_weight, attribution)
+    static = _static_case(tiny, objective, method, cf_weight, attribution, er_rows=er_rows)
     assert static[0] == pytest.approx(joint[0], rel=1e-9)
     assert static[1] == pytest.approx(joint[1], rel=1e-7, abs=1e-12)
     assert static[1] > 0
@@ -92,16 +102,18 @@ class _Syncs(TorchDispatchMode):
         return func(*args, **(kwargs or {}))
 
 
+@pytest.mark.parametrize("er_rows", [None, 4])
 @pytest.mark.parametrize("kind", ["plain", "erasure", "attribution"])
-def test_the_static_step_makes_no_host_sync(tiny, kind):
+def test_the_static_step_makes_no_host_sync(tiny, kind, er_rows):
     """CUDA graph capture fails on a host sync; the eager step has several (``nonzero`` to pick rows, ``any()``
     to skip terms). The forward, the loss, the backward pass and the clipping must have none."""
     batch = shortcut_data(8)
     enc = encode(tiny.tokenizer, [ex.text for ex in batch])
     kind_t = _kind(enc)
-    b = StaticBatch.pad(enc, torch.tensor([ex.label for ex in batch]), kind_t, (kind_t != 0).any(dim=1), 8, 32)
+    order = FEEDBACK_ROWS + [i for i in range(8) if i not in FEEDBACK_ROWS]
+    b = StaticBatch.pad(enc, torch.tensor([ex.label for ex in batch]), kind_t, (kind_t != 0).any(dim=1), 8, 32, order)
     with _Syncs() as syncs:
-        _, loss = static_losses(tiny.model, b, ERConfig(), kind, (-1, 1))
+        _, loss = static_losses(tiny.model, b, ERConfig(), kind, (-1, 1), er_rows)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(tiny.model.parameters(), 1.0)
     assert syncs.seen == []
@@ -183,3 +195,34 @@ def test_buckets_and_padding(tiny):
     assert b.labels.tolist() == [1, 0, 1, 1]  # padding rows repeat row 0, weighing nothing
     assert (b.word_index[:, enc.input_ids.shape[1] :] == -1).all() and (b.attention_mask[:2].sum(1) > 0).all()
     assert b.kind[:2, :3].tolist() == [[0, -1, 0], [1, 0, 0]] and not b.kind[2:].any()
+
+
+def test_er_rows_are_a_quarter_a_half_or_all_of_the_batch():
+    assert [graphs.er_rows(n, 32) for n in (0, 1, 8, 9, 16, 17, 32)] == [8, 8, 8, 16, 16, 32, 32]
+    assert [graphs.er_rows(n, 6) for n in (1, 2, 3, 4)] == [2, 2, 3, 6]
+    assert graphs.er_rows(1, 1) == 1
+
+
+def test_only_the_er_rows_take_the_attribution_pass_and_erased_copies(tiny):
+    """The work the row buckets save: with 4 of 12 rows as ER rows, the attribution forward sees those 4 rows
+    and the other forward the 8 others plus 4 erased copies per hidden kind — not 12 rows x 3 copies through
+    a second-order backward, as the first version's one forward did."""
+    batch = shortcut_data(8)
+    enc = encode(tiny.tokenizer, [ex.text for ex in batch])
+    kind = _kind(enc)
+    order = FEEDBACK_ROWS + [i for i in range(8) if i not in FEEDBACK_ROWS]
+    b = StaticBatch.pad(enc, torch.tensor([ex.label for ex in batch]), kind, (kind != 0).any(dim=1), 12, 32, order)
+    seen: list[tuple[int, bool]] = []
+    hook = tiny.model.register_forward_pre_hook(
+        lambda _m, _a, kw: seen.append(
+            (kw["inputs_embeds" if "inputs_embeds" in kw else "input_ids"].shape[0], "inputs_embeds" in kw)
+        ),
+        with_kwargs=True,
+    )
+    try:
+        for kind_name in ("attribution", "erasure"):
+            static_losses(tiny.model, b, ERConfig(), kind_name, (-1, 1), 4)
+        static_losses(tiny.model, b, ERConfig(), "attribution", (-1, 1))
+    finally:
+        hook.remove()
+    assert seen == [(8 + 4 * 2, False), (4, True), (12 + 4 * 2, False), (12 * 2, False), (12, True)]

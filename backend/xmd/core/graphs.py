@@ -7,10 +7,15 @@ same program on the same memory, so this module's step has static shapes and no 
 
 - every batch is padded to ``batch_size`` rows (extra rows weigh 0) and to a length bucket
   (:data:`BUCKETS`, capped at ``max_length``); one graph per bucket and kind of step;
-- the ER terms are masked sums over every row instead of sums over the rows that carry feedback
-  (the rows :func:`xmd.core.training._joint_forward` selects with ``nonzero``): every row has its
-  erased copies and its attribution pass, weighted 0 where it has no feedback. The loss and the
-  gradients are the joint step's (``tests/unit/test_graphs.py``, float64);
+- the rows that carry feedback come first (the order is picked on the CPU, where the feedback is known)
+  and the ER work runs on the first ``K`` rows, ``K`` a row bucket (:func:`er_rows`: a quarter, half or
+  all of the batch) that holds them: those rows take the attribution pass (their own forward, whose
+  second-order backward sees no other row) and have erased copies; the others take one plain forward
+  with the erased copies. Inside the ER rows the terms are masked sums, weighted 0 on a row without
+  feedback, instead of sums over rows picked with ``nonzero`` (as :func:`xmd.core.training._joint_forward`
+  does). The loss and the gradients are the joint step's (``tests/unit/test_graphs.py``, float64). (The
+  first version gave every row of the batch its erased copies and its attribution pass: at batch 64 with
+  30 % feedback rows its graphed ER step cost 2.55x a graphed plain step, BENCHMARKS.md);
 - the optimiser is fused AdamW with a device-side learning rate, so the schedule is not baked in.
 
 A step of a batch without feedback replays the *plain* graph; a batch whose attribution term
@@ -43,6 +48,9 @@ CAPTURE = True
 """False runs the graphed steps eagerly on a GPU as well (bench/graphs_check.py compares the two)."""
 KINDS = ("plain", "erasure", "attribution")
 """Graphs per bucket: no feedback in the batch; the ER step without the attribution term; the full ER step."""
+ROW_SPLITS = (4, 2, 1)
+"""ER row buckets: a quarter, a half or all of a batch's rows (:func:`er_rows`); more buckets would cut more
+arithmetic but record more graphs (each one is WARMUP eager steps, a capture and its own memory)."""
 
 
 def unsupported(config: TrainConfig, er: ERConfig | None) -> str | None:
@@ -59,6 +67,12 @@ def unsupported(config: TrainConfig, er: ERConfig | None) -> str | None:
 def bucket(width: int, max_length: int) -> int:
     """The padded length of a batch whose longest text has ``width`` tokens."""
     return min(next((b for b in BUCKETS if b >= width), width), max(max_length, width))
+
+
+def er_rows(n: int, rows: int) -> int:
+    """The rows a graphed batch of ``rows`` rows gives the ER work when ``n`` of them carry feedback: the
+    smallest of :data:`ROW_SPLITS`' shares of ``rows`` that holds ``n`` (at least 1)."""
+    return next(k for k in (-(-rows // split) for split in ROW_SPLITS) if k >= max(n, 1))
 
 
 @dataclass
@@ -82,10 +96,13 @@ class StaticBatch:
         attr: torch.Tensor | None,
         rows: int,
         length: int,
+        order: list[int] | None = None,
     ) -> StaticBatch:
-        """``enc`` (on the CPU) padded to ``rows`` x ``length``; padding rows repeat row 0 and weigh 0."""
+        """``enc`` (on the CPU) padded to ``rows`` x ``length``, its rows in ``order`` (default: as they are);
+        padding rows repeat the first row and weigh 0."""
         b, t = enc.input_ids.shape
-        fill = list(range(b)) + [0] * (rows - b)
+        order = list(range(b)) if order is None else order
+        fill = order + [order[0]] * (rows - b)
 
         def grid(x: torch.Tensor, value: int) -> torch.Tensor:
             out = torch.full((rows, length), value, dtype=x.dtype)
@@ -95,12 +112,12 @@ class StaticBatch:
         words = torch.zeros(rows, length, dtype=torch.long)
         if kind is not None:
             w = min(kind.shape[1], length)
-            words[:b, :w] = kind[:, :w]
+            words[:b, :w] = kind[order][:, :w]
         weight = torch.zeros(rows)
         weight[:b] = 1.0
         take = torch.zeros(rows)
         if attr is not None:
-            take[:b] = attr.float()
+            take[:b] = attr[order].float()
         return StaticBatch(
             input_ids=grid(enc.input_ids, 0),
             attention_mask=grid(enc.attention_mask, 0),
@@ -153,63 +170,74 @@ def hidden_kinds(er: ERConfig, targets: dict) -> tuple[int, ...]:
 
 
 def static_losses(
-    model: torch.nn.Module, b: StaticBatch, er: ERConfig | None, kind: str, hide: tuple[int, ...]
+    model: torch.nn.Module,
+    b: StaticBatch,
+    er: ERConfig | None,
+    kind: str,
+    hide: tuple[int, ...],
+    er_rows: int | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """``([loss, task loss, ER term, feedback words] detached, loss)`` of one static batch, without a host sync.
 
-    ``kind`` is one of :data:`KINDS`. The same loss as :func:`xmd.core.training._joint_forward` with
-    :func:`xmd.core.training._er_term`, written as masked sums over every row. (One difference: feedback on a
-    word past the bucket's length, which has no token, is dropped; the eager step counts it in the
-    attribution term's mean with error 0.)"""
+    ``kind`` is one of :data:`KINDS`; the ER work runs on the first ``er_rows`` rows (all by default), which
+    must hold every row with feedback. The same loss as :func:`xmd.core.training._joint_forward` with
+    :func:`xmd.core.training._er_term`, written as masked sums. (One difference: feedback on a word past the
+    bucket's length, which has no token, is dropped; the eager step counts it in the attribution term's
+    mean with error 0.)"""
     from xmd.core.training import _er_loss_fn, _feedback_shares
 
     rows = b.input_ids.shape[0]
+    k = rows if er_rows is None else er_rows
     weight = b.row_weight
     dtype = next(model.parameters()).dtype
-    inputs = {"input_ids": b.input_ids, "attention_mask": _additive(b.attention_mask, dtype)}
-    if b.token_type_ids is not None:
-        inputs["token_type_ids"] = b.token_type_ids
     n_fb = (b.kind != 0).sum().float()
     if kind == "plain" or er is None:
-        logits = model(**inputs).logits
+        logits = _forward(model, b.input_ids, b.attention_mask, b.token_type_ids, dtype)
         task = _masked_mean(F.cross_entropy(_wide(logits), b.labels, reduction="none"), weight)
         zero = task.new_zeros(())
         return torch.stack([task, task, zero, n_fb * 0]).detach(), task
-    token_kind = b.kind.gather(1, b.word_index.clamp(min=0)) * (b.word_index >= 0).long()
-    masks, hit = [b.attention_mask], {}
+    head = b.kind[:k]
+    token_kind = head.gather(1, b.word_index[:k].clamp(min=0)) * (b.word_index[:k] >= 0).long()
+    masks, hit = [], {}
     for which in hide:
         tokens = token_kind == which
-        hit[which] = tokens.any(dim=1).float() * weight
-        masks.append(b.attention_mask * (~tokens).long())
-    copies = len(masks)
-    embeds = model.get_input_embeddings()(b.input_ids.repeat(copies, 1))
-    kwargs = {"inputs_embeds": embeds, "attention_mask": _additive(torch.cat(masks), embeds.dtype)}
-    if b.token_type_ids is not None:
-        kwargs["token_type_ids"] = b.token_type_ids.repeat(copies, 1)
-    out = model(**kwargs).logits
-    logits = out[:rows]
-    erased = {which: out[rows * (i + 1) : rows * (i + 2)] for i, which in enumerate(hide)}
+        hit[which] = tokens.any(dim=1).float() * weight[:k]
+        masks.append(b.attention_mask[:k] * (~tokens).long())
+    ids, tt = b.input_ids, b.token_type_ids
+    attribution = kind == "attribution" and er.objective != "erasure"
+    # The ER rows' erased copies ride with the rows that need no attribution pass, whose backward is first-order.
+    first = k if attribution else 0
+    rest_ids = torch.cat([ids[first:], ids[:k].repeat(len(hide), 1)])
+    rest_mask = torch.cat([b.attention_mask[first:], *masks])
+    rest_tt = torch.cat([tt[first:], tt[:k].repeat(len(hide), 1)]) if tt is not None else None
+    out = _forward(model, rest_ids, rest_mask, rest_tt, dtype) if rest_ids.shape[0] else None
+    erased = {which: out[rows - first + k * i : rows - first + k * (i + 1)] for i, which in enumerate(hide)}
+    if attribution:
+        embeds = model.get_input_embeddings()(ids[:k])
+        head_logits = _forward(model, None, b.attention_mask[:k], tt[:k] if tt is not None else None, dtype, embeds)
+        logits = torch.cat([head_logits, out[: rows - k]]) if out is not None else head_logits
+    else:
+        logits = out[:rows]
     task = _masked_mean(F.cross_entropy(_wide(logits), b.labels, reduction="none"), weight)
     term = task.new_zeros(())
-    y = b.labels.view(-1, 1)
+    y = b.labels[:k].view(-1, 1)
     if er.counterfactual_weight > 0 and -1 in erased:
-        ce = F.cross_entropy(_wide(erased[-1]), b.labels, reduction="none")
+        ce = F.cross_entropy(_wide(erased[-1]), b.labels[:k], reduction="none")
         term = term + er.counterfactual_weight * _masked_mean(ce, hit[-1])
-    if kind == "attribution" and er.objective != "erasure":
-        picked = (logits.gather(1, y).squeeze(1) * b.attr).sum()
-        (grads,) = torch.autograd.grad(picked, embeds, create_graph=True)
-        g, e = grads[:rows], embeds[:rows]
-        token_scores = (g * e).sum(dim=-1) if er.method == "grad_x_input" else g.norm(dim=-1)
+    if attribution:
+        picked = (head_logits.gather(1, y).squeeze(1) * b.attr[:k]).sum()
+        (g,) = torch.autograd.grad(picked, embeds, create_graph=True)
+        token_scores = (g * embeds).sum(dim=-1) if er.method == "grad_x_input" else g.norm(dim=-1)
         word_scores = merge_to_words(
-            token_scores * b.attention_mask.to(token_scores.dtype), b.word_index, b.kind.shape[1]
+            token_scores * b.attention_mask[:k].to(token_scores.dtype), b.word_index[:k], head.shape[1]
         )
-        s = _feedback_shares(SimpleNamespace(word_index=b.word_index), word_scores, b.kind, er)
-        sel = (b.kind != 0).to(s.dtype) * b.attr.view(-1, 1)
-        value = (b.kind == 1).to(s.dtype)
+        s = _feedback_shares(SimpleNamespace(word_index=b.word_index[:k]), word_scores, head, er)
+        sel = (head != 0).to(s.dtype) * b.attr[:k].view(-1, 1)
+        value = (head == 1).to(s.dtype)
         weight_attr = (er.attribution_weight if er.objective == "both" else 1.0) * er.attribution_every
         term = term + weight_attr * _masked_mean(_er_loss_fn(er.loss, "none")(s, value), sel)
     if er.objective in ("erasure", "both"):
-        logp_full = F.log_softmax(_wide(logits), dim=-1)
+        logp_full = F.log_softmax(_wide(logits[:k]), dim=-1)
         if -1 in erased:
             logp_erased = F.log_softmax(_wide(erased[-1].detach()), dim=-1)
             kl = (logp_erased.exp() * (logp_erased - logp_full)).sum(dim=-1)
@@ -220,6 +248,25 @@ def static_losses(
             term = term + _masked_mean(F.relu(er.add_margin - drop), hit[1])
     loss = task + er.lam * term
     return torch.stack([loss, task, term, n_fb]).detach(), loss
+
+
+def _forward(
+    model: torch.nn.Module,
+    input_ids: torch.Tensor | None,
+    mask: torch.Tensor,
+    token_type_ids: torch.Tensor | None,
+    dtype: torch.dtype,
+    embeds: torch.Tensor | None = None,
+) -> torch.Tensor:
+    """Logits of one static forward, the padding mask handed over prepared (:func:`_additive`)."""
+    inputs = {"attention_mask": _additive(mask, embeds.dtype if embeds is not None else dtype)}
+    if embeds is not None:
+        inputs["inputs_embeds"] = embeds
+    else:
+        inputs["input_ids"] = input_ids
+    if token_type_ids is not None:
+        inputs["token_type_ids"] = token_type_ids
+    return model(**inputs).logits
 
 
 class GraphedSteps:
@@ -241,12 +288,12 @@ class GraphedSteps:
     ) -> None:
         self.model, self.optim, self.config, self.er, self.hide, self.capture = model, optim, config, er, hide, capture
         self.bf16 = bf16
-        self.graphs: dict[tuple[int, str], dict] = {}
+        self.graphs: dict[tuple[int, str, int], dict] = {}
         self.record = {"graphs": 0, "eager_steps": 0, "replays": 0}
 
-    def _eager(self, b: StaticBatch, kind: str) -> torch.Tensor:
+    def _eager(self, b: StaticBatch, kind: str, er_rows: int) -> torch.Tensor:
         self.optim.zero_grad(set_to_none=True)
-        parts, loss = static_losses(self.model, b, self.er, kind, self.hide)
+        parts, loss = static_losses(self.model, b, self.er, kind, self.hide, er_rows)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.config.max_grad_norm)
         self.optim.step()
@@ -257,10 +304,12 @@ class GraphedSteps:
         device = next(self.model.parameters()).device
         return torch.autocast(device.type, dtype=torch.bfloat16, enabled=self.bf16, cache_enabled=False)
 
-    def step(self, host: StaticBatch, kind: str) -> torch.Tensor:
-        """One optimiser step on ``host`` (a padded CPU batch); returns its ``[loss, task, ER, n_fb]``."""
+    def step(self, host: StaticBatch, kind: str, er_rows: int | None = None) -> torch.Tensor:
+        """One optimiser step on ``host`` (a padded CPU batch, its feedback rows within the first ``er_rows``);
+        returns its ``[loss, task, ER, n_fb]``."""
         device = next(self.model.parameters()).device
-        key = (host.input_ids.shape[1], kind)
+        er_rows = host.input_ids.shape[0] if er_rows is None or kind == "plain" else er_rows
+        key = (host.input_ids.shape[1], kind, er_rows)
         entry = self.graphs.get(key)
         if entry is None:
             entry = self.graphs[key] = {"batch": host.to(device), "warm": 0, "graph": None, "out": None}
@@ -271,18 +320,18 @@ class GraphedSteps:
             self.record["eager_steps"] += 1
             if not self.capture:
                 with self._amp():
-                    return self._eager(entry["batch"], kind)
+                    return self._eager(entry["batch"], kind, er_rows)
             side = torch.cuda.Stream(device)
             side.wait_stream(torch.cuda.current_stream(device))
             with torch.cuda.stream(side), self._amp():
-                parts = self._eager(entry["batch"], kind)
+                parts = self._eager(entry["batch"], kind, er_rows)
             torch.cuda.current_stream(device).wait_stream(side)
             return parts
         if entry["graph"] is None:
             graph = torch.cuda.CUDAGraph()
             self.optim.zero_grad(set_to_none=True)
             with torch.cuda.graph(graph), self._amp():
-                parts, loss = static_losses(self.model, entry["batch"], self.er, kind, self.hide)
+                parts, loss = static_losses(self.model, entry["batch"], self.er, kind, self.hide, er_rows)
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.config.max_grad_norm)
                 self.optim.step()
@@ -364,7 +413,8 @@ def run(
     er_gen: torch.Generator,
 ) -> list[float]:
     """One step of :func:`xmd.core.training.train_loop` through a graph: the batch's feedback and attribution
-    rows are worked out on the CPU (as the eager step does), then padded and replayed."""
+    rows are worked out on the CPU (as the eager step does), the rows with feedback put first and counted
+    into a row bucket (:func:`er_rows`), then padded and replayed."""
     from xmd.core.training import _attribution_subset, _feedback_tensors
 
     labels = torch.tensor([ex.label for ex in batch])
@@ -378,5 +428,10 @@ def run(
     else:
         kind = "erasure"
     length = bucket(enc.input_ids.shape[1], config.max_length)
-    host = StaticBatch.pad(enc, labels, fb[1] if fb is not None else None, attr, config.batch_size, length)
-    return graphed.step(host, kind).tolist()
+    if fb is None:
+        host = StaticBatch.pad(enc, labels, None, None, config.batch_size, length)
+        return graphed.step(host, kind).tolist()
+    with_fb = (fb[1] != 0).any(dim=1).tolist()
+    order = [i for i, f in enumerate(with_fb) if f] + [i for i, f in enumerate(with_fb) if not f]
+    host = StaticBatch.pad(enc, labels, fb[1], attr, config.batch_size, length, order)
+    return graphed.step(host, kind, er_rows(sum(with_fb), config.batch_size)).tolist()
