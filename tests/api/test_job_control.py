@@ -166,6 +166,22 @@ def test_before_any_retrain_the_estimate_uses_the_calibration_of_the_projects_ex
     assert {p["name"]: p for p in est["phases"]}["train"]["expected_s"] == pytest.approx(10 * 8 * 0.15)
     est = api.post(url, json={**body, "mixed_precision": False}).json()  # float32: the default's own rate here
     assert {p["name"]: p for p in est["phases"]}["train"]["expected_s"] == pytest.approx(10 * 8 * 0.3)
+    # CUDA graphs: this calibration timed no graphed step (a CPU, say), so eager steps price them, and it says so
+    est = api.post(url, json={**body, "cuda_graphs": True}).json()
+    assert {p["name"]: p for p in est["phases"]}["train"]["expected_s"] == pytest.approx(10 * 8 * 0.3)
+    assert est["graphs_priced"] is False
+    # ... a calibration that timed graphed steps (a GPU) prices them: 0.04 / 0.12 s per example against 0.1 / 0.3
+    graphed = [("train_plain_graphs", 10, 0.4), ("train_feedback_graphs", 10, 1.2)]
+    log += [
+        {"name": f"calibrate:{k}", "kind": k, "done": n, "total": n, "scale": 1, "seconds": s} for k, n, s in graphed
+    ]
+    _succeeded(db, JobKind.EXPLAIN, project["id"], log)
+    est = api.post(url, json={**body, "cuda_graphs": True}).json()
+    assert {p["name"]: p for p in est["phases"]}["train"]["expected_s"] == pytest.approx(10 * 8 * 0.12)
+    assert est["graphs_priced"] is True
+    est = api.post(url, json=body).json()
+    assert {p["name"]: p for p in est["phases"]}["train"]["expected_s"] == pytest.approx(10 * 8 * 0.3)
+    assert est["graphs_priced"] is False  # not asked for
 
     # the project's own retrain, once it has run, comes first
     retrain = [{"name": "train", "kind": "train", "done": 10, "total": 10, "scale": 4, "seconds": 4.0}]
@@ -180,6 +196,9 @@ def test_before_any_retrain_the_estimate_uses_the_calibration_of_the_projects_ex
     assert (est["rates_from"], train) == ("retrain", pytest.approx(10 * 8 * 0.1 * 0.18 / 0.3))
     est = api.post(url, json={**body, "mixed_precision": True}).json()  # that retrain ran the default (float32 here)
     assert {p["name"]: p for p in est["phases"]}["train"]["expected_s"] == pytest.approx(10 * 8 * 0.1 * 0.5)
+    # that retrain took eager steps: graphed ones cost 0.12 / 0.3 of them by the calibration
+    est = api.post(url, json={**body, "cuda_graphs": True}).json()
+    assert {p["name"]: p for p in est["phases"]}["train"]["expected_s"] == pytest.approx(10 * 8 * 0.1 * 0.4)
 
 
 def test_retrain_settings_that_contradict_each_other_are_a_422_and_start_nothing(api: Api, project, db):

@@ -8,8 +8,17 @@ import dataclasses
 
 import pytest
 import torch
-from xmd.core import calibrate
-from xmd.core.calibrate import BF16_KINDS, FP32_KINDS, KINDS, _length_groups, sample_size, time_retrain_work
+from xmd.core import calibrate, graphs
+from xmd.core.calibrate import (
+    BF16_KINDS,
+    FP32_KINDS,
+    GRAPH_KINDS,
+    KINDS,
+    _length_groups,
+    _one_bucket,
+    sample_size,
+    time_retrain_work,
+)
 from xmd.core.training import ERConfig, RetrainConfig, token_lengths
 from xmd.core.types import Example
 from xmd.jobs.phases import calibrated_rates, calibration_log, rates
@@ -142,3 +151,37 @@ def test_a_precision_other_than_the_default_is_priced_by_the_steps_the_calibrati
                 calibrated_rates(cal, 0.5, er)["train"]
             )
         assert calibrated_rates(other, 0.5, mixed_precision=asked)["measure"] == 0.05  # measuring stays float32
+
+
+def test_where_a_retrain_would_take_graphed_steps_the_calibration_times_their_replays(tiny, monkeypatch):
+    """On a CPU a retrain asking for cuda_graphs takes eager steps, so nothing graphed is timed. Forced onto the
+    static step (as a GPU runs it, here eagerly), the calibration times it too: one batch of texts from one
+    length bucket, repeated, the steps after each graph's warm-up and capture."""
+    kinds = [t.kind for t in time_retrain_work(tiny, shortcut_data(80), config=SMALL)]
+    assert not set(GRAPH_KINDS) & set(kinds)
+    monkeypatch.setattr(graphs, "wanted", lambda config, device: config.cuda_graphs)
+    before = {k: v.clone() for k, v in tiny.model.state_dict().items()}
+    seen: list[str] = []
+    out = {t.kind: t for t in time_retrain_work(tiny, shortcut_data(80), config=SMALL, steps=2, on_kind=seen.append)}
+    for kind in GRAPH_KINDS:
+        assert out[kind].examples == 2 * 4 and out[kind].seconds > 0
+        assert kind in seen
+    assert all(torch.equal(before[k], v) for k, v in tiny.model.state_dict().items())
+
+
+def test_the_graphed_timing_batch_is_one_length_bucket_near_the_median(tiny):
+    pool = [Example(id=str(i), text=" ".join(["word"] * n), label=0) for i, n in enumerate((2, 5, 9, 12, 14, 20, 40))]
+    lengths = dict(zip([ex.id for ex in pool], token_lengths(tiny, pool, 64), strict=True))
+    group = _one_bucket(tiny, pool, 4, 64)
+    assert len(group) == 4
+    assert len({graphs.bucket(lengths[ex.id], 64) for ex in group}) == 1
+    assert graphs.bucket(lengths["3"], 64) == graphs.bucket(lengths[group[0].id], 64)  # the median text's bucket
+
+
+def test_graphed_steps_are_priced_by_the_calibrations_graphed_steps_where_it_timed_them():
+    cal = {"train_plain": 0.1, "train_feedback": 0.3, "train_erasure": 0.14}
+    graphed = {**cal, "train_plain_graphs": 0.04, "train_feedback_graphs": 0.12}
+    for er in (None, ERConfig(), ERConfig(attribution_every=4)):
+        default = calibrated_rates(graphed, 0.5, er)["train"]
+        assert calibrated_rates(graphed, 0.5, er, cuda_graphs=True)["train"] == pytest.approx(default * 0.08 / 0.2)
+        assert calibrated_rates(cal, 0.5, er, cuda_graphs=True)["train"] == pytest.approx(default)

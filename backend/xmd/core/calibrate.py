@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from xmd.core import graphs
 from xmd.core.effect import feedback_shares
 from xmd.core.evaluate import evaluate_sets
 from xmd.core.modeling import LoadedModel, native_bf16, use_bf16
@@ -39,6 +40,10 @@ FP32_KINDS = ("train_plain_fp32", "train_feedback_fp32")
 """Timed as well where the default (auto) trains in bf16 (a CPU that computes bf16): what a retrain with
 ``mixed_precision`` false costs there. The ``train_*`` kinds of :data:`KINDS` are always timed in the
 precision a retrain with the default settings runs."""
+GRAPH_KINDS = ("train_plain_graphs", "train_feedback_graphs")
+"""Timed as well where a retrain with ``cuda_graphs`` would take graphed steps (a CUDA device, a model that reads
+the prepared mask): replayed steps only, after each graph's warm-up and capture, which a retrain pays once per
+graph. Without them a graphed retrain was priced on eager steps, about 2x long on the H200 that measured both."""
 
 
 @dataclass
@@ -127,6 +132,13 @@ def time_retrain_work(
         train_loop(scratch, warm, alt, er=er, targets=every)
         timed_run(plain_kind, lambda: train_loop(scratch, timed, alt), len(timed))
         timed_run(feedback_kind, lambda: train_loop(scratch, timed, alt, er=er, targets=every), len(timed))
+    graphed = dataclasses.replace(config, cuda_graphs=True)
+    if graphs.wanted(graphed, loaded.device) and graphs.takes_4d_mask(scratch.model):
+        group = _one_bucket(loaded, pool, config.batch_size, config.max_length)
+        for kind, targets in zip(GRAPH_KINDS, (None, every), strict=True):
+            if on_kind is not None:
+                on_kind(kind)
+            out.append(_replays(scratch, group, graphed, er if targets else None, targets, kind, steps))
     evaluate_sets(loaded, {"warm-up": measured[:8]}, max_length=config.max_length)
     timed_run(
         "measure",
@@ -144,10 +156,41 @@ def time_retrain_work(
     return out
 
 
+def _one_bucket(loaded: LoadedModel, pool: Sequence[Example], batch_size: int, max_length: int) -> list[Example]:
+    """``batch_size`` texts of ``pool`` whose lengths fall in the length bucket of its median text and are
+    nearest to it (repeated if the bucket holds fewer): any batch drawn from them replays one graph."""
+    lengths = token_lengths(loaded, pool, max_length)
+    order = sorted(range(len(pool)), key=lengths.__getitem__)
+    median = order[len(order) // 2]
+    bucket = graphs.bucket(lengths[median], max_length)
+    same = [i for i in order if graphs.bucket(lengths[i], max_length) == bucket]
+    start = max(0, min(same.index(median) - batch_size // 2, len(same) - batch_size))
+    chosen = same[start : start + batch_size]
+    return [pool[i] for i in (chosen * batch_size)[:batch_size]]
+
+
+def _replays(
+    loaded: LoadedModel,
+    group: Sequence[Example],
+    config: TrainConfig,
+    er: ERConfig | None,
+    targets: dict | None,
+    kind: str,
+    steps: int,
+) -> Timing:
+    """``steps`` graphed steps of ``group`` (one batch of texts of similar length, so one graph), timed after
+    the graph's :data:`xmd.core.graphs.WARMUP` eager steps and the step that records it."""
+    first = graphs.WARMUP + 1
+    history = train_loop(loaded, list(group) * (first + steps), config, er=er, targets=targets)
+    elapsed = [s.elapsed_s for s in history.steps]
+    timed = len(elapsed) - first
+    return Timing(kind, timed * len(group), elapsed[-1] - elapsed[first - 1])
+
+
 def sample_size(config: TrainConfig | None = None) -> int:
     """Examples :func:`time_retrain_work` draws its batches from (a store reads this many, not a whole
     dataset): enough for its length groups to be as even as a retrain's length-bucketed batches."""
     return (config or RetrainConfig()).batch_size * POOL_BATCHES
 
 
-__all__ = ["BF16_KINDS", "FP32_KINDS", "KINDS", "Timing", "sample_size", "time_retrain_work"]
+__all__ = ["BF16_KINDS", "FP32_KINDS", "GRAPH_KINDS", "KINDS", "Timing", "sample_size", "time_retrain_work"]

@@ -180,8 +180,18 @@ def estimate_retrain(db: Session, project: Project, body: RetrainIn) -> dict[str
     er = options.build(ERConfig, body.model_dump())
     words = [t.word for t in task]
     prior, source = retrain_prior(
-        db, project, mv, [ds.id for ds in train], n_train, words, er, config.batch_size, config.mixed_precision
+        db,
+        project,
+        mv,
+        [ds.id for ds in train],
+        n_train,
+        words,
+        er,
+        config.batch_size,
+        config.mixed_precision,
+        config.cuda_graphs,
     )
+    cal = service.last_phases(db_session=db, kind=JobKind.EXPLAIN, project_id=project.id, any_project=False)
     return {
         "phases": [
             {
@@ -193,6 +203,7 @@ def estimate_retrain(db: Session, project: Project, body: RetrainIn) -> dict[str
         "expected_s": phases.expected(plan, prior),
         "measured_before": source == "retrain",
         "rates_from": source,
+        "graphs_priced": bool(config.cuda_graphs and cal and phases.graphs_priced(phases.rates(cal))),
     }
 
 
@@ -233,6 +244,7 @@ def retrain_prior(
     er: ERConfig | None = None,
     batch_size: int = 32,
     mixed_precision: bool | None = None,
+    cuda_graphs: bool = False,
 ) -> tuple[dict[str, float], str | None]:
     """The rates (seconds per example of each phase kind) a retrain of ``mv`` is expected to run at, and
     where they come from: the project's last retrain (``"retrain"``); else the project's calibration, which
@@ -240,7 +252,7 @@ def retrain_prior(
     :func:`feedback_share`, given the task ``words`` if known, priced for the retrain's ``er`` settings and
     ``batch_size``); else any project's last retrain; else none (``{}, None``). The project's own retrain's
     training rate is scaled by what the calibration says ``er`` costs against the ER settings that retrain
-    ran with, so a changed setting (``attribution_every``, ``mixed_precision``, …) changes the
+    ran with, so a changed setting (``attribution_every``, ``mixed_precision``, ``cuda_graphs``, …) changes the
     estimate."""
     own, own_params = service.last_run(db_session=db, kind=JobKind.RETRAIN, project_id=project.id, any_project=False)
     cal = service.last_phases(db_session=db, kind=JobKind.EXPLAIN, project_id=project.id, any_project=False)
@@ -248,11 +260,14 @@ def retrain_prior(
         rates = phases.rates(own)
         if cal and er is not None and "train" in rates:
             share = feedback_share(db, project, mv, train_ids, n_train, words)
-            rates["train"] *= _settings_factor(phases.rates(cal), own_params, er, batch_size, share, mixed_precision)
+            rates["train"] *= _settings_factor(
+                phases.rates(cal), own_params, er, batch_size, share, mixed_precision, cuda_graphs
+            )
         return rates, "retrain"
     if cal:
         share = feedback_share(db, project, mv, train_ids, n_train, words)
-        return phases.calibrated_rates(phases.rates(cal), share, er, batch_size, mixed_precision), "calibration"
+        rated = phases.calibrated_rates(phases.rates(cal), share, er, batch_size, mixed_precision, cuda_graphs)
+        return rated, "calibration"
     other = service.last_phases(db_session=db, kind=JobKind.RETRAIN)
     return (phases.rates(other), "retrain") if other else ({}, None)
 
@@ -264,6 +279,7 @@ def _settings_factor(
     batch_size: int,
     share: float,
     mixed_precision: bool | None = None,
+    cuda_graphs: bool = False,
 ) -> float:
     """The calibrated training rate at ``er`` over the one at the ER settings of an earlier retrain's
     ``params``, both at today's feedback ``share`` (1 when either cannot be priced)."""
@@ -271,9 +287,9 @@ def _settings_factor(
         then = options.build(ERConfig, params)
     except (TypeError, ValueError):  # a job from before a setting was renamed or bounded
         return 1.0
-    new = phases.calibrated_rates(cal, share, er, batch_size, mixed_precision).get("train")
+    new = phases.calibrated_rates(cal, share, er, batch_size, mixed_precision, cuda_graphs).get("train")
     then_precision = params.get("mixed_precision")  # None: auto, as the calibration's own steps ran
-    old = phases.calibrated_rates(cal, share, then, int(params.get("batch_size") or batch_size), then_precision).get(
-        "train"
-    )
+    then_batch = int(params.get("batch_size") or batch_size)
+    then_graphs = bool(params.get("cuda_graphs"))
+    old = phases.calibrated_rates(cal, share, then, then_batch, then_precision, then_graphs).get("train")
     return new / old if new and old else 1.0

@@ -129,6 +129,8 @@ CALIBRATION_LABELS = {
     "train_feedback_bf16": "timing bf16 training steps with feedback on every row",
     "train_plain_fp32": "timing float32 training steps without feedback",
     "train_feedback_fp32": "timing float32 training steps with feedback on every row",
+    "train_plain_graphs": "timing training steps without feedback as CUDA graphs",
+    "train_feedback_graphs": "timing training steps with feedback on every row as CUDA graphs",
     "measure": "timing a forward pass (measuring)",
     "shares_grad_x_input": "timing the explanation of corrected examples (grad_x_input)",
     "shares_occlusion": "timing the explanation of corrected examples (occlusion)",
@@ -157,6 +159,7 @@ def calibrated_rates(
     er: ERConfig | None = None,
     batch_size: int = 32,
     mixed_precision: bool | None = None,
+    cuda_graphs: bool = False,
 ) -> dict[str, float]:
     """A retrain's rates from a calibration's (:func:`rates` of :func:`calibration_log`): measuring and
     explaining as timed; training between the step without feedback and the step where every row has
@@ -170,7 +173,8 @@ def calibrated_rates(
     depends on the run. The calibration timed training in the precision a default retrain runs (auto);
     ``mixed_precision`` true or false scales the training rate by what the calibration's steps in that
     precision cost against those, where it timed them (a device that computes bf16; elsewhere float32 runs
-    whatever is asked, as priced)."""
+    whatever is asked, as priced). ``cuda_graphs`` scales it likewise by the calibration's graphed steps, where
+    it timed them (a device and model that take them; elsewhere a retrain runs eager steps, as priced)."""
     out = {k: v for k, v in calibration.items() if not k.startswith("train_")}
     if "train_plain" not in calibration or "train_feedback" not in calibration:
         return out
@@ -178,7 +182,7 @@ def calibrated_rates(
     plain, full = calibration["train_plain"], calibration["train_feedback"]
     erasure = calibration.get("train_erasure")
     if er is None or erasure is None:
-        out["train"] = _mix(calibration, share) * _precision_factor(calibration, share, mixed_precision)
+        out["train"] = _mix(calibration, share) * _factors(calibration, share, mixed_precision, cuda_graphs)
         return out
     erasure_part = max(0.0, erasure - plain) if er.objective in ("erasure", "both") else 0.0
     attribution_part = max(0.0, full - erasure) if er.objective in ("attribution", "both") else 0.0
@@ -186,8 +190,23 @@ def calibrated_rates(
     if er.attribution_rows > 0:
         taken *= min(1.0, er.attribution_rows / max(1.0, share * batch_size))
     extra = erasure_part + taken * attribution_part if er.lam > 0 else 0.0
-    out["train"] = (plain + share * extra) * _precision_factor(calibration, share, mixed_precision)
+    out["train"] = (plain + share * extra) * _factors(calibration, share, mixed_precision, cuda_graphs)
     return out
+
+
+def graphs_priced(calibration: Mapping[str, float]) -> bool:
+    """Whether a calibration timed graphed training steps (``cuda_graphs`` is priced by them)."""
+    return "train_plain_graphs" in calibration and "train_feedback_graphs" in calibration
+
+
+def _factors(calibration: Mapping[str, float], share: float, mixed_precision: bool | None, cuda_graphs: bool) -> float:
+    """The precision's factor (:func:`_precision_factor`) times graphed steps over eager ones at ``share``
+    where ``cuda_graphs`` is asked and the calibration timed both."""
+    factor = _precision_factor(calibration, share, mixed_precision)
+    if cuda_graphs and graphs_priced(calibration):
+        default, graphed = _mix(calibration, share), _mix(calibration, share, "_graphs")
+        factor *= graphed / default if default > 0 and graphed > 0 else 1.0
+    return factor
 
 
 def _mix(calibration: Mapping[str, float], share: float, suffix: str = "") -> float:

@@ -118,6 +118,11 @@ class RetrainEstimate(BaseModel):
         description="where the rates come from: an earlier retrain, or the calibration the project's first "
         "explain job ran (a few timed batches of each kind of a retrain's work); None: nothing measured yet",
     )
+    graphs_priced: bool = Field(
+        default=False,
+        description="with cuda_graphs: whether the project's calibration timed graphed training steps, which price "
+        "the training here; false: priced on eager steps (a GPU's graphed retrain then takes less)",
+    )
 
 
 class EvaluateIn(BaseModel):

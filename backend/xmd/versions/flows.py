@@ -188,6 +188,7 @@ def _retrain(
             er,
             train_config.batch_size,
             train_config.mixed_precision,
+            train_config.cuda_graphs,
         )[0],
     )
     lo, hi = TRAIN_SHARE

@@ -2171,6 +2171,12 @@ export interface components {
              */
             expected_s: number | null;
             /**
+             * Graphs Priced
+             * @description with cuda_graphs: whether the project's calibration timed graphed training steps, which price the training here; false: priced on eager steps (a GPU's graphed retrain then takes less)
+             * @default false
+             */
+            graphs_priced?: boolean;
+            /**
              * Measured Before
              * @description whether an earlier retrain measured the rates used
              */

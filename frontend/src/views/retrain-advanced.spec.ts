@@ -164,6 +164,18 @@ describe('RetrainView advanced ER settings', () => {
     w.unmount()
   })
 
+  it('says graphed steps are priced where the calibration timed them', async () => {
+    A.retrainEstimate.mockImplementation(async (_pid: number, body: RetrainParams) =>
+      ({ phases: [], expected_s: 60, measured_before: false, rates_from: 'calibration', graphs_priced: !!body.cuda_graphs }) as never)
+    const w = mount(RetrainView, { global: { plugins: [router()] } })
+    await flushPromises()
+    await w.find('#rt-cuda-graphs').setValue(true)
+    await vi.waitFor(() => expect(lastEstimate()).toMatchObject({ cuda_graphs: true }), { timeout: 2000 })
+    await vi.waitFor(() => expect(w.find('[data-testid=retrain-estimate]').text()).toContain('CUDA graphs priced on graphed steps'), { timeout: 2000 })
+    expect(w.find('[data-testid=retrain-estimate]').text()).not.toContain('priced on eager steps')
+    w.unmount()
+  })
+
   it('says what the server would refuse, opens the section, and sends nothing', async () => {
     const w = mount(RetrainView, { global: { plugins: [router()] } })
     await flushPromises()
