@@ -221,15 +221,17 @@ def section(results: Path) -> list[str]:
     out += _static_arithmetic(results)
     cpu = [
         (f"{arm}, seed {seed}", d)
-        for seed in range(3)
+        for seed in range(8)
         for arm in ("eager", "static")
         if (d := _load(results, f"demo_speed_{arm}_seed{seed}_{CPU_DEMO}"))
     ]
     if cpu:
         env = cpu[0][1].get("env", {})
+        seeds = sorted({label.split()[-1] for label, _ in cpu}, key=int)
         out += [
             "What the current static step learns, on this CPU, where nothing is captured: the static step run "
-            "eagerly (`bench/demo_speed.py --static-step`) against the default step, seeds 0–2 from one baseline "
+            f"eagerly (`bench/demo_speed.py --static-step`) against the default step, seeds {', '.join(seeds)} "
+            "from one baseline "
             f"(`demo_speed_{{eager,static}}_seed*_{CPU_DEMO}`, {env.get('cpu_model', '?')}, "
             f"{cpu[0][1].get('params', {}).get('torch_threads', '?')} torch threads, the default precision: auto, "
             "bf16 on a CPU with AVX512-BF16). The first version's runs (`demo_speed_*_stop28`, a float32 host) "
@@ -299,7 +301,9 @@ def _reading(eager: list[dict[str, Any]], other: list[dict[str, Any]], how: str,
     return (
         f"Training took {to:.1f} s {how} against {te:.1f} s eager ({speed}, {timing}). Anti-shortcut accuracy "
         f"after: at least {anti:.3f} on every run; the word's share fell {min(map(fall, other)):.0%}–"
-        f"{max(map(fall, other)):.0%} {how} against {min(map(fall, eager)):.0%}–{max(map(fall, eager)):.0%} "
+        f"{max(map(fall, other)):.0%} (mean {_mean(list(map(fall, other))):.1%}) {how} against "
+        f"{min(map(fall, eager)):.0%}–{max(map(fall, eager)):.0%} (mean {_mean(list(map(fall, eager))):.1%}) "
         f"eager; clean accuracy moved {min(map(clean, other)):+.2f} to {max(map(clean, other)):+.2f} points "
-        f"{how} against {min(map(clean, eager)):+.2f} to {max(map(clean, eager)):+.2f} eager."
+        f"(mean {_mean(list(map(clean, other))):+.2f}) {how} against {min(map(clean, eager)):+.2f} to "
+        f"{max(map(clean, eager)):+.2f} (mean {_mean(list(map(clean, eager))):+.2f}) eager."
     )

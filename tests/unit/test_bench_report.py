@@ -218,7 +218,11 @@ def test_graph_rows_judge_like_for_like_and_against_the_eager_plain_step(tmp_pat
         (tmp_path / f"demo_speed_graphs_seed{seed}_cuda.json").write_text(json.dumps(demo(4.0, cg, 0.04, g)))
     text = "\n".join(rg.section(tmp_path))
     assert "Training took 4.0 s with graphs against 8.0 s eager (2.0x faster, capture included)" in text
-    assert "clean accuracy moved -2.00 to +0.00 points with graphs against -0.50 to +0.00 eager" in text
+    assert (
+        "clean accuracy moved -2.00 to +0.00 points (mean -1.00) with graphs against -0.50 to +0.00 (mean -0.17) eager"
+        in text
+    )
+    assert "fell 84%–84% (mean 84.0%) with graphs against 80%–80% (mean 80.0%) eager" in text
     assert "| graphs, seed 2 | 4.0 | 6.0 | 0.9900 → 0.9700 | 0.000 → 1.000 | 0.250 → 0.040 (-84%) |" in text
 
 
