@@ -2833,6 +2833,7 @@ def render(results: Path) -> str:
                 "real_data_gpu",
                 "real_data_cuda",
                 "real_data_every4_cuda",
+                "real_data_levers",
                 "real_data_dev_cuda",
                 "real_data",
                 "real_data_dev",

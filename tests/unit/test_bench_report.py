@@ -66,13 +66,14 @@ def test_every_reading_lists_only_the_k_that_pass_on_every_seed():
     assert "clean accuracy down at most 1.0 points" in text
 
 
-def test_every_diffs_pair_by_seed_and_compare_with_seed_noise():
+def test_lever_diffs_pair_by_seed_and_compare_with_seed_noise():
     def r(arm: str, seed: int, fpr: float, acc: float, share: float) -> dict:
         return {
             "arm": arm,
             "seed": seed,
             "test": {"fpr_identity": fpr, "accuracy": acc},
             "shares": {"grad_x_input": share},
+            "train_seconds": {"lambda0": 10.0, "remove": 18.0}.get(arm, 12.0) * (1 + seed),
         }
 
     def ms(values: list[float]) -> dict:
@@ -95,7 +96,7 @@ def test_every_diffs_pair_by_seed_and_compare_with_seed_noise():
             "accuracy": ms([x["test"]["accuracy"] for x in rs]),
             "share_grad_x_input": ms([x["shares"]["grad_x_input"] for x in rs]),
         }
-    lines = rrd._every_diffs({"runs": runs, "summary": {"arms": arms}})
+    lines = rrd._lever_diffs({"runs": runs, "summary": {"arms": arms}}, "remove+attribution_every=4")
     rows = [line for line in lines if line.startswith("| λ = 0") or line.startswith("| debugged")]
     fpr_vs_l0 = next(x for x in rows if x.startswith("| λ = 0") and "identity FPR" in x)
     assert "-0.050, -0.060" in fpr_vs_l0 and "-0.055" in fpr_vs_l0 and "beyond seed noise" in fpr_vs_l0
@@ -103,6 +104,14 @@ def test_every_diffs_pair_by_seed_and_compare_with_seed_noise():
     assert "+0.020, +0.020" in share_vs_remove and "beyond seed noise" in share_vs_remove
     acc_vs_remove = next(x for x in rows if x.startswith("| debugged") and "accuracy" in x)
     assert "within seed noise" in acc_vs_remove
+    speed = "\n".join(rrd._lever_speed({"runs": runs, "summary": {"arms": arms}}))
+    assert "| debugged: remove identity words | 27.0 | 1.80x (1.80–1.80) |" in speed
+    assert "| debugged: remove, `attribution_every=4` | 18.0 | 1.20x (1.20–1.20) |" in speed
+    assert "| λ = 0 (continued training) | 15.0 | 1.00x (1.00–1.00) |" in speed
+    reading = "\n".join(rrd._lever_reading({"runs": runs, "summary": {"arms": arms}}))
+    assert "`attribution_every=4` trained in 1.20x λ = 0's time (every row: 1.80x)" in reading
+    assert "the identity words' share +0.020 (beyond seed noise 0.000)" in reading
+    assert "No lever kept all three within seed noise on this data." in reading
 
 
 def test_dev_reading_names_the_best_candidate_in_posts():
