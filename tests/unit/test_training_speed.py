@@ -143,6 +143,38 @@ def test_attribution_on_a_subset_of_feedback_rows_still_trains_the_term(tiny_mod
         ERConfig(attribution_rows=-1).validate()
 
 
+def test_the_attribution_rows_go_to_the_feedback_examples_that_took_the_term_least():
+    """With equal counts (a first epoch) the pick is the seeded random draw it always was; after that the rows
+    that took the term fewest times come first, so the same six feedback rows, two a batch, each take it once
+    in three batches and twice in six, whatever the draw."""
+    from types import SimpleNamespace
+
+    from xmd.core.training import _attribution_subset, pick_attribution_rows
+
+    rows = torch.tensor([True, False, True, True, False, True, True, True])
+    plain = _attribution_subset(rows, 2, torch.Generator().manual_seed(5))
+    idx = rows.nonzero().flatten()
+    expected = torch.zeros_like(rows)
+    expected[idx[torch.randperm(len(idx), generator=torch.Generator().manual_seed(5))[:2]]] = True
+    assert torch.equal(plain, expected)
+    zeros = _attribution_subset(rows, 2, torch.Generator().manual_seed(5), [0] * 8)
+    assert torch.equal(zeros, expected)
+    least = _attribution_subset(rows, 2, torch.Generator().manual_seed(5), [3, 0, 1, 0, 0, 2, 2, 2])
+    assert least.nonzero().flatten().tolist() == [2, 3]
+
+    batch = [SimpleNamespace(id=f"e{i}") for i in range(8)]
+    taken: dict[str, int] = {}
+    gen = torch.Generator().manual_seed(0)
+    for step in range(6):
+        picked = pick_attribution_rows(rows, 2, gen, batch, taken)
+        assert int(picked.sum()) == 2 and not bool((picked & ~rows).any())
+        if step == 2:
+            assert taken == {f"e{i}": 1 for i in idx.tolist()}
+    assert taken == {f"e{i}": 2 for i in idx.tolist()}
+    assert pick_attribution_rows(rows, 0, gen, batch, taken) is rows  # 0: every row, nothing counted
+    assert taken == {f"e{i}": 2 for i in idx.tolist()}
+
+
 def _attribution_batches(tiny_model_dir, monkeypatch, n: int, epochs: int, ers: dict) -> dict:
     """Per ``ERConfig`` of ``ers``: the global indices of the batches that ran the attribution forward
     (create_graph) in a run of the tiny model on ``n`` shortcut examples, batch 8, and the run's history."""

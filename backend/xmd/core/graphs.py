@@ -411,11 +411,12 @@ def run(
     er: ERConfig | None,
     skip_attribution: bool,
     er_gen: torch.Generator,
+    taken: dict[str, int] | None = None,
 ) -> list[float]:
     """One step of :func:`xmd.core.training.train_loop` through a graph: the batch's feedback and attribution
     rows are worked out on the CPU (as the eager step does), the rows with feedback put first and counted
     into a row bucket (:func:`er_rows`), then padded and replayed."""
-    from xmd.core.training import _attribution_subset, _feedback_tensors
+    from xmd.core.training import _feedback_tensors, pick_attribution_rows
 
     labels = torch.tensor([ex.label for ex in batch])
     fb = _feedback_tensors(batch, targets, enc.max_words, torch.device("cpu")) if er is not None else None
@@ -423,7 +424,8 @@ def run(
     if fb is None:
         kind = "plain"
     elif er is not None and er.objective != "erasure" and not skip_attribution:
-        attr = _attribution_subset((fb[1] != 0).any(dim=1), er.attribution_rows, er_gen)
+        rows = (fb[1] != 0).any(dim=1)
+        attr = pick_attribution_rows(rows, er.attribution_rows, er_gen, batch, {} if taken is None else taken)
         kind = "attribution"
     else:
         kind = "erasure"

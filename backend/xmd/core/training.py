@@ -201,8 +201,8 @@ class ERConfig:
         default=0,
         metadata=opt(
             "at most this many feedback rows per batch take the attribution term (its second derivative is "
-            "the dearest part of a step), drawn with a seeded generator; 0 = every feedback row; the erasure "
-            "term still sees every feedback row",
+            "the dearest part of a step): those that took it the fewest times so far in the run, ties drawn "
+            "with a seeded generator; 0 = every feedback row; the erasure term still sees every feedback row",
             ge=0,
             le=4096,
         ),
@@ -387,14 +387,37 @@ def _probe(
         model.train()
 
 
-def _attribution_subset(attr_rows: torch.Tensor, limit: int, gen: torch.Generator) -> torch.Tensor:
-    """At most ``limit`` of the True rows of ``attr_rows``, drawn from ``gen`` (0 keeps them all)."""
+def _attribution_subset(
+    attr_rows: torch.Tensor, limit: int, gen: torch.Generator, taken: Sequence[int] | None = None
+) -> torch.Tensor:
+    """At most ``limit`` of the True rows of ``attr_rows`` (0 keeps them all): those that took the attribution
+    term the fewest times so far (``taken``, per batch row), ties in an order drawn from ``gen``. With no
+    counts, or equal ones (a run's first epoch), that is a seeded random draw."""
     idx = attr_rows.nonzero().flatten()
     if limit <= 0 or len(idx) <= limit:
         return attr_rows
-    keep = idx[torch.randperm(len(idx), generator=gen)[:limit].to(idx.device)]
+    rank = torch.randperm(len(idx), generator=gen)
+    pos = torch.empty_like(rank)
+    pos[rank] = torch.arange(len(idx))
+    if taken is not None:
+        pos = pos + len(idx) * torch.tensor([taken[i] for i in idx.tolist()], dtype=pos.dtype)
+    keep = idx[pos.argsort()[:limit].to(idx.device)]
     out = torch.zeros_like(attr_rows)
     out[keep] = True
+    return out
+
+
+def pick_attribution_rows(
+    attr_rows: torch.Tensor, limit: int, gen: torch.Generator, batch: Sequence[Example], taken: dict[str, int]
+) -> torch.Tensor:
+    """``ERConfig.attribution_rows``: the batch's rows that take the attribution term, fewest-taken first over
+    the run (``taken`` counts them by example id), so a second epoch gives the term to the feedback examples
+    the first left out before it repeats one."""
+    if limit <= 0:
+        return attr_rows
+    out = _attribution_subset(attr_rows, limit, gen, [taken.get(ex.id, 0) for ex in batch])
+    for i in out.nonzero().flatten().tolist():
+        taken[batch[i].id] = taken.get(batch[i].id, 0) + 1
     return out
 
 
@@ -900,6 +923,7 @@ def train_loop(
     gen = torch.Generator().manual_seed(config.seed)
     # ER sampling draws from its own generator, so the data order does not depend on the ER settings.
     er_gen = torch.Generator().manual_seed(config.seed + 7919)
+    taken: dict[str, int] = {}  # feedback examples' attribution-term count (ERConfig.attribution_rows)
     probe: list[Example] = []
     if use_er and er.early_stop:
         fb_rows = [i for i, ex in enumerate(examples) if (targets or {}).get(ex.id)]
@@ -962,7 +986,7 @@ def train_loop(
                 skip_attr = use_er and gi % (er.attribution_every * (gate.period() if gate else 1)) != 0
                 if graphed is not None:
                     er_run = er if use_er else None
-                    parts = graphs.run(graphed, enc, batch, targets or {}, config, er_run, skip_attr, er_gen)
+                    parts = graphs.run(graphed, enc, batch, targets or {}, config, er_run, skip_attr, er_gen, taken)
                 else:
                     enc = enc.to(device)
                     labels = torch.tensor([ex.label for ex in batch], device=device)
@@ -972,7 +996,7 @@ def train_loop(
                         word_scores, attr_rows, erased, attribution = None, None, None, None
                         if fb is not None and er.objective != "erasure" and not skip_attr:
                             attr_rows = (fb[1] != 0).any(dim=1)
-                            attr_rows = _attribution_subset(attr_rows, er.attribution_rows, er_gen)
+                            attr_rows = pick_attribution_rows(attr_rows, er.attribution_rows, er_gen, batch, taken)
                         if attr_rows is not None and difference:
                             logits, attribution = _difference_forward(model, enc, labels, fb, er, attr_rows)
                         elif fb is not None and joint:

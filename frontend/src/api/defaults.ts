@@ -408,7 +408,7 @@ export const schemaFields = {
     },
     "attribution_rows": {
       "title": "Attribution Rows",
-      "help": "at most this many feedback rows per batch take the attribution term (its second derivative is the dearest part of a step), drawn with a seeded generator; 0 = every feedback row; the erasure term still sees every feedback row",
+      "help": "at most this many feedback rows per batch take the attribution term (its second derivative is the dearest part of a step): those that took it the fewest times so far in the run, ties drawn with a seeded generator; 0 = every feedback row; the erasure term still sees every feedback row",
       "type": "integer",
       "minimum": 0,
       "maximum": 4096

@@ -2239,7 +2239,7 @@ export interface components {
             attribution_gate_tol?: number;
             /**
              * Attribution Rows
-             * @description at most this many feedback rows per batch take the attribution term (its second derivative is the dearest part of a step), drawn with a seeded generator; 0 = every feedback row; the erasure term still sees every feedback row
+             * @description at most this many feedback rows per batch take the attribution term (its second derivative is the dearest part of a step): those that took it the fewest times so far in the run, ties drawn with a seeded generator; 0 = every feedback row; the erasure term still sees every feedback row
              * @default 0
              */
             attribution_rows?: number;
