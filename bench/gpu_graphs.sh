@@ -5,7 +5,8 @@
 # (the issue's GPU target) run first, then the capture check and the demo seeds. The H200 files of stop 28 were
 # made with the first version of the static step (every row's ER work); the row buckets are not yet timed on a GPU.
 # Writes JSON into ${OUT:-bench/results}: graphs_check_cuda, demo_speed_{eager,graphs}_seed{0,1,2}_cuda,
-# er_overhead_graphs_cuda (eager and graphed variants, batch 16), er_overhead_graphs_b64_share30_cuda.
+# er_overhead_graphs_cuda (eager and graphed variants, batch 16), er_overhead_graphs_b64_share30_cuda,
+# calibration_timing_cuda (whether the estimate's calibration times graphed steps there, and what it prices).
 set -u
 cd "$(dirname "$0")/.."
 export PYTHONPATH=.gpu/site:backend:bench PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1
@@ -27,6 +28,7 @@ step er_overhead_graphs_cuda 150 bench/er_overhead.py "${COMMON[@]}" --repeats 1
     erasure_graphs
 step er_overhead_graphs_b64_share30_cuda 75 bench/er_overhead.py "${COMMON[@]}" --repeats 1 --batch-size 64 \
     --feedback-share 0.3 --variants plain plain_graphs both_joint both_graphs
+step calibration_timing_cuda 60 bench/calibration_timing.py --device cuda
 step graphs_check_cuda 60 bench/graphs_check.py
 # The demo retrain, eager and graphed, seeds 0-2, from one baseline fine-tuned by the first run.
 for seed in 0 1 2; do
