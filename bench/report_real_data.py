@@ -332,35 +332,43 @@ def _result(doc: dict[str, Any], title: str, derivation: bool, plot: str | None)
     return lines
 
 
-def _lever_diffs(doc: dict[str, Any], arm: str = "remove+attribution_every=4") -> list[str]:
-    """A speed lever's arm vs λ = 0 and vs ``remove``, per seed (the script compares only remove)."""
+LEVER_METRICS = (
+    ("identity FPR", "fpr_identity", lambda r: r["test"]["fpr_identity"]),
+    ("accuracy", "accuracy", lambda r: r["test"]["accuracy"]),
+    ("id. share, grad x input", "share_grad_x_input", lambda r: (r.get("shares") or {}).get("grad_x_input")),
+)
+"""What a speed lever is compared on: label, summary key, value of one run."""
+
+
+def _paired(doc: dict[str, Any], arm: str, control: str) -> list[tuple[str, list[float], float, float]]:
+    """``arm`` against ``control`` on :data:`LEVER_METRICS`, paired by seed: ``(metric, per-seed differences,
+    their mean, seed noise)``, the noise being the larger seed std of the two arms."""
     by = {(r["arm"], r["seed"]): r for r in doc["runs"]}
     arms = doc["summary"]["arms"]
-    if arm not in arms:
+    seeds = sorted(s for (a, s) in by if a == arm and (control, s) in by)
+    out = []
+    for label, key, get in LEVER_METRICS:
+        d = [get(by[(arm, s)]) - get(by[(control, s)]) for s in seeds]
+        out.append((label, d, sum(d) / len(d), max(arms[arm][key]["std"], arms[control][key]["std"])))
+    return out
+
+
+def _lever_diffs(doc: dict[str, Any], arm: str = "remove+attribution_every=4") -> list[str]:
+    """A speed lever's arm vs λ = 0 and vs ``remove``, per seed (the script compares only remove)."""
+    if arm not in doc["summary"]["arms"]:
         return []
-    getters = {
-        "identity FPR": lambda r: r["test"]["fpr_identity"],
-        "accuracy": lambda r: r["test"]["accuracy"],
-        "id. share, grad x input": lambda r: (r.get("shares") or {}).get("grad_x_input"),
-    }
-    keys = {"identity FPR": "fpr_identity", "accuracy": "accuracy", "id. share, grad x input": "share_grad_x_input"}
-    rows = []
-    for control in ("lambda0", "remove"):
-        seeds = sorted(s for (a, s) in by if a == arm and (control, s) in by)
-        for metric, get in getters.items():
-            d = [get(by[(arm, s)]) - get(by[(control, s)]) for s in seeds]
-            noise = max(arms[arm][keys[metric]]["std"], arms[control][keys[metric]]["std"])
-            mean = sum(d) / len(d)
-            rows.append(
-                [
-                    ARM_NAMES.get(control, control).replace("**", ""),
-                    metric,
-                    ", ".join(f"{x:+.3f}" for x in d),
-                    f"{mean:+.3f}",
-                    f"{noise:.3f}",
-                    "beyond seed noise" if abs(mean) > noise else "within seed noise",
-                ]
-            )
+    rows = [
+        [
+            ARM_NAMES.get(control, control).replace("**", ""),
+            metric,
+            ", ".join(f"{x:+.3f}" for x in d),
+            f"{mean:+.3f}",
+            f"{noise:.3f}",
+            "beyond seed noise" if abs(mean) > noise else "within seed noise",
+        ]
+        for control in ("lambda0", "remove")
+        for metric, d, mean, noise in _paired(doc, arm, control)
+    ]
     return [
         f"`{arm}` against each arm of the same run, paired by seed (mean of the per-seed differences against the "
         "larger seed std of the two arms; the script's bootstrap comparisons cover `remove` vs λ = 0 only, above):",
@@ -409,18 +417,16 @@ def _lever_reading(doc: dict[str, Any]) -> list[str]:
         both = seeds(arm, "lambda0")
         return sum(by[(arm, s)]["train_seconds"] / by[("lambda0", s)]["train_seconds"] for s in both) / len(both)
 
+    names = {"id. share, grad x input": "the identity words' share"}
     out, kept = [], []
     for arm in (a for a in LEVERS if a in arms):
         held, within = [], True
-        for label, key, get in (
-            ("identity FPR", "fpr_identity", lambda r: r["test"]["fpr_identity"]),
-            ("accuracy", "accuracy", lambda r: r["test"]["accuracy"]),
-            ("the identity words' share", "share_grad_x_input", lambda r: (r.get("shares") or {}).get("grad_x_input")),
-        ):
-            d = [get(by[(arm, s)]) - get(by[("remove", s)]) for s in seeds(arm, "remove")]
-            mean, noise = sum(d) / len(d), max(arms[arm][key]["std"], arms["remove"][key]["std"])
+        for label, _, mean, noise in _paired(doc, arm, "remove"):
             within = within and abs(mean) <= noise
-            held.append(f"{label} {mean:+.3f} ({'within' if abs(mean) <= noise else 'beyond'} seed noise {noise:.3f})")
+            held.append(
+                f"{names.get(label, label)} {mean:+.3f} ({'within' if abs(mean) <= noise else 'beyond'} seed noise "
+                f"{noise:.3f})"
+            )
         out.append(
             f"`{arm.removeprefix('remove+')}` trained in {time_ratio(arm):.2f}x λ = 0's time (every row: "
             f"{time_ratio('remove'):.2f}x) and moved {', '.join(held)}"
