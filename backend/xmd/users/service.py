@@ -11,6 +11,7 @@ from sqlalchemy import ColumnElement, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from xmd.db.base import utcnow
+from xmd.db.engine import lock_row
 from xmd.db.errors import ConflictError, NotFoundError, found
 from xmd.users.models import ApiToken, Role, User
 
@@ -62,11 +63,27 @@ def _other_admins(db_session: Session, user: User) -> int:
     return int(db_session.scalar(stmt) or 0)
 
 
+def _lock_admins(db_session: Session, user: User) -> None:
+    """Take the admins' row locks before counting them, so that two admins demoting or deleting each
+    other at once cannot both see "one other admin" and both commit (the second waits, then counts
+    again and gets 409). PostgreSQL: ``FOR NO KEY UPDATE`` on every admin row; SQLite: the database
+    write lock. ``user`` is re-read under the lock (another request may have changed its role)."""
+    lock_row(db_session, User, User.role == Role.ADMIN)
+    db_session.refresh(user)
+
+
+def _refuse_last_admin(db_session: Session, user: User, message: str) -> None:
+    if user.role is Role.ADMIN and _other_admins(db_session, user) == 0:
+        db_session.rollback()  # let the lock go before answering
+        raise ConflictError(message)
+
+
 def set_role(*, db_session: Session, user: User, role: Role | str) -> User:
     """Change a user's role; ConflictError when that would leave no admin (nobody could manage users)."""
     new = Role(role)
-    if user.role is Role.ADMIN and new is not Role.ADMIN and _other_admins(db_session, user) == 0:
-        raise ConflictError(f"{user.name!r} is the only admin; make another user admin first")
+    if new is not Role.ADMIN:
+        _lock_admins(db_session, user)
+        _refuse_last_admin(db_session, user, f"{user.name!r} is the only admin; make another user admin first")
     user.role = new
     db_session.commit()
     return user
@@ -77,8 +94,8 @@ def delete_user(*, db_session: Session, user: User) -> None:
 
     ConflictError for the last admin, who is the only one able to create users again.
     """
-    if user.role is Role.ADMIN and _other_admins(db_session, user) == 0:
-        raise ConflictError(f"{user.name!r} is the only admin and cannot be deleted")
+    _lock_admins(db_session, user)
+    _refuse_last_admin(db_session, user, f"{user.name!r} is the only admin and cannot be deleted")
     db_session.delete(user)
     db_session.commit()
 
