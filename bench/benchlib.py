@@ -24,6 +24,8 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 import torch
 
 DEMO_LABELS = ["negative", "positive"]
+ROOT = Path(__file__).resolve().parent.parent
+"""The repository root: runners start as ``python -m bench.<study>.<runner>`` from here."""
 
 
 def log(*parts: object) -> None:
@@ -87,7 +89,7 @@ def xmd_commit() -> str | None:
     """The checked-out commit (``+dirty`` with uncommitted changes): which code a result measured."""
     import subprocess
 
-    root = Path(__file__).resolve().parent.parent
+    root = ROOT
     try:
         head = subprocess.run(
             ["git", "rev-parse", "--short=12", "HEAD"], cwd=root, capture_output=True, text=True, check=True

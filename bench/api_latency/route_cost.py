@@ -41,14 +41,15 @@ from typing import Any
 
 import anyio.to_thread
 import httpx
-from api_latency import build
-from benchlib import emit, load_average, log
 from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, event, text
 from sqlalchemy.engine import make_url
 from xmd.app import create_app
 from xmd.config import Settings
 from xmd.db import make_engine
+
+from bench.api_latency.api_latency import build
+from bench.benchlib import emit, load_average, log
 
 PG_ADMIN_URL = os.environ.get("XMD_BENCH_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
 CLOCK_TICK_S = 1.0 / os.sysconf("SC_CLK_TCK")

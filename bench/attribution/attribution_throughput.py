@@ -24,7 +24,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import torch
-from benchlib import (
+from xmd.core import attribution
+from xmd.core.attribution import METHODS, explain
+from xmd.core.modeling import LoadedModel
+
+from bench.benchlib import (
     attn_implementation_of,
     check_target,
     demo_train,
@@ -38,9 +42,6 @@ from benchlib import (
     set_threads,
     time_call,
 )
-from xmd.core import attribution
-from xmd.core.attribution import METHODS, explain
-from xmd.core.modeling import LoadedModel
 
 DEFAULT_METHOD = "grad_x_input"
 

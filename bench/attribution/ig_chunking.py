@@ -20,8 +20,13 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import torch
-from attribution_throughput import peer_ig_loop
-from benchlib import (
+from xmd.core import attribution
+from xmd.core.attribution import explain
+from xmd.core.modeling import LoadedModel
+from xmd.core.words import encode
+
+from bench.attribution.attribution_throughput import peer_ig_loop
+from bench.benchlib import (
     demo_train,
     emit,
     environment,
@@ -33,10 +38,6 @@ from benchlib import (
     set_threads,
     time_call,
 )
-from xmd.core import attribution
-from xmd.core.attribution import explain
-from xmd.core.modeling import LoadedModel
-from xmd.core.words import encode
 
 
 def captum_batched(loaded: LoadedModel, texts: Sequence[str], n_steps: int, batch_size: int, max_length: int) -> None:

@@ -17,16 +17,13 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
-import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import benchlib  # sets the offline environment before transformers is imported
+from bench import benchlib  # sets the offline environment before transformers is imported
 
 
 class PhaseTimer:

@@ -28,7 +28,6 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from benchlib import environment, load_average, log, resolve_device
 from xmd.core.demo import SHORTCUT_WORD
 from xmd.core.demo_story import DEBUG_CONFIG, prepare_baseline
 from xmd.core.effect import word_share
@@ -37,6 +36,8 @@ from xmd.core.modeling import load_model
 from xmd.core.pipeline import debug
 from xmd.core.training import ERConfig, TrainConfig
 from xmd.core.types import Action, TaskFeedback
+
+from bench.benchlib import environment, load_average, log, resolve_device
 
 
 def parse_setting(spec: str) -> tuple[ERConfig, int]:

@@ -26,7 +26,14 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from benchlib import (
+from xmd.core import graphs
+from xmd.core.demo import SHORTCUT_WORD
+from xmd.core.training import ERConfig, TrainConfig, train_loop
+from xmd.core.types import Action, Example
+from xmd.core.words import split_words, word_key
+
+from bench.benchlib import (
+    ROOT,
     attn_implementation_of,
     check_target,
     demo_train,
@@ -39,11 +46,6 @@ from benchlib import (
     resolve_device,
     set_threads,
 )
-from xmd.core import graphs
-from xmd.core.demo import SHORTCUT_WORD
-from xmd.core.training import ERConfig, TrainConfig, train_loop
-from xmd.core.types import Action, Example
-from xmd.core.words import split_words, word_key
 
 # name -> ER settings (None = plain cross-entropy).
 VARIANTS: dict[str, ERConfig | None] = {
@@ -308,8 +310,8 @@ def interleaved(args: argparse.Namespace) -> dict[str, Any]:
 
 def run_worker(variant: str, argv: Sequence[str]) -> dict[str, Any]:
     """Run ``variant`` in a fresh interpreter and parse the JSON it prints."""
-    cmd = [sys.executable, str(Path(__file__).resolve()), *argv, "--worker", variant]
-    proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, check=False)
+    cmd = [sys.executable, "-m", "bench.er_speed.er_overhead", *argv, "--worker", variant]
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, check=False, cwd=ROOT)
     if proc.returncode != 0:
         raise SystemExit(f"worker for {variant!r} failed with exit code {proc.returncode}")
     return json.loads(proc.stdout)

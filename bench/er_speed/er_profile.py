@@ -19,11 +19,12 @@ from typing import Any
 from unittest import mock
 
 import torch
-from benchlib import emit, environment, load_average, load_demo_model, log, resolve_device, set_threads
-from er_overhead import TRAIN_BASE, TRAIN_OVERRIDES, VARIANTS, fixed_batch
 from torch.profiler import ProfilerActivity, profile
 from xmd.core import training
 from xmd.core.training import TrainConfig
+
+from bench.benchlib import emit, environment, load_average, load_demo_model, log, resolve_device, set_threads
+from bench.er_speed.er_overhead import TRAIN_BASE, TRAIN_OVERRIDES, VARIANTS, fixed_batch
 
 PHASES = ("xmd.forward_and_loss", "xmd.backward", "xmd.optimizer")
 LAUNCHES = ("cudaLaunchKernel", "cuLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernelEx")

@@ -17,10 +17,20 @@ from __future__ import annotations
 import argparse
 import time
 
-from benchlib import demo_train, emit, environment, load_average, load_demo_model, log, resolve_device, set_threads
 from xmd.core.calibrate import time_retrain_work
 from xmd.core.training import ERConfig
 from xmd.jobs.phases import calibrated_rates, graphs_priced
+
+from bench.benchlib import (
+    demo_train,
+    emit,
+    environment,
+    load_average,
+    load_demo_model,
+    log,
+    resolve_device,
+    set_threads,
+)
 
 DEMO_SHARE = 0.3
 """The demo's share of training rows with feedback (the planted word's rows)."""

@@ -30,12 +30,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
 import httpx
-from benchlib import emit, environment, load_average, log, resolve_device
 
-ROOT = Path(__file__).resolve().parents[1]
+from bench.benchlib import emit, environment, load_average, log, resolve_device
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _uptime() -> str:

@@ -19,12 +19,13 @@ import time
 from typing import Any
 
 import torch
-from benchlib import demo_train, emit, environment, load_average, load_demo_model, log, resolve_device
 from xmd.core import graphs
 from xmd.core.demo import SHORTCUT_WORD
 from xmd.core.feedback import FeedbackSet
 from xmd.core.training import ERConfig, TrainConfig, train_loop
 from xmd.core.types import Action, TaskFeedback
+
+from bench.benchlib import demo_train, emit, environment, load_average, load_demo_model, log, resolve_device
 
 
 def run(mode: str, args: argparse.Namespace, device: torch.device) -> dict[str, Any]:

@@ -27,7 +27,7 @@ from pathlib import Path
 from xmd.core.types import DataError, Example
 from xmd.core.words import split_words, word_key
 
-_ROOT = Path(__file__).resolve().parents[1]
+_ROOT = Path(__file__).resolve().parents[2]
 LABELS = ["normal", "toxic"]
 TOXIC = 1
 # HateXplain's label ids: 0 hatespeech, 1 normal, 2 offensive.

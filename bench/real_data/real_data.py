@@ -26,7 +26,6 @@ import hashlib
 import json
 import os
 import statistics
-import sys
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -34,11 +33,6 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import hatexplain as hx
-import real_data_stats as rs
-from benchlib import environment, load_average, log, resolve_device, set_threads
 from xmd.core.deletion import delete_feedback_words
 from xmd.core.feedback import FeedbackSet
 from xmd.core.modeling import load_model, minilm_path
@@ -48,8 +42,13 @@ from xmd.core.simulate import feedback_from_rationales, feedback_from_words
 from xmd.core.training import ERConfig, TrainConfig, train_loop
 from xmd.core.types import Action, Scope
 
-ROOT = Path(__file__).resolve().parent.parent
-WORDS_FILE = ROOT / "bench" / "data" / "hatexplain_identity_words.txt"
+from bench.benchlib import environment, load_average, log, resolve_device, set_threads
+from bench.real_data import hatexplain as hx
+from bench.real_data import real_data_stats as rs
+
+ROOT = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
+WORDS_FILE = HERE / "data" / "hatexplain_identity_words.txt"
 
 MODES = {
     # train_n / test_n: stratified subsamples (None = all); share_n: test posts for the share measurement.
@@ -93,7 +92,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--workdir", type=Path, default=ROOT / "runs" / "realbench", help="the fine-tuned base is cached here"
     )
     p.add_argument("--log", type=Path, default=None, help="append each arm as a JSON line; skip arms found there")
-    p.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "real_data.json")
+    p.add_argument("--out", type=Path, default=HERE / "results" / "real_data.json")
     p.add_argument("--time-budget-s", type=float, default=None, help="start no arm that would end past this")
     p.add_argument(
         "--assemble",

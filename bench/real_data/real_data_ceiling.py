@@ -23,23 +23,21 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import sys
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
 import numpy as np
-import real_data as rd
-import real_data_stats as rs
-from benchlib import environment, load_average, log, resolve_device, set_threads
 from xmd.core.attribution import explain
 from xmd.core.deletion import delete_positions
 from xmd.core.modeling import LoadedModel, load_model
 from xmd.core.types import Explanation
 from xmd.core.words import is_punctuation, split_words, word_key
+
+from bench.benchlib import environment, load_average, log, resolve_device, set_threads
+from bench.real_data import real_data as rd
+from bench.real_data import real_data_stats as rs
 
 TARGET_DROP = 0.30
 """Issue 14's target: identity FPR down by at least this fraction of the base model's."""
@@ -429,10 +427,10 @@ def main() -> None:
     p.add_argument(
         "--reference",
         type=Path,
-        default=rd.ROOT / "bench" / "results" / "real_data_gpu.json",
+        default=rd.HERE / "results" / "real_data_gpu.json",
         help="a real_data.py result whose base test predictions this run's base is compared with",
     )
-    p.add_argument("--out", type=Path, default=rd.ROOT / "bench" / "results" / "real_data_ceiling.json")
+    p.add_argument("--out", type=Path, default=rd.HERE / "results" / "real_data_ceiling.json")
     p.add_argument("--assemble", nargs=2, type=Path, metavar=("BASE_RESULT", "ARMS_RESULT"), default=None)
     args = p.parse_args()
     if args.assemble:

@@ -21,18 +21,16 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 import time
 from dataclasses import replace
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import real_data as rd
-from benchlib import environment, load_average, log, resolve_device, set_threads
 from xmd.core.attribution import explain
 from xmd.core.evaluate import plausibility
 from xmd.core.modeling import load_model
+
+from bench.benchlib import environment, load_average, log, resolve_device, set_threads
+from bench.real_data import real_data as rd
 
 DEFAULT_CANDIDATES = [
     "lambda0",
@@ -69,7 +67,7 @@ def main() -> None:
     p.add_argument("--threads", type=int, default=None)
     p.add_argument("--device", default="auto")
     p.add_argument("--log", type=Path, default=None)
-    p.add_argument("--out", type=Path, default=rd.ROOT / "bench" / "results" / "real_data_dev.json")
+    p.add_argument("--out", type=Path, default=rd.HERE / "results" / "real_data_dev.json")
     p.add_argument("--time-budget-s", type=float, default=None)
     p.add_argument("--quick", action="store_true")
     rd.add_er_arguments(p)

@@ -12,7 +12,6 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import replace
 
-import hatexplain as hx
 import numpy as np
 from xmd.core.attribution import explain
 from xmd.core.compare import compare_predictions, contains_words, seed_std
@@ -23,6 +22,8 @@ from xmd.core.feedback import FeedbackSet
 from xmd.core.modeling import LoadedModel
 from xmd.core.predict import predict_proba
 from xmd.core.types import Action, TaskFeedback
+
+from bench.real_data import hatexplain as hx
 
 SHARE_METHODS = ("grad_x_input", "occlusion")
 BOOTSTRAP = 2000

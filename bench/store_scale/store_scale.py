@@ -34,7 +34,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from benchlib import emit, load_average, log
 from sqlalchemy import create_engine, select, text
 from sqlalchemy.engine import make_url
 from xmd.core.normalize import EPS
@@ -60,6 +59,8 @@ from xmd.explanations.models import WordAggregate
 from xmd.feedback import service as feedback
 from xmd.projects import service as projects
 from xmd.versions import service as versions
+
+from bench.benchlib import ROOT, emit, load_average, log
 
 PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 PLANTED = "spielberg"
@@ -441,11 +442,21 @@ def run_in_db(db: str, n: int, repeat: int, aggregates_only: bool = False) -> di
 
 def run_worker(db: str, n: int, repeat: int, aggregates_only: bool = False) -> dict[str, Any]:
     """Run one (database, size) in a fresh interpreter, so that its peak memory is its own."""
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", db, "--n", str(n), "--repeat", str(repeat)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "bench.store_scale.store_scale",
+        "--worker",
+        db,
+        "--n",
+        str(n),
+        "--repeat",
+        str(repeat),
+    ]
     cmd += ["--aggregates-only"] if aggregates_only else []
     t = time.perf_counter()
     load_start = load_average()
-    proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, check=False)
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, check=False, cwd=ROOT)
     if proc.returncode != 0:
         raise SystemExit(f"store_scale worker ({db}, n={n}) failed with exit code {proc.returncode}")
     res = json.loads(proc.stdout)
@@ -521,7 +532,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         emit(doc)
         return
     import torch
-    from benchlib import environment
+
+    from bench.benchlib import environment
 
     loadavg_start = load_average()
     dbs = ["sqlite", "postgresql"] if args.db == "both" else [args.db]

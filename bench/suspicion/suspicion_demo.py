@@ -17,12 +17,14 @@ import random
 import time
 from pathlib import Path
 
-from benchlib import emit, environment, load_average, log, resolve_device, set_threads
-from xmd.core.aggregate import SUSPICIOUS_LEAN, SUSPICIOUS_Q, TaskAggregate, WordStats
+from xmd.core.aggregate import TaskAggregate
 from xmd.core.attribution import explain
 from xmd.core.demo import SHORTCUT_WORD
 from xmd.core.demo_story import prepare_baseline
 from xmd.core.modeling import load_model
+from xmd.core.suspicion import SUSPICIOUS_LEAN, SUSPICIOUS_Q, WordStats
+
+from bench.benchlib import emit, environment, load_average, log, resolve_device, set_threads
 
 
 def old_rule(ws: WordStats) -> bool:

@@ -33,20 +33,17 @@ import uuid
 from collections.abc import Sequence
 from pathlib import Path
 
-from benchlib import emit, load_average, log
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
+from xmd.core.tinymodel import build_tiny_model
 from xmd.core.types import Example as CoreExample
+from xmd.datasets import service as datasets
+from xmd.jobs.models import JobStatus
+from xmd.projects import service as projects
+from xmd.versions import service as versions
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "workers")]
-
-from tinymodel import build_tiny_model  # noqa: E402
-from workerstack import REDIS_URL, Stack  # noqa: E402
-from xmd.datasets import service as datasets  # noqa: E402
-from xmd.jobs.models import JobStatus  # noqa: E402
-from xmd.projects import service as projects  # noqa: E402
-from xmd.versions import service as versions  # noqa: E402
+from bench.benchlib import emit, load_average, log
+from workers.stack import REDIS_URL, Stack
 
 PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 ORCHESTRATION = ("claim", "plan", "mark")
@@ -131,7 +128,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = ap.parse_args(argv)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # still drop the schema under `timeout`
     import torch
-    from benchlib import environment
+
+    from bench.benchlib import environment
 
     loadavg_start = load_average()
     schema = f"xmd_bench_{uuid.uuid4().hex[:8]}"

@@ -1,4 +1,4 @@
-"""The pieces of ``bench/real_data.py`` on the real HateXplain files, with the tiny model for the training arms.
+"""The pieces of ``bench/real_data/real_data.py`` on the real HateXplain files, with the tiny model for the training arms.
 
 The benchmark itself (MiniLM, minutes to an hour) lives in bench/; here each piece is checked fast: CSV
 parsing and rationale alignment, the identity-word derivation, the deletion control, the statistics on
@@ -14,10 +14,8 @@ import numpy as np
 import pytest
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-
-import hatexplain as hx
-import real_data_stats as rs
+from bench.real_data import hatexplain as hx
+from bench.real_data import real_data_stats as rs
 from xmd.core.types import DataError
 from xmd.core.words import split_words
 
@@ -87,7 +85,7 @@ def test_real_files_split_and_identity_words(val_posts, tmp_path):
 
 def test_core_evaluation_mode_and_deletion_agree_with_the_benchmark_data(val_posts):
     """The core's rationale import and deletion control, run on the real rows, give what the benchmark expects."""
-    import real_data as rd
+    from bench.real_data import real_data as rd
     from xmd.core.align import content_words
     from xmd.core.compare import contains_words
     from xmd.core.deletion import delete_feedback_words
@@ -165,7 +163,7 @@ def test_bootstrap_and_verdict_on_constructed_numbers():
 
 def test_every_arm_once_with_the_tiny_model(val_posts, tiny):
     """Each arm trains the same steps from the same weights; λ = 0 repeats exactly; the ER arms carry a loss."""
-    import real_data as rd
+    from bench.real_data import real_data as rd
 
     train_posts, dev_posts = hx.stratified_split(val_posts, 0.2, seed=0)
     words, _ = hx.derive_identity_words(train_posts)
@@ -210,7 +208,7 @@ def test_er_options_reach_the_benchmark_arms_from_the_command_line():
     spec (``+setting=value``); the task scope narrows the remove targets and the deletion arm alike."""
     import subprocess
 
-    import real_data as rd
+    from bench.real_data import real_data as rd
     from xmd.core.types import Example
 
     args = rd.parse_args(["--counterfactual-weight", "0.5", "--task-scope", "correct", "--add-target", "magnitude"])
@@ -243,9 +241,13 @@ def test_er_options_reach_the_benchmark_arms_from_the_command_line():
     _, targets, _ = rd.arm_training("remove", ctx, defaults)
     assert targets == ctx["remove_targets"]
 
-    bench = Path(__file__).resolve().parents[2] / "bench"
+    root = Path(__file__).resolve().parents[2]
     help_text = subprocess.run(
-        [sys.executable, str(bench / "real_data_dev.py"), "--help"], capture_output=True, text=True, check=True
+        [sys.executable, "-m", "bench.real_data.real_data_dev", "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=root,
     ).stdout
     for flag in ("--counterfactual-weight", "--task-scope", "--add-target"):
         assert flag in help_text

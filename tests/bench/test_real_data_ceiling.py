@@ -1,4 +1,4 @@
-"""The pieces of ``bench/real_data_ceiling.py`` (test-time erasure of the identity words): word positions with
+"""The pieces of ``bench/real_data/real_data_ceiling.py`` (test-time erasure of the identity words): word positions with
 case and Unicode variants, deletion and replacement with tricky tokenisation, the random control, the split
 statistics and the ceiling on constructed numbers, and one pass of the analysis and its report section with
 the tiny random BERT on real HateXplain posts."""
@@ -13,10 +13,8 @@ import numpy as np
 import pytest
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-
-import hatexplain as hx
-import real_data_ceiling as rc
+from bench.real_data import hatexplain as hx
+from bench.real_data import real_data_ceiling as rc
 import report_real_data as rrd
 from xmd.core.compare import contains_words
 from xmd.core.types import Explanation

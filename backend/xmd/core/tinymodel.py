@@ -1,4 +1,4 @@
-"""A tiny random BERT with a real WordPiece tokenizer, built offline in milliseconds for unit tests."""
+"""A tiny random BERT with a WordPiece tokenizer, built offline in milliseconds (tests, orchestration benchmarks)."""
 
 from __future__ import annotations
 

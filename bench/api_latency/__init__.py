@@ -1,0 +1,1 @@
+"""Study: api_latency (see README.md)."""

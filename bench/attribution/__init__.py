@@ -1,0 +1,1 @@
+"""Study: attribution (see README.md)."""

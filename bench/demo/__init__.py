@@ -1,0 +1,1 @@
+"""Study: demo (see README.md)."""

@@ -1,0 +1,1 @@
+"""Study: effect (see README.md)."""

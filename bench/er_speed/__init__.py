@@ -1,0 +1,1 @@
+"""Study: er_speed (see README.md)."""

@@ -1,0 +1,1 @@
+"""Study: first_start (see README.md)."""

@@ -1,0 +1,1 @@
+"""Study: graphs_gpu (see README.md)."""

@@ -1,0 +1,1 @@
+"""Study: real_data (see README.md)."""

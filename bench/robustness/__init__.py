@@ -1,0 +1,1 @@
+"""Study: robustness (see README.md)."""

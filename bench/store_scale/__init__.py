@@ -1,0 +1,1 @@
+"""Study: store_scale (see README.md)."""

@@ -1,0 +1,1 @@
+"""Study: suspicion (see README.md)."""

@@ -1,0 +1,1 @@
+"""Study: worker_scaling (see README.md)."""
