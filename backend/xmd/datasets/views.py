@@ -165,8 +165,10 @@ def rename_dataset(dataset_id: Id, body: DatasetRename, db: DB, _: Admin) -> Dat
 
 @router.delete("/datasets/{dataset_id}", status_code=204)
 def delete_dataset(dataset_id: Id, db: DB, _: Admin) -> None:
-    """Delete a dataset, its examples, their explanations (out of the rankings) and their feedback."""
-    ds, _project = _dataset(db, dataset_id)
+    """Delete a dataset, its examples, their explanations (out of the rankings) and their feedback (the
+    event log keeps the feedback's history). 409 while a job of the project is queued or running."""
+    ds, project = _dataset(db, dataset_id)
+    projects_service.lock_when_idle(db_session=db, project=project, what=f"dataset {ds.name!r}")
     service.delete_dataset(db_session=db, dataset=ds)
 
 

@@ -10,6 +10,7 @@ from sqlalchemy.orm import Session
 from xmd.core.attribution import DEFAULT_METHOD, METHODS
 from xmd.core.types import DataError
 from xmd.datasets.models import Dataset
+from xmd.db.engine import is_sqlite, lock_row
 from xmd.db.errors import ConflictError, found
 from xmd.feedback.models import Feedback
 from xmd.projects.models import Project
@@ -127,3 +128,30 @@ def counts(*, db_session: Session, project_id: int) -> tuple[int, int, int]:
     ).one()
     n_fb = db_session.scalar(select(func.count()).select_from(Feedback).where(Feedback.project_id == project_id))
     return int(n_ds), int(n_ex), int(n_fb or 0)
+
+
+def lock_when_idle(*, db_session: Session, project: Project, what: str) -> None:
+    """Lock the project against new jobs and raise ConflictError (409) while any of its jobs is queued or
+    running: deleting ``what`` (a dataset) under a running retrain would take its examples and feedback
+    from under the job. The lock (PostgreSQL ``FOR UPDATE`` on the project row, which a job's insert
+    waits for; SQLite the write lock) holds until the caller's commit, so no job starts in between."""
+    from xmd.jobs.models import Job, JobStatus
+
+    if is_sqlite(db_session):
+        lock_row(db_session, Project, Project.id == project.id)
+    else:
+        db_session.execute(select(Project.id).where(Project.id == project.id).with_for_update()).all()
+    active = list(
+        db_session.scalars(
+            select(Job)
+            .where(Job.project_id == project.id, Job.status.in_((JobStatus.QUEUED, JobStatus.RUNNING)))
+            .order_by(Job.created_at, Job.id)
+        )
+    )
+    if active:
+        db_session.rollback()
+        listed = ", ".join(f"{j.kind.value} {j.id} ({j.status.value})" for j in active[:5])
+        raise ConflictError(
+            f"{what} cannot be deleted while {len(active)} job(s) of project {project.name!r} are unfinished: "
+            f"{listed}; wait until they finish or cancel them (POST /api/jobs/{{id}}/cancel)"
+        )
