@@ -11,7 +11,7 @@ STAMP   = $(VENV)/.xmd-installed
 OFFLINE = HF_HUB_OFFLINE=1
 export TOKENIZERS_PARALLELISM ?= false
 
-.PHONY: install install-e2e services frontend demo demo-story test lint bench bench-report clean
+.PHONY: install install-e2e services frontend demo demo-story test lint docs bench bench-report clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -59,11 +59,16 @@ services:
 test: install frontend install-e2e services
 	$(BIN)/ruff check backend workers tests bench
 	cd frontend && npm run test
+	$(MAKE) docs
 	$(OFFLINE) $(BIN)/python -m pytest -q
 
 lint: install
 	$(BIN)/ruff check backend workers tests bench
 	$(BIN)/ruff format --check backend workers tests bench
+
+## The documentation site (docs/, mkdocs.yml) into site/; --strict: a broken link or anchor fails the build.
+docs: install
+	$(BIN)/mkdocs build --strict --quiet
 
 ## Run every benchmark (hours on a 2-core CPU; see BENCHMARKS.md), then regenerate BENCHMARKS.md and its PNGs.
 bench: install

@@ -68,12 +68,12 @@ def test_environment_agrees_with_settings() -> None:
     )
 
 
-def test_readme_documents_the_environment_and_the_dockerfile_builds_what_compose_runs() -> None:
-    readme = (ROOT / "README.md").read_text()
-    section = readme[readme.index("## Production with docker compose") :]
+def test_docs_document_the_environment_and_the_dockerfile_builds_what_compose_runs() -> None:
+    page = (ROOT / "docs" / "deployment.md").read_text()
+    section = page[page.index("## Production with docker compose") :]
     c = _compose()
     for name in set(c["services"]["api"]["environment"]) | set(c["services"]["worker"]["environment"]):
-        assert f"`{name}`" in section, f"{name} is not documented in the README's compose section"
+        assert f"`{name}`" in section, f"{name} is not documented in docs/deployment.md's compose section"
     dockerfile = (ROOT / "Dockerfile").read_text()
     assert "pip install" in dockerfile and "COPY workers/ workers/" in dockerfile and "COPY migrations/" in dockerfile
     assert c["services"]["api"]["build"] == "."

@@ -1,0 +1,119 @@
+"""The documentation: a short README, pages under 450 lines, and a site whose strict build fails on a broken link.
+
+The site build runs on a copy of docs/, mkdocs.yml and the hook beside a small made-up ``bench/`` and
+``BENCHMARKS.md``, so these tests prove the hook and the link checking, whatever the studies hold today;
+``make docs`` (run by ``make test``) builds the real site the same way.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _hooks():
+    spec = importlib.util.spec_from_file_location("mkdocs_hooks", ROOT / "scripts" / "mkdocs_hooks.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_readme_is_short_and_links_to_pages_that_exist() -> None:
+    readme = (ROOT / "README.md").read_text()
+    assert len(readme.splitlines()) <= 250
+    assert "make demo" in readme and "make test" in readme
+    targets = re.findall(r"\]\((docs/[^)#]+)", readme)
+    assert len(targets) >= 8, targets
+    for target in targets:
+        assert (ROOT / target).is_file(), f"the README links to {target}, which does not exist"
+
+
+def test_every_docs_page_is_under_450_lines_and_in_the_nav() -> None:
+    nav = (ROOT / "mkdocs.yml").read_text()
+    for page in (ROOT / "docs").glob("*.md"):
+        assert len(page.read_text().splitlines()) <= 450, page.name
+        assert f" {page.name}" in nav, f"docs/{page.name} is not in mkdocs.yml's nav"
+
+
+def test_links_are_rewritten_from_repository_paths_to_site_paths(tmp_path: Path) -> None:
+    hooks = _hooks()
+    (tmp_path / "backend").mkdir()
+    (tmp_path / "backend" / "app.py").write_text("")
+    pages = {"BENCHMARKS.md": "studies/summary.md", "bench/toy/README.md": "studies/toy/README.md"}
+    md = "[s](../BENCHMARKS.md#top) [t](../bench/toy) [c](../backend/app.py) [x](../nope.md) [w](https://a.b/c)"
+    out = hooks.rewrite_links(md, "benchmarks.md", pages, root=tmp_path)
+    assert (
+        out
+        == "[s](studies/summary.md#top) [t](studies/toy/README.md) c (`backend/app.py`) [x](../nope.md) [w](https://a.b/c)"
+    )
+    # from a published page: its repository folder is where its links start
+    out = hooks.rewrite_links("[back](../../BENCHMARKS.md) [d](../../docs/cli.md)", "studies/toy/README.md", pages)
+    assert out == "[back](../summary.md) [d](../../cli.md)"
+    assert hooks.github_slug("Why `both` is the default: measured, not assumed") == (
+        "why-both-is-the-default-measured-not-assumed"
+    )
+
+
+def _site(tmp_path: Path) -> Path:
+    """A copy of the docs set-up with one made-up study, linked both ways with the summary."""
+    for name in ("docs", "scripts"):
+        shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "mkdocs.yml", tmp_path / "mkdocs.yml")
+    (tmp_path / "backend" / "xmd").mkdir(parents=True)
+    (tmp_path / "backend" / "xmd" / "README.md").write_text("# the layers\n")
+    study = tmp_path / "bench" / "toy"
+    (study / "results").mkdir(parents=True)
+    (study / "results" / "toy.json").write_text("{}")
+    (study / "README.md").write_text(
+        "# Is the toy fast?\n\n[the summary](../../BENCHMARKS.md#headline), [raw](results/toy.json)\n"
+    )
+    (tmp_path / "bench" / "README.md").write_text("# bench\n\n[toy](toy/README.md)\n")
+    summary = "# Benchmarks\n\n## Headline\n\n[toy](bench/toy/README.md#is-the-toy-fast)\n"
+    (tmp_path / "BENCHMARKS.md").write_text(summary)
+    return tmp_path
+
+
+def _build(root: Path) -> subprocess.CompletedProcess:
+    cmd = [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(root / "mkdocs.yml")]
+    return subprocess.run(cmd, cwd=root, capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _site(tmp_path_factory.mktemp("site"))
+
+
+def test_strict_build_publishes_the_studies_and_their_links_resolve(site: Path) -> None:
+    done = _build(site)
+    assert done.returncode == 0, done.stderr
+    out = site / "site"
+    assert (out / "studies" / "toy" / "index.html").is_file() and (out / "studies" / "summary" / "index.html").is_file()
+    assert (out / "studies" / "toy" / "results" / "toy.json").is_file()
+    bench_page = (out / "benchmarks" / "index.html").read_text()
+    assert "Is the toy fast?" in bench_page and 'href="../studies/toy/"' in bench_page  # the generated table
+    assert 'href="studies/toy/">toy<' in (out / "index.html").read_text()  # the nav lists the study
+
+
+@pytest.mark.parametrize(
+    ("page", "bad", "named"),
+    [
+        ("docs/cli.md", "\nSee [gone](gone.md).\n", "gone.md"),
+        ("docs/guide.md", "\nSee [gone](../bench/gone/README.md).\n", "gone/README.md"),
+        ("docs/guide.md", "\nSee [a heading](cli.md#no-such-heading).\n", "no-such-heading"),
+        ("bench/toy/README.md", "\nSee [x](../../docs/missing.md).\n", "missing.md"),
+    ],
+)
+def test_strict_build_fails_on_a_broken_link(tmp_path: Path, page: str, bad: str, named: str) -> None:
+    root = _site(tmp_path)
+    with (root / page).open("a") as f:
+        f.write(bad)
+    done = _build(root)
+    assert done.returncode != 0 and named in done.stderr, done.stderr
