@@ -7,7 +7,8 @@ import random
 import pytest
 from sqlalchemy import func, select
 from store_helpers import make_explanation, random_examples
-from xmd.core.aggregate import TaskAggregate, label_skew
+from xmd.core.aggregate import TaskAggregate
+from xmd.core.suspicion import label_skew
 from xmd.core.types import DataError
 from xmd.core.types import Explanation as CoreExplanation
 from xmd.core.words import split_words

@@ -6,8 +6,9 @@ import json
 import random
 
 import pytest
-from xmd.core.aggregate import TaskAggregate, WordStats, _shares, aggregate
+from xmd.core.aggregate import TaskAggregate, _shares, aggregate
 from xmd.core.normalize import normalize_scores
+from xmd.core.suspicion import WordStats
 from xmd.core.types import DataError, Example, Explanation
 from xmd.core.words import is_punctuation, split_words, word_key
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from xmd.core.aggregate import label_skew
+from xmd.core.suspicion import label_skew
 from xmd.explanations.aggregates import BAND, next_floor, prior_of, suspicion_bound
 
 
@@ -27,8 +27,9 @@ def test_bound_holds_for_every_prior_above_the_floor(num_labels: int) -> None:
         # At the floor itself the bound is reached (it is the skew there, for the picked label).
         skew_at_floor = importance * label_skew(counts, floor)[0] if sum(floor) else None
         tight += skew_at_floor is not None and bound - skew_at_floor < 1e-12
-        # Floor 0 gives the prior-independent bound of the first schema, never tighter.
-        assert bound <= suspicion_bound(importance, counts) + 1e-15
+        # Floor 0 gives the prior-independent bound of the first schema, never tighter (up to float
+        # rounding: both are the core's skew formula, whose last bits depend on the floor).
+        assert bound <= suspicion_bound(importance, counts) + 1e-12
     assert tight > 0
 
 

@@ -10,8 +10,9 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from xmd.core.aggregate import SUSPICIOUS_Q, TaskAggregate, is_suspicious
+from xmd.core.aggregate import TaskAggregate
 from xmd.core.skewtest import QLookup, bh_q_values, binom_sf, skew_p_values
+from xmd.core.suspicion import SUSPICIOUS_Q, is_suspicious
 from xmd.core.types import Explanation
 from xmd.core.words import split_words
 

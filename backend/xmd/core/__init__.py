@@ -3,7 +3,7 @@
 It imports no web, database or queue code, so everything here works from a notebook or the CLI.
 """
 
-from xmd.core.aggregate import TaskAggregate, WordStats, aggregate
+from xmd.core.aggregate import TaskAggregate, aggregate
 from xmd.core.attribution import METHODS, explain
 from xmd.core.controls import Comparison, ControlsConfig, run_comparison
 from xmd.core.data import load_examples, save_examples
@@ -13,6 +13,7 @@ from xmd.core.modeling import LoadedModel, load_model, save_model
 from xmd.core.normalize import normalize_scores, shares
 from xmd.core.pipeline import RunResult, debug, fine_tune
 from xmd.core.predict import predict_proba
+from xmd.core.suspicion import WordStats
 from xmd.core.training import ERConfig, RetrainConfig, StepInfo, TrainConfig, TrainingCancelled, train_loop
 from xmd.core.types import (
     Action,

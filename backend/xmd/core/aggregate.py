@@ -12,106 +12,26 @@ saw, and the *signed* value is the same sum with each share carrying the sign of
 A word's statistics are means over the examples containing it, so a word that is frequent is not
 ranked high just for being frequent.
 
-*Skew* says how much a word predicts a gold label beyond the dataset's label prior: with the
-smoothed P(l | word) = (n_l + alpha * prior_l) / (n + alpha), alpha = 1, over the labelled examples
-containing the word, and l the label where it is highest, skew = (P(l | word) - prior_l) /
-(1 - prior_l), clipped to [0, 1]. *Suspicion* = mean importance x skew ranks likely shortcuts.
-
-*Suspicious* (the flag) needs more than a large product: the skew must be unlikely by chance — a
-binomial test of the word's label counts against the prior, with Benjamini–Hochberg control of the
-false-discovery rate over the whole vocabulary (:mod:`xmd.core.skewtest`; ``q_value``) — and the
-model must lean on the word: its mean importance at least :data:`SUSPICIOUS_LEAN` times the share an
-average word gets (``lean``). Both need the whole vocabulary, so they are computed at ranking time
-(:class:`Vocabulary`), by the core here and by the service from its stored rows alike.
+How suspicious each word is (its label skew, the suspicion score importance x skew, and the flag) is
+defined in :mod:`xmd.core.suspicion`, which the service's SQL-backed ranking calls as well.
 """
 
 from __future__ import annotations
 
 import heapq
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
 
 from xmd.core.normalize import EPS
-from xmd.core.skewtest import QLookup, skew_p_values
+from xmd.core.suspicion import SORT_DIGITS, Vocabulary, WordStats, stats_from_sums, suspicion_key
 from xmd.core.types import DataError, Example, Explanation
 from xmd.core.words import is_punctuation, word_key
 
 SortKey = Literal["importance", "count", "suspicion"]
 SORTS: tuple[str, ...] = ("importance", "count", "suspicion")
-ALPHA = 1.0
-"""Pseudo-count pulling P(label | word) toward the prior, so that a word seen once is not 100% skewed."""
-
 FORMAT_VERSION = 1
-_SORT_DIGITS = 9
-
-
-@dataclass
-class WordStats:
-    """Aggregated statistics of one word key; ``label_counts`` counts labelled examples only."""
-
-    word: str
-    count: int
-    mean_importance: float
-    mean_signed: float
-    label_counts: list[int]
-    skew: float
-    skew_label: int | None
-    suspicion: float
-    skew_label_name: str | None = None
-    p_value: float = 1.0
-    q_value: float = 1.0
-    lean: float = 0.0
-
-    @property
-    def suspicious(self) -> bool:
-        """The rule the UI flags words by (:func:`is_suspicious`), so every reader shows the same flag."""
-        return is_suspicious(self)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The fields plus the flag; shallow (``asdict`` deep-copies field by field, and the task view
-        builds a hundred of these per request: it was most of the request's CPU time)."""
-        return {**self.__dict__, "label_counts": list(self.label_counts), "suspicious": self.suspicious}
-
-
-SUSPICIOUS_Q = 0.05
-"""False-discovery rate the flag controls over the vocabulary (Benjamini–Hochberg)."""
-SUSPICIOUS_LEAN = 2.0
-"""The model leans on a word when its mean importance is at least this many times an average word's."""
-SUSPICIOUS_SKEW = 0.5
-"""And the skew is large, not just significant: with 100k examples a 2-point lean is 'significant'."""
-
-
-def is_suspicious(ws: WordStats) -> bool:
-    """A word is *suggested suspicious* when its label skew is unlikely by chance (q <= 0.05 over the
-    vocabulary), at least half-way beyond the label prior, and the model leans on it (mean importance
-    >= 2x an average word's): the one definition, which the API sends as ``suspicious`` and the UI
-    shows as it is."""
-    return ws.q_value <= SUSPICIOUS_Q and ws.skew >= SUSPICIOUS_SKEW and ws.lean >= SUSPICIOUS_LEAN
-
-
-class Vocabulary:
-    """What a word's flag needs from the whole vocabulary: the q-values of every word's skew test and
-    the share an average word gets (sum of shares / occurrences over all words)."""
-
-    def __init__(self, label_counts: np.ndarray, prior: Sequence[float], total_share: float, total_count: int) -> None:
-        self.prior = list(prior)
-        self.p_values = skew_p_values(label_counts, self.prior)
-        self.q = QLookup(self.p_values)
-        self.mean_share = total_share / total_count if total_count > 0 else 0.0
-
-    def p_value(self, label_counts: Sequence[int]) -> float:
-        """The word's own p-value, computed as for the whole vocabulary."""
-        return float(skew_p_values(np.asarray([label_counts]), self.prior)[0])
-
-    def fill(self, ws: WordStats, p: float | None = None) -> WordStats:
-        """Set ``p_value``, ``q_value`` and ``lean`` of one word's statistics (in place; returned)."""
-        ws.p_value = self.p_value(ws.label_counts) if p is None else p
-        ws.q_value = self.q(ws.p_value)
-        ws.lean = ws.mean_importance / self.mean_share if self.mean_share > 0 else 0.0
-        return ws
 
 
 class _Acc:
@@ -141,27 +61,6 @@ def _shares(scores: Sequence[float]) -> list[float]:
     mags = [abs(float(s)) for s in scores]
     total = sum(mags) + EPS
     return [m / total for m in mags]
-
-
-def label_skew(label_counts: Sequence[int], prior: Sequence[float]) -> tuple[float, int | None]:
-    """(skew, skew label) of a word with these label counts (definition in the module docs).
-
-    Public so that the service's SQL-backed ranking computes exactly the same number.
-    """
-    n = sum(label_counts)
-    if n == 0:
-        return 0.0, None
-    best, best_p = 0, -1.0
-    for lab, (n_l, p_l) in enumerate(zip(label_counts, prior, strict=True)):
-        p = (n_l + ALPHA * p_l) / (n + ALPHA)
-        if p > best_p:
-            best, best_p = lab, p
-    p_l = prior[best]
-    if p_l >= 1.0:
-        # Only one label in the data: nothing can be skewed toward it.
-        return 0.0, best
-    skew = (best_p - p_l) / (1.0 - p_l)
-    return min(1.0, max(0.0, skew)), best
 
 
 class TaskAggregate:
@@ -300,26 +199,8 @@ class TaskAggregate:
         return self._vocab
 
     def _make(self, key: str, acc: _Acc, prior: list[float]) -> WordStats:
-        mean_importance = max(0.0, acc.sum_share / acc.count)
-        skew, skew_label = label_skew(acc.label_counts, prior)
+        ws = stats_from_sums(key, acc.count, acc.sum_share, acc.sum_signed, acc.label_counts, prior, self.label_names)
         vocab, p_values = self.vocabulary()
-        ws = WordStats(
-            word=key,
-            count=acc.count,
-            mean_importance=mean_importance,
-            mean_signed=acc.sum_signed / acc.count,
-            label_counts=list(acc.label_counts),
-            skew=skew,
-            skew_label=skew_label,
-            # A word the model leans on (importance) that also predicts one label (skew) is the
-            # textbook shortcut. Either alone is a weak signal: importance flags any word the model
-            # uses, skew flags rare words the model may ignore. The product puts first what is
-            # worth a person's look; shortcut ("Spielberg") or real signal ("great") is theirs to say.
-            suspicion=mean_importance * skew,
-            skew_label_name=(
-                self.label_names[skew_label] if self.label_names is not None and skew_label is not None else None
-            ),
-        )
         return vocab.fill(ws, p_values[key])
 
     def stats(self, key: str) -> WordStats | None:
@@ -352,14 +233,13 @@ class TaskAggregate:
         for k, acc in self._words.items():
             # Rounded so that float noise (EPS in the shares, drift from incremental updates) does
             # not decide between values that are equal on paper; the tie-breaks do.
-            imp = round(max(0.0, acc.sum_share / acc.count), _SORT_DIGITS)
+            imp = round(max(0.0, acc.sum_share / acc.count), SORT_DIGITS)
             if sort == "importance":
                 keys[k] = (-imp, -acc.count, k)
             elif sort == "count":
                 keys[k] = (-acc.count, -imp, k)
             else:
-                skew = label_skew(acc.label_counts, prior)[0]
-                keys[k] = (-round(imp * skew, _SORT_DIGITS), -imp, k)
+                keys[k] = (-suspicion_key(imp, acc.label_counts, prior), -imp, k)
         order = sorted(keys, key=keys.__getitem__)
         self._order[sort] = order
         return order

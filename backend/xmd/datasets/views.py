@@ -13,7 +13,8 @@ from fastapi import APIRouter, File, Form, Query, Request, UploadFile
 from fastapi.concurrency import run_in_threadpool
 from sqlalchemy.orm import Session
 
-from xmd.core.data import SUPPORTED_EXTENSIONS, load_examples, preview_file
+from xmd.core.data import load_examples, preview_file
+from xmd.core.data_read import SUPPORTED_EXTENSIONS
 from xmd.core.types import DataError
 from xmd.datasets import service
 from xmd.datasets.models import Dataset, DatasetRole

@@ -12,7 +12,8 @@ from typing import Any
 from sqlalchemy import delete, select, text
 from sqlalchemy.orm import Session
 
-from xmd.core.aggregate import ALPHA, TaskAggregate
+from xmd.core.aggregate import TaskAggregate
+from xmd.core.suspicion import SORT_DIGITS, skew_toward, suspicion
 from xmd.core.types import Explanation as CoreExplanation
 from xmd.db import bulk
 from xmd.db.base import utcnow
@@ -22,8 +23,6 @@ from xmd.versions.models import ModelVersion
 
 INCLUDE_PUNCTUATION = False
 """As in the core's default: punctuation takes part in the shares but gets no row in the ranking."""
-SORT_DIGITS = 9
-"""The core rounds sort keys to this many digits (float noise must not decide the order)."""
 CHUNK = 500
 """Bound on the number of bind parameters per IN (...) list (SQLite allows 32766)."""
 
@@ -132,18 +131,17 @@ _WORD_ROW = (*_WORD_KEY, "project_id", *_WORD_VALUES)
 def suspicion_bound(importance: float, label_counts: Sequence[int], floor: Sequence[float] | None = None) -> float:
     """Upper bound of a word's suspicion for every label prior p with p_l >= ``floor[l]`` for all l.
 
-    The core's skew is g_l(p_l) = (n_l - p_l n) / ((n + alpha)(1 - p_l)) for the label it picks, and
-    g_l decreases in p_l, so importance x max_l g_l(floor_l) bounds it. With floor 0 this is the
-    prior-independent importance x max n_l / (n + alpha); a floor just below the current prior is
-    tight for frequent words too, whose skew is near 0 while n_l / (n + alpha) is near the prior.
+    The core's skew toward label l (:func:`xmd.core.suspicion.skew_toward`) decreases in p_l, so
+    importance x max_l skew_toward(floor_l) bounds the skew of whichever label it picks. With floor 0
+    this is the prior-independent importance x max n_l / (n + alpha); a floor just below the current
+    prior is tight for frequent words too, whose skew is near 0 while n_l / (n + alpha) is near the prior.
     """
     n = sum(label_counts)
     if n <= 0:
         return 0.0
-    if floor is None:
-        return importance * max(label_counts) / (n + ALPHA)
-    g = max((n_l - f * n) / ((n + ALPHA) * (1.0 - f)) for n_l, f in zip(label_counts, floor, strict=False))
-    return importance * min(1.0, max(0.0, g))
+    floors = [0.0] * len(label_counts) if floor is None else floor
+    g = max(skew_toward(n_l, n, f) for n_l, f in zip(label_counts, floors, strict=False))
+    return suspicion(importance, min(1.0, max(0.0, g)))
 
 
 BAND = 0.01

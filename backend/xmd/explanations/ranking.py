@@ -13,15 +13,15 @@ every prior at or above a floor f (kept by the writers just below the current pr
 (With f = 0, the bound of the first schema, importance x max n_l / (n + alpha), was loose for frequent
 words, whose n_l / n is near the prior: at 1M examples the scan read every word, 207 ms.) A page is
 a threshold scan: rows in ``suspicion_bound`` order (indexed), exact suspicion computed in Python
-with the core's formula, stop as soon as the next bound is below the k-th best suspicion found
-(k = offset + limit) — no later word can enter the page. The bound is tight for the rare,
-one-label words that dominate the top and, with the floor, for frequent words too, so a top-100 page
-reads a few hundred to a few thousand rows. The result is exact: same numbers, order
+with the core's function (:func:`xmd.core.suspicion.suspicion_key`), stop as soon as the next bound is
+below the k-th best suspicion found (k = offset + limit) — no later word can enter the page. The bound
+is tight for the rare, one-label words that dominate the top and, with the floor, for frequent words
+too, so a top-100 page reads a few hundred to a few thousand rows. The result is exact: same numbers, order
 and tie-breaks as :meth:`TaskAggregate.ranking`. When no word can be skewed (one label, or nothing
 labelled) every suspicion is 0 and the order is a plain SQL sort.
 
 **The flag.** ``suspicious`` needs the whole vocabulary (false-discovery control over every word's skew
-test, and the share an average word gets: :class:`xmd.core.aggregate.Vocabulary`). It is built from
+test, and the share an average word gets: :class:`xmd.core.suspicion.Vocabulary`). It is built from
 all of the (version, method)'s rows once per state of the aggregate (its state row's ``updated_at``)
 and cached, so a page costs its own rows only.
 """
@@ -39,11 +39,12 @@ import numpy as np
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from xmd.core.aggregate import SORTS, Vocabulary, WordStats, label_skew
+from xmd.core.aggregate import SORTS
+from xmd.core.suspicion import Vocabulary, WordStats, stats_from_sums, suspicion_key
 from xmd.core.words import word_key
 from xmd.datasets.models import Example
 from xmd.db.errors import NotFoundError
-from xmd.explanations.aggregates import BOUND_MARGIN, SORT_DIGITS, WORD_COLS
+from xmd.explanations.aggregates import BOUND_MARGIN, WORD_COLS
 from xmd.explanations.models import AggregateState, Explanation, WordAggregate, WordOccurrence
 from xmd.explanations.service import MAX_PAGE, get_state, project_of
 from xmd.explanations.statecache import StateCache
@@ -111,19 +112,7 @@ def _stats(
 ) -> WordStats:
     word, count, sum_share, sum_signed, _, label_counts = row[:6]
     lc = list(label_counts) + [0] * (num_labels - len(label_counts))
-    mean_importance = max(0.0, sum_share / count)
-    skew, skew_label = label_skew(lc, prior)
-    ws = WordStats(
-        word=word,
-        count=count,
-        mean_importance=mean_importance,
-        mean_signed=sum_signed / count,
-        label_counts=lc,
-        skew=skew,
-        skew_label=skew_label,
-        suspicion=mean_importance * skew,
-        skew_label_name=labels[skew_label] if skew_label is not None and skew_label < len(labels) else None,
-    )
+    ws = stats_from_sums(word, count, sum_share, sum_signed, lc, prior, labels)
     return vocab[0].fill(ws, vocab[1].get(word))
 
 
@@ -311,8 +300,8 @@ def _threshold_scan(
             if bounds_hold and len(heap) == k and row[6] < heap[0][0] - BOUND_MARGIN:
                 return heap, True  # suspicion <= bound: neither this word nor any later one can enter the page
             n += 1
-            skew = label_skew(list(row[5]) + [0] * (num_labels - len(row[5])), prior)[0]
-            entry = (round(imp * skew, SORT_DIGITS), imp, _Neg(row[0]), row)
+            key = suspicion_key(imp, list(row[5]) + [0] * (num_labels - len(row[5])), prior)
+            entry = (key, imp, _Neg(row[0]), row)
             if len(heap) < k:
                 heapq.heappush(heap, entry)
             elif entry > heap[0]:

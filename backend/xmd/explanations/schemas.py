@@ -2,7 +2,7 @@
 
 Scores go out raw *and* as shares (:func:`xmd.core.normalize.normalize_scores`, the same scale the
 ER loss targets: remove → 0, add → 1), so what the UI shades is what training pulls on. Every word
-carries ``suspicious`` from the core's one rule (:func:`xmd.core.aggregate.is_suspicious`).
+carries ``suspicious`` from the core's one rule (:func:`xmd.core.suspicion.is_suspicious`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, create_model
 from sqlalchemy.orm import Session
 
-from xmd.core.aggregate import WordStats
+from xmd.core.suspicion import WordStats
 from xmd.core.normalize import normalize_scores
 from xmd.core.types import Explanation as CoreExplanation
 from xmd.datasets import service as datasets_service
@@ -68,7 +68,7 @@ WordOut = create_model(
     "WordOut",
     __doc__="A ranked word: the core's WordStats field for field, its suspicious flag, and the task feedback on it.",
     **{name: (kind, ...) for name, kind in typing.get_type_hints(WordStats).items()},
-    suspicious=(bool, Field(description="the core's rule (xmd.core.aggregate.is_suspicious), not the client's")),
+    suspicious=(bool, Field(description="the core's rule (xmd.core.suspicion.is_suspicious), not the client's")),
     feedback=(list[WordFeedback], ...),
 )
 
