@@ -1,14 +1,11 @@
-"""Figures for BENCHMARKS.md, drawn only from the JSON documents in bench/results/.
+"""Figures of the study READMEs, drawn only from the JSON documents in ``bench/<study>/results/``.
 
-Why a script: every figure in BENCHMARKS.md has to be regenerable from committed code and data, so
-nothing is drawn by hand. ``bench/report.py`` calls :func:`draw_all`; run alone it does the same:
-
-    .venv/bin/python bench/plots.py [--results bench/results]
+Every figure has to be regenerable from committed code and data, so nothing is drawn by hand.
+``python -m bench.report`` calls :func:`draw_all` before it renders the READMEs.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 from typing import Any
@@ -18,7 +15,7 @@ import matplotlib
 matplotlib.use("Agg")  # files only, no display
 import matplotlib.pyplot as plt
 
-RESULTS = Path(__file__).resolve().parent / "results"
+BENCH = Path(__file__).resolve().parent.parent
 # No timestamps or version strings inside the PNGs: regenerating unchanged results gives unchanged files.
 PNG_META = {"Software": None}
 
@@ -119,26 +116,53 @@ def effect_plot(doc: dict[str, Any], out: Path) -> Path:
     return out
 
 
-def draw_all(results: Path = RESULTS) -> list[Path]:
+def real_data_plot(doc: dict[str, Any], out: Path) -> Path | None:
+    """Identity FPR, accuracy, identity shares and AUPRC per arm (mean ± std over seeds)."""
+    base, arms = doc["base"], doc["summary"]["arms"]
+    if not arms:
+        return None
+    panels = [
+        ("fpr_identity", "identity-term FPR (normal posts)", base["test"]["fpr_identity"]),
+        ("accuracy", "accuracy", base["test"]["accuracy"]),
+        ("share_occlusion", "identity-word share (occlusion)", (base.get("shares") or {}).get("occlusion")),
+        ("auprc", "rationale AUPRC (grad x input)", (base.get("plausibility") or {}).get("auprc")),
+    ]
+    fig, axes = plt.subplots(1, len(panels), figsize=(13, 3.2))
+    for ax, (key, label, before) in zip(axes, panels, strict=True):
+        names = [a for a in ("lambda0", "remove", "deletion", "rationale_add") if key in arms.get(a, {})]
+        means = [arms[a][key]["mean"] for a in names]
+        stds = [arms[a][key]["std"] for a in names]
+        colours = ["#1f77b4" if a in ("remove", "rationale_add") else "#999999" for a in names]
+        ax.bar(range(len(names)), means, yerr=stds, color=colours, capsize=3)
+        if before is not None:
+            ax.axhline(before, color="#d62728", linestyle="--", linewidth=1, label="base (before)")
+            ax.legend(fontsize=7, loc="lower right")
+        ax.set_xticks(range(len(names)), [n.replace("_", "\n") for n in names], fontsize=8)
+        ax.set_title(label, fontsize=9)
+    fig.suptitle(
+        f"HateXplain test: debugged (blue) vs controls (grey), mean ± std over seeds {doc['config']['seeds']} "
+        f"({doc['environment'].get('device_name', '?')})",
+        fontsize=9,
+    )
+    fig.tight_layout()
+    fig.savefig(out, dpi=110, metadata=PNG_META)
+    plt.close(fig)
+    return out
+
+
+def draw_all(bench: Path = BENCH) -> list[Path]:
     """Every figure whose results exist; returns the files written."""
-    written = []
+    written: list[Path | None] = []
     for name in ("attribution_throughput", "attribution_throughput_cuda"):
-        doc = load(results, name)
+        doc = load(bench / "attribution" / "results", name)
         if doc:
-            written.append(throughput_plot(doc, results / f"{name}.png"))
+            written.append(throughput_plot(doc, bench / "attribution" / "results" / f"{name}.png"))
     for name in ("effect_sweep", "effect_sweep_cuda", "effect_objectives"):
-        doc = load(results, name)
+        doc = load(bench / "effect" / "results", name)
         if doc and doc.get("runs"):
-            written.append(effect_plot(doc, results / f"{name}.png"))
-    return written
-
-
-def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--results", type=Path, default=RESULTS)
-    for path in draw_all(p.parse_args().results):
-        print(path)
-
-
-if __name__ == "__main__":
-    main()
+            written.append(effect_plot(doc, bench / "effect" / "results" / f"{name}.png"))
+    for name in ("real_data_gpu",):
+        doc = load(bench / "real_data" / "results", name)
+        if doc:
+            written.append(real_data_plot(doc, bench / "real_data" / "results" / f"{name}.png"))
+    return [p for p in written if p is not None]
