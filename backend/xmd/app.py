@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -21,6 +22,7 @@ from fastapi import Depends, FastAPI, Request, Response
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy import Engine
+from sqlalchemy.orm import Session, sessionmaker
 
 from xmd import __version__
 from xmd.config import Settings
@@ -38,6 +40,7 @@ from xmd.http.inputs import InputGuard
 from xmd.http.redact import redact_url_secrets
 from xmd.http.tempfiles import clean_stale_uploads
 from xmd.http.uploads import BodyLimit, max_bytes
+from xmd.jobs import flows as job_flows
 from xmd.jobs.queue import Enqueue, queue_for, sender
 from xmd.jobs.views import router as jobs_router
 from xmd.jobs.watch import JobWatch
@@ -85,6 +88,35 @@ def frontend_dist() -> Path | None:
     return next((c for c in candidates if (c / "index.html").is_file()), None)
 
 
+log = logging.getLogger(__name__)
+
+
+class StaleSweep(threading.Thread):
+    """The API runs the stale-job sweep too (:func:`xmd.jobs.flows.sweep`), every heartbeat: with every
+    worker dead, no worker sweeps, and a dead worker's job would stay "running" until one came back. A
+    job whose worker process is known dead is failed at the next round; one on another host once its
+    heartbeat is ``stale_after_s`` old."""
+
+    def __init__(self, factory: sessionmaker[Session], settings: Settings) -> None:
+        super().__init__(name="xmd-api-sweep", daemon=True)
+        self.factory, self.settings = factory, settings
+        self.halt = threading.Event()
+
+    def run(self) -> None:
+        while not self.halt.wait(self.settings.heartbeat_s):
+            try:
+                with self.factory() as db:
+                    swept = job_flows.sweep(db, stale_after_s=self.settings.stale_after_s)
+                if swept["jobs"] or swept["versions"]:
+                    log.warning("stale-job sweep: failed jobs %s, model versions %s", swept["jobs"], swept["versions"])
+            except Exception as exc:  # the database may be busy or down for a moment: the next round retries
+                log.warning("stale-job sweep failed: %s", type(exc).__name__)
+
+    def stop(self) -> None:
+        self.halt.set()
+        self.join(timeout=10)
+
+
 def create_app(
     settings: Settings | None = None,
     *,
@@ -116,7 +148,10 @@ def create_app(
             per_user=settings.event_streams_per_user,
             queue_of=lambda kind: queue_for(settings, kind),
         )
+        sweeper = StaleSweep(app.state.session_factory, settings)
+        sweeper.start()
         yield
+        sweeper.stop()
         app.state.health.close()
         if engine is None:
             eng.dispose()

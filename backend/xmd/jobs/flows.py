@@ -148,8 +148,28 @@ def sweep(db: Session, *, stale_after_s: float) -> dict[str, list]:
     """Fail running jobs whose heartbeat is older than ``stale_after_s`` (their worker died without a
     word) and the model versions they left half-made."""
     stale = service.mark_stale_as_failed(db_session=db, older_than=timedelta(seconds=stale_after_s))
+    stale += fail_lost(db)
     job_secrets.expire(db)
     return {"jobs": stale, "versions": versions.fail_orphans(db_session=db)}
+
+
+LOST = (
+    "the worker running this job ({host}) died (killed or crashed) before it finished; nothing it started "
+    "was kept (the model version it began from, the feedback and earlier results are unchanged). Start the "
+    "job again to retry."
+)
+
+
+def fail_lost(db: Session) -> list[str]:
+    """Fail at once the running jobs whose worker process is known dead (it ran on this host and its pid
+    is gone): no need to wait ``stale_after_s`` for their heartbeat to age."""
+    lost = []
+    for job in service.list_jobs(db_session=db, status=JobStatus.RUNNING, limit=500):
+        if process_alive(job.worker_host) is False and service.fail(
+            db_session=db, job_id=job.id, error=LOST.format(host=job.worker_host)
+        ):
+            lost.append(job.id)
+    return lost
 
 
 def estimate_retrain(db: Session, project: Project, body: RetrainIn) -> dict[str, Any]:
