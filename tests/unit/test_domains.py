@@ -72,3 +72,20 @@ def test_no_two_domains_import_each_other():
     assert new == {}, "\n".join(f"{a} <-> {b}:\n  " + "\n  ".join(w) for (a, b), w in new.items())
     gone = KNOWN_CYCLES - set(cycles)
     assert gone == set(), f"these pairs no longer import each other both ways: take them off KNOWN_CYCLES: {gone}"
+
+
+def test_schemas_are_pure_data():
+    """A domain's schemas.py shapes what goes in and out; what it shows is read by its service.py."""
+    stores = (".service", ".ranking", ".aggregates", ".flows", ".queue")
+    for name in DOMAINS:
+        path = ROOT / name / "schemas.py"
+        if not path.exists():
+            continue
+        found = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                found |= {node.module, *(f"{node.module}.{a.name}" for a in node.names)}
+            elif isinstance(node, ast.Import):
+                found |= {a.name for a in node.names}
+        bad = sorted(m for m in found if m.startswith("sqlalchemy") or m.endswith(stores))
+        assert bad == [], f"{name}/schemas.py imports {bad}"

@@ -1,4 +1,5 @@
-"""Datasets and examples as the API shows them, and the builders that fill them from the store."""
+"""Datasets and examples as the API shows them, and the builders that fill them from what
+:mod:`xmd.datasets.service` read (pure data: no query here)."""
 
 from __future__ import annotations
 
@@ -6,11 +7,8 @@ from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
-from sqlalchemy.orm import Session
 
-from xmd.datasets import service
 from xmd.datasets.models import Dataset, DatasetRole, Example
-from xmd.explanations import service as explanations_service
 from xmd.http.pagination import Page
 from xmd.http.params import BodyId
 from xmd.projects.models import Project
@@ -108,26 +106,21 @@ def _columns(row: Any, schema: type[BaseModel]) -> dict[str, Any]:
     return {name: getattr(row, name) for name in schema.model_fields if hasattr(row, name)}
 
 
-def dataset_out(db: Session, ds: Dataset, project: Project) -> DatasetOut:
-    counts = service.label_counts(db_session=db, dataset_id=ds.id)
-    named = {("(none)" if k is None else project.labels[k]): v for k, v in counts.items()}
+def dataset_out(ds: Dataset, project: Project, facts: dict[str, Any]) -> DatasetOut:
+    """``facts``: :func:`xmd.datasets.service.dataset_facts` (label counts and explained rows)."""
+    named = {("(none)" if k is None else project.labels[k]): v for k, v in facts["label_counts"].items()}
     explained = [
         ExplainedOut(version_id=v, version=n_v, method=m, n_explained=n, complete=n >= ds.n_examples)
-        for _, v, n_v, m, n in explanations_service.explained_counts(
-            db_session=db, project_id=project.id, dataset_id=ds.id
-        )
+        for _, v, n_v, m, n in facts["explained"]
     ]
     return DatasetOut.model_validate({**_columns(ds, DatasetOut), "label_counts": named, "explained": explained})
 
 
 def examples_out(
-    db: Session, project: Project, rows: list[Example], version_id: int | None, method: str | None
+    project: Project, rows: list[Example], preds: dict[int, tuple[int, list[float]]], counts: dict[int, int]
 ) -> list[ExampleOut]:
-    """Examples with their stored prediction under a version and their feedback counts (one query each
-    for the whole page)."""
-    ids = [e.id for e in rows]
-    preds = service.stored_predictions(db_session=db, example_ids=ids, version_id=version_id, method=method)
-    counts = service.feedback_counts(db_session=db, example_ids=ids)
+    """Examples with their stored prediction under a version and their feedback counts
+    (``preds``, ``counts``: :func:`xmd.datasets.service.example_facts`, one query each for the whole page)."""
     out = []
     for e in rows:
         pred = None

@@ -122,6 +122,24 @@ def feedback_counts(*, db_session: Session, example_ids: Sequence[int]) -> dict[
     return {eid: int(n) for eid, n in db_session.execute(stmt)}
 
 
+def example_facts(
+    *, db_session: Session, example_ids: Sequence[int], version_id: int | None, method: str | None
+) -> tuple[dict[int, tuple[int, list[float]]], dict[int, int]]:
+    """What a page of examples shows beside each: its stored prediction and its feedback count."""
+    preds = stored_predictions(db_session=db_session, example_ids=example_ids, version_id=version_id, method=method)
+    return preds, feedback_counts(db_session=db_session, example_ids=example_ids)
+
+
+def dataset_facts(*, db_session: Session, dataset: Dataset) -> dict[str, Any]:
+    """What a dataset shows beside its columns: label counts, and its examples explained per version and method."""
+    from xmd.explanations import service as explanations_service
+
+    explained = explanations_service.explained_counts(
+        db_session=db_session, project_id=dataset.project_id, dataset_id=dataset.id
+    )
+    return {"label_counts": label_counts(db_session=db_session, dataset_id=dataset.id), "explained": explained}
+
+
 def _chunks(rows: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
     for i in range(0, len(rows), size):
         yield rows[i : i + size]

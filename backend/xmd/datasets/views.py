@@ -44,6 +44,13 @@ from xmd.versions import service as versions_service
 router = APIRouter(prefix="/api", tags=["datasets"])
 
 
+def _examples(db: Session, project: Project, rows: list, mv_id: int | None, method: str | None) -> list[ExampleOut]:
+    preds, counts = service.example_facts(
+        db_session=db, example_ids=[e.id for e in rows], version_id=mv_id, method=method
+    )
+    return examples_out(project, rows, preds, counts)
+
+
 def _dataset(db: Session, dataset_id: int) -> tuple[Dataset, Project]:
     ds = service.get_or_raise(db_session=db, dataset_id=dataset_id)
     return ds, projects_service.get_or_raise(db_session=db, project_id=ds.project_id)
@@ -145,7 +152,7 @@ async def upload_dataset(
         text_column=text_column,
         label_column=label_column or None,
     )
-    return dataset_out(db, ds, project)
+    return dataset_out(ds, project, service.dataset_facts(db_session=db, dataset=ds))
 
 
 @router.get("/projects/{project_id}/datasets", response_model=Page[DatasetOut])
@@ -153,7 +160,7 @@ def list_datasets(project_id: Id, db: DB, _: Viewer, offset: Offset = 0, limit: 
     """The project's datasets with their label counts, in creation order."""
     project = projects_service.get_or_raise(db_session=db, project_id=project_id)
     rows = page_of(service.list_datasets(db_session=db, project_id=project_id), offset, limit)
-    rows["items"] = [dataset_out(db, ds, project) for ds in rows["items"]]
+    rows["items"] = [dataset_out(ds, project, service.dataset_facts(db_session=db, dataset=ds)) for ds in rows["items"]]
     return Page[DatasetOut](**rows)
 
 
@@ -161,7 +168,8 @@ def list_datasets(project_id: Id, db: DB, _: Viewer, offset: Offset = 0, limit: 
 def rename_dataset(dataset_id: Id, body: DatasetRename, db: DB, _: Admin) -> DatasetOut:
     """Rename a dataset (409 if the project has another dataset of that name)."""
     ds, project = _dataset(db, dataset_id)
-    return dataset_out(db, service.rename_dataset(db_session=db, dataset=ds, name=body.name), project)
+    ds = service.rename_dataset(db_session=db, dataset=ds, name=body.name)
+    return dataset_out(ds, project, service.dataset_facts(db_session=db, dataset=ds))
 
 
 @router.delete("/datasets/{dataset_id}", status_code=204)
@@ -210,7 +218,7 @@ def list_examples(
     }
     rows = service.list_examples(db_session=db, offset=offset, limit=limit, **filters)
     total = service.count_examples(db_session=db, **filters)
-    return ExamplePage(**page(examples_out(db, project, rows, mv_id, m), total, offset, limit))
+    return ExamplePage(**page(_examples(db, project, rows, mv_id, m), total, offset, limit))
 
 
 @router.get("/examples/{example_id}", response_model=ExampleOut)
@@ -222,7 +230,7 @@ def get_example(example_id: Id, db: DB, _: Viewer, version_id: OptId = None, met
     mv_id = versions_service.resolve_id(
         db_session=db, project=project, version_id=version_id, required=version_id is not None
     )
-    return examples_out(db, project, [ex], mv_id, m)[0]
+    return _examples(db, project, [ex], mv_id, m)[0]
 
 
 @router.get("/projects/{project_id}/examples/find", response_model=ExampleOut)
@@ -247,7 +255,7 @@ def find_example(
     mv_id = versions_service.resolve_id(
         db_session=db, project=project, version_id=version_id, required=version_id is not None
     )
-    return examples_out(db, project, [ex], mv_id, m)[0]
+    return _examples(db, project, [ex], mv_id, m)[0]
 
 
 @router.get("/projects/{project_id}/slices", response_model=Page[Slice])

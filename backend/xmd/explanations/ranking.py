@@ -47,7 +47,7 @@ from xmd.db.errors import NotFoundError
 from xmd.explanations.aggregates import BOUND_MARGIN, WORD_COLS
 from xmd.explanations.models import AggregateState, Explanation, WordAggregate, WordOccurrence
 from xmd.explanations.service import MAX_PAGE, get_state, project_of
-from xmd.explanations.statecache import StateCache
+from xmd.explanations.statecache import state_cache
 from xmd.projects.models import Project
 from xmd.versions.models import ModelVersion
 
@@ -427,9 +427,6 @@ def count_examples_with_word(*, db_session: Session, **filters: Any) -> int:
     """How many examples :func:`examples_with_word` pages through with these filters."""
     stmt = _word_examples_stmt(**filters)
     return int(db_session.scalar(select(func.count()).select_from(stmt.subquery())) or 0)
-
-
-state_cache = StateCache()
 
 
 def count_words_cached(db: Session, args: dict[str, Any], state: AggregateState | None) -> int:

@@ -8,24 +8,17 @@ carries ``suspicious`` from the core's one rule (:func:`xmd.core.suspicion.is_su
 from __future__ import annotations
 
 import typing
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, Field, create_model
-from sqlalchemy.orm import Session
 
-from xmd.core.suspicion import WordStats
 from xmd.core.normalize import normalize_scores
+from xmd.core.suspicion import WordStats
 from xmd.core.types import Explanation as CoreExplanation
-from xmd.datasets import service as datasets_service
-from xmd.datasets.models import DatasetRole, Example
+from xmd.datasets.models import Example
 from xmd.datasets.schemas import ExampleOut
-from xmd.explanations import ranking
-from xmd.explanations import service as explanations_service
-from xmd.explanations.models import AggregateState
 from xmd.http.pagination import Page
 from xmd.http.params import BodyId
-from xmd.jobs import service as jobs_service
-from xmd.jobs.models import JobKind
 from xmd.projects.models import Project
 from xmd.versions.models import ModelVersion
 
@@ -148,58 +141,3 @@ def explanation_out(
 def word_out(ws: WordStats, feedback: dict[str, list[WordFeedback]]) -> WordOut:
     """A ranked word with the task feedback given on it (``suspicious`` comes with ``ws.to_dict()``)."""
     return WordOut(**ws.to_dict(), feedback=feedback.get(ws.word, []))
-
-
-UNREAD: Any = object()
-"""``state`` not given: :func:`coverage_of` reads it."""
-
-
-def explained_by_dataset(
-    db: Session, project: Project, mv: ModelVersion, method: str, state: AggregateState | None
-) -> dict[int, int]:
-    """Examples explained under (``mv``, ``method``) per dataset, kept until the aggregate ``state`` changes:
-    counting them joins every explanation of the version, which at a million examples cost more than the
-    task view's own query, on every page."""
-
-    def count() -> dict[int, int]:
-        rows = explanations_service.explained_counts(
-            db_session=db, project_id=project.id, model_version_id=mv.id, method=method
-        )
-        return {d: n for d, _, _, _, n in rows}
-
-    return ranking.state_cache.get(db, state, ("explained_by_dataset", project.id), count)
-
-
-def coverage_of(
-    db: Session, project: Project, mv: ModelVersion, method: str, state: AggregateState | None = UNREAD
-) -> Coverage:
-    """What the training sets hold explained under (``mv``, ``method``), and the explain job filling them.
-    ``state``: the (version, method)'s state row when the caller has read it already (None: nothing
-    explained yet)."""
-    if state is UNREAD:
-        state = explanations_service.get_state(db_session=db, model_version_id=mv.id, method=method)
-    train = datasets_service.list_datasets(db_session=db, project_id=project.id, role=DatasetRole.TRAIN)
-    counts = explained_by_dataset(db, project, mv, method, state)
-    sets = [
-        DatasetCoverage(dataset_id=ds.id, name=ds.name, explained=counts.get(ds.id, 0), total=ds.n_examples)
-        for ds in train
-    ]
-    job = next(
-        (
-            j
-            for j in jobs_service.active_jobs(db_session=db, project_id=project.id)
-            if j.kind is JobKind.EXPLAIN and j.params.get("version_id") == mv.id and j.params.get("method") == method
-        ),
-        None,
-    )
-    explained, total = sum(s.explained for s in sets), sum(s.total for s in sets)
-    return Coverage(
-        version_id=mv.id,
-        version=mv.version,
-        method=method,
-        explained=explained,
-        total=total,
-        complete=explained >= total,
-        job_id=None if job is None else job.id,
-        datasets=sets,
-    )

@@ -1,5 +1,5 @@
 """A small cache of values read off a (version, method)'s explanations, valid while its aggregate state
-row does not change: shared by the word pager's count and the coverage note (``ranking.state_cache``)."""
+row does not change: shared by the word pager's count and the coverage note (``state_cache``)."""
 
 from __future__ import annotations
 
@@ -45,3 +45,7 @@ class StateCache:
                 self._data.clear()
             self._data[full] = value
         return value
+
+
+state_cache = StateCache()
+"""The process's one cache: the ranking's word count and the coverage note's explained counts."""

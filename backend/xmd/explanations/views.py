@@ -23,7 +23,6 @@ from xmd.explanations.schemas import (
     WordExamplePage,
     WordFeedback,
     WordPage,
-    coverage_of,
     explanation_out,
     word_out,
 )
@@ -108,7 +107,7 @@ def list_words(
             version_id=mv.id,
             method=m,
             n_examples=page.n_examples,
-            coverage=coverage_of(db, project, mv, m, page.state),
+            coverage=Coverage(**service.coverage(db_session=db, project=project, mv=mv, method=m, state=page.state)),
         )
     )
 
@@ -136,7 +135,10 @@ def word_examples(
     stats = ranking.word_stats(db_session=db, model_version_id=mv.id, method=m, word=word)
     key = word_key(word.strip())
     items = []
-    for ex in examples_out(db, project, rows, mv.id, m):
+    preds, counts = datasets_service.example_facts(
+        db_session=db, example_ids=[e.id for e in rows], version_id=mv.id, method=m
+    )
+    for ex in examples_out(project, rows, preds, counts):
         words, spans = split_words(ex.text)
         hl = [i for i, w in enumerate(words) if word_key(w) == key]
         items.append(WordExample(**ex.model_dump(), highlight=hl, spans=[tuple(s) for s in spans]))
@@ -147,7 +149,11 @@ def word_examples(
     else:
         total = stats.count if label is None else stats.label_counts[label] if label < len(stats.label_counts) else 0
     return WordExamplePage(
-        items=items, total=total, offset=offset, limit=limit, coverage=coverage_of(db, project, mv, m)
+        items=items,
+        total=total,
+        offset=offset,
+        limit=limit,
+        coverage=Coverage(**service.coverage(db_session=db, project=project, mv=mv, method=m)),
     )
 
 
@@ -157,7 +163,8 @@ def coverage(project_id: Id, db: DB, _: Viewer, version_id: OptId = None, method
     training set, and the explain job filling them if one is queued or running."""
     project = projects_service.get_or_raise(db_session=db, project_id=project_id)
     mv = versions_service.resolve(db_session=db, project=project, version_id=version_id)
-    return coverage_of(db, project, mv, projects_service.method_for(project, method))
+    m = projects_service.method_for(project, method)
+    return Coverage(**service.coverage(db_session=db, project=project, mv=mv, method=m))
 
 
 @router.post("/projects/{project_id}/predict", response_model=ExplanationOut)

@@ -6,13 +6,10 @@ from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
-from sqlalchemy.orm import Session
 
 from xmd.core.training import TrainConfig
 from xmd.jobs.schemas import settings_fields
-from xmd.projects import service
 from xmd.projects.models import Project
-from xmd.versions import service as versions_service
 
 BaseRecipe = create_model(
     "BaseRecipe",
@@ -105,10 +102,8 @@ def base_model_out(record: dict[str, Any] | None) -> BaseModelOut | None:
     return BaseModelOut(source=source, kind="hub" if hub else "path", recipe=dict(record.get("recipe") or {}))
 
 
-def project_out(db: Session, project: Project) -> ProjectOut:
-    versions = versions_service.list_versions(db_session=db, project_id=project.id)
-    n_ds, n_ex, n_fb = service.counts(db_session=db, project_id=project.id)
-    ready = [v for v in versions if v.status.value == "ready"]
+def project_out(project: Project, summary: dict[str, Any]) -> ProjectOut:
+    """``summary``: :func:`xmd.projects.service.summary` (its versions and counts)."""
     return ProjectOut(
         id=project.id,
         name=project.name,
@@ -116,10 +111,6 @@ def project_out(db: Session, project: Project) -> ProjectOut:
         labels=list(project.labels),
         model_source=project.model_source,
         created_at=project.created_at,
-        base_version_id=versions[0].id if versions else None,
-        latest_version_id=ready[-1].id if ready else None,
-        n_datasets=int(n_ds),
-        n_examples=int(n_ex),
-        n_feedback=int(n_fb or 0),
+        **summary,
         base_model=base_model_out(project.base_model),
     )

@@ -130,6 +130,22 @@ def counts(*, db_session: Session, project_id: int) -> tuple[int, int, int]:
     return int(n_ds), int(n_ex), int(n_fb or 0)
 
 
+def summary(*, db_session: Session, project: Project) -> dict[str, int | None]:
+    """What a project shows beside its own columns: its base and latest ready version, and its counts."""
+    from xmd.versions import service as versions_service
+
+    versions = versions_service.list_versions(db_session=db_session, project_id=project.id)
+    n_ds, n_ex, n_fb = counts(db_session=db_session, project_id=project.id)
+    ready = [v for v in versions if v.status.value == "ready"]
+    return {
+        "base_version_id": versions[0].id if versions else None,
+        "latest_version_id": ready[-1].id if ready else None,
+        "n_datasets": int(n_ds),
+        "n_examples": int(n_ex),
+        "n_feedback": int(n_fb or 0),
+    }
+
+
 def lock_when_idle(*, db_session: Session, project: Project, what: str) -> None:
     """Lock the project against new jobs and raise ConflictError (409) while any of its jobs is queued or
     running: deleting ``what`` (a dataset) under a running retrain would take its examples and feedback

@@ -29,7 +29,7 @@ router = APIRouter(prefix="/api", tags=["projects"])
 def list_projects(db: DB, _: Viewer, offset: Offset = 0, limit: Limit = 100) -> Page[ProjectOut]:
     """All projects, newest first."""
     rows = page_of(service.list_projects(db_session=db), offset, limit)
-    rows["items"] = [project_out(db, p) for p in rows["items"]]
+    rows["items"] = [project_out(p, service.summary(db_session=db, project=p)) for p in rows["items"]]
     return Page[ProjectOut](**rows)
 
 
@@ -59,7 +59,7 @@ async def create_project(body: ProjectCreate, request: Request, db: DB, user: Ad
         user_id=user.id,
         base_model=base,
     )
-    return project_out(db, project)
+    return project_out(project, service.summary(db_session=db, project=project))
 
 
 def _parse_labels(raw: str | None) -> list[str] | None:
@@ -151,13 +151,14 @@ async def create_project_from_archive(
         )
     finally:
         remove(work)
-    return project_out(db, project)
+    return project_out(project, service.summary(db_session=db, project=project))
 
 
 @router.get("/projects/{project_id}", response_model=ProjectOut)
 def get_project(project_id: Id, db: DB, _: Viewer) -> ProjectOut:
     """One project with its counts and its base and latest model versions."""
-    return project_out(db, service.get_or_raise(db_session=db, project_id=project_id))
+    project = service.get_or_raise(db_session=db, project_id=project_id)
+    return project_out(project, service.summary(db_session=db, project=project))
 
 
 @router.patch("/projects/{project_id}", response_model=ProjectOut)
@@ -165,7 +166,7 @@ def update_project(project_id: Id, body: ProjectUpdate, db: DB, _: Admin) -> Pro
     """Rename a project or change its description (409 if another project has the name)."""
     project = service.get_or_raise(db_session=db, project_id=project_id)
     service.update(db_session=db, project=project, name=body.name, description=body.description)
-    return project_out(db, project)
+    return project_out(project, service.summary(db_session=db, project=project))
 
 
 @router.put("/projects/{project_id}/base-model", response_model=ProjectOut)
@@ -178,7 +179,7 @@ def set_base_model(project_id: Id, body: BaseModelIn, request: Request, db: DB, 
         settings_of(request), model_path=body.model_path, hub_id=body.hub_id, recipe=body.recipe_given()
     )
     service.set_base_model(db_session=db, project=project, base_model=record)
-    return project_out(db, project)
+    return project_out(project, service.summary(db_session=db, project=project))
 
 
 @router.delete("/projects/{project_id}/base-model", response_model=ProjectOut)
@@ -186,7 +187,7 @@ def forget_base_model(project_id: Id, db: DB, _: Admin) -> ProjectOut:
     """Forget the recorded base model (the deletion_base control is then unavailable); idempotent."""
     project = service.get_or_raise(db_session=db, project_id=project_id)
     service.set_base_model(db_session=db, project=project, base_model=None)
-    return project_out(db, project)
+    return project_out(project, service.summary(db_session=db, project=project))
 
 
 @router.delete("/projects/{project_id}", status_code=204)

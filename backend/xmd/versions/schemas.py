@@ -6,12 +6,9 @@ from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, Field
-from sqlalchemy.orm import Session
 
 from xmd.explanations.schemas import ExplanationOut
 from xmd.http.pagination import Page
-from xmd.jobs import service as jobs_service
-from xmd.jobs.models import JobKind, JobStatus
 from xmd.versions.models import ModelKind, ModelStatus, ModelVersion
 
 
@@ -74,22 +71,10 @@ class PicksPage(Page[PickOut]):
     note: str | None = Field(default=None, description="why the group is empty, when it is")
 
 
-def _retrain_result(db: Session, mv: ModelVersion) -> dict[str, Any] | None:
-    """The result of the retrain job that produced ``mv`` (metrics before/after, shares of the
-    corrected words before/after), if one did."""
-    if mv.kind is not ModelKind.DEBUGGED:
-        return None
-    for job in jobs_service.list_jobs(
-        db_session=db, project_id=mv.project_id, kind=JobKind.RETRAIN, status=JobStatus.SUCCEEDED, limit=500
-    ):
-        if job.result and job.result.get("version_id") == mv.id:
-            return job.result
-    return None
-
-
-def version_out(db: Session, mv: ModelVersion) -> VersionOut:
+def version_out(mv: ModelVersion, retrain: dict[str, Any] | None) -> VersionOut:
+    """``retrain``: :func:`xmd.versions.service.retrain_result` (the result of the retrain that made ``mv``)."""
     out = VersionOut.model_validate(mv, from_attributes=True)
-    out.retrain = _retrain_result(db, mv)
+    out.retrain = retrain
     return out
 
 

@@ -19,7 +19,8 @@ from xmd.config import Settings
 from xmd.core.types import DataError
 from xmd.db.engine import lock_row
 from xmd.db.errors import ConflictError, NotFoundError, found
-from xmd.jobs.models import Job, JobStatus
+from xmd.jobs import service as jobs_service
+from xmd.jobs.models import Job, JobKind, JobStatus
 from xmd.projects.models import Project
 from xmd.storage import StorageError, VersionStore, shared_store
 from xmd.versions.models import ModelKind, ModelStatus, ModelVersion
@@ -380,3 +381,16 @@ def fail_orphans(*, db_session: Session, job_id: str | None = None) -> list[int]
             for partial in partial_dirs(Path(path)):
                 shutil.rmtree(partial, ignore_errors=True)
     return failed
+
+
+def retrain_result(*, db_session: Session, mv: ModelVersion) -> dict[str, Any] | None:
+    """The result of the retrain job that produced ``mv`` (metrics before/after, shares of the
+    corrected words before/after), if one did."""
+    if mv.kind is not ModelKind.DEBUGGED:
+        return None
+    for job in jobs_service.list_jobs(
+        db_session=db_session, project_id=mv.project_id, kind=JobKind.RETRAIN, status=JobStatus.SUCCEEDED, limit=500
+    ):
+        if job.result and job.result.get("version_id") == mv.id:
+            return job.result
+    return None

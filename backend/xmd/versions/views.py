@@ -48,14 +48,15 @@ def list_versions(project_id: Id, db: DB, _: Viewer, offset: Offset = 0, limit: 
     """Every version of the project by number, with lineage (parent), metrics and feedback snapshot."""
     projects_service.get_or_raise(db_session=db, project_id=project_id)
     rows = page_of(service.list_versions(db_session=db, project_id=project_id), offset, limit)
-    rows["items"] = [version_out(db, mv) for mv in rows["items"]]
+    rows["items"] = [version_out(mv, service.retrain_result(db_session=db, mv=mv)) for mv in rows["items"]]
     return Page[VersionOut](**rows)
 
 
 @router.get("/versions/{version_id}", response_model=VersionOut)
 def get_version(version_id: Id, db: DB, _: Viewer) -> VersionOut:
     """One model version."""
-    return version_out(db, _version(db, version_id))
+    mv = _version(db, version_id)
+    return version_out(mv, service.retrain_result(db_session=db, mv=mv))
 
 
 @router.get("/projects/{project_id}/compare", response_model=CompareOut)
@@ -74,7 +75,8 @@ def compare(
     project = projects_service.get_or_raise(db_session=db, project_id=project_id)
     va = service.resolve(db_session=db, project=project, version_id=a)
     vb = service.resolve(db_session=db, project=project, version_id=b)
-    ra, rb = version_out(db, va), version_out(db, vb)
+    ra = version_out(va, service.retrain_result(db_session=db, mv=va))
+    rb = version_out(vb, service.retrain_result(db_session=db, mv=vb))
     metrics_a = dict(va.metrics)
     metrics_b = dict(vb.metrics)
     if rb.retrain and rb.retrain.get("metrics_before") and vb.parent_id == va.id and not metrics_a:
