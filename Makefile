@@ -70,13 +70,13 @@ lint: install
 docs: install
 	$(BIN)/mkdocs build --strict --quiet
 
-## Run every benchmark (hours on a 2-core CPU; see BENCHMARKS.md), then regenerate BENCHMARKS.md and its PNGs.
+## Run every benchmark (hours on a 2-core CPU; see BENCHMARKS.md), then regenerate the study READMEs, BENCHMARKS.md, PNGs.
 bench: install
 	$(OFFLINE) bash bench/run_all.sh
 
-## Regenerate BENCHMARKS.md and its PNGs from bench/results/*.json only (no benchmark is run).
+## Regenerate every bench/<study>/README.md, BENCHMARKS.md and the PNGs from bench/<study>/results/*.json (no run).
 bench-report: install
-	$(BIN)/python bench/report.py
+	$(BIN)/python -m bench.report
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache .ruff_cache frontend/node_modules frontend/dist test-output

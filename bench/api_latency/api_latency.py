@@ -45,7 +45,7 @@ from xmd.users import service as users
 from xmd.versions import service as versions
 
 from bench.benchlib import emit, load_average, log, xmd_commit
-from bench.store_scale.store_scale import PLANTED, make_data, numpy_deltas
+from bench.store_scale.synthetic import PLANTED, make_data, numpy_deltas
 
 SCENARIOS = ("cached_explanation", "top100_words", "top100_words_suspicion", "feedback_write")
 TARGETS_P95_MS = {"cached_explanation": 50.0, "top100_words": 100.0, "feedback_write": 20.0}

@@ -6,19 +6,17 @@ the tiny random BERT on real HateXplain posts."""
 from __future__ import annotations
 
 import random
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
-
-from bench.real_data import hatexplain as hx
-from bench.real_data import real_data_ceiling as rc
-import report_real_data as rrd
 from xmd.core.compare import contains_words
 from xmd.core.types import Explanation
 from xmd.core.words import split_words
+
+from bench.real_data import hatexplain as hx
+from bench.real_data import real_data_ceiling as rc
+from bench.real_data import tables
 
 
 def test_identity_positions_match_case_and_unicode_variants_only_whole_words():
@@ -152,7 +150,7 @@ def posts():
 
 def test_analysis_and_report_section_with_the_tiny_model(posts, tiny):
     """One pass on real posts: every variant measured on the same posts, the random control never touches an
-    identity word, and the report section reads its sentences off the numbers."""
+    identity word, and the README's ceiling table reads the numbers."""
     words, dev, test = posts
     ctx: dict = {"keys": set(words), "dev": [p.example("dev") for p in dev], "test": [p.example("test") for p in test]}
     for split in ("dev", "test"):
@@ -182,10 +180,10 @@ def test_analysis_and_report_section_with_the_tiny_model(posts, tiny):
         "models": {"base": out, "remove": {"0": {"test": arm}}},
     }
     doc["summary"] = rc.ceiling_summary(doc["models"])
-    text = "\n".join(rrd.ceiling(doc, {"base": {"test": {"fpr_identity": 0.249}}}))
-    assert "test-time erasure" in text and "| fine-tuned base | test |" in text and "seed 0" in text
-    assert "not the 0.249" in text
-    # The ceiling sentence follows the numbers: what counts is each erasure's drop beyond its random control.
+    rows = tables.ceiling(doc)
+    assert rows[0][:2] == ["none (the base)", f"{t['fpr_identity']:.3f}"]
+    assert [r[0] for r in rows[1:]] == ["delete", "mask", "person"]
+    # What counts is each erasure's drop beyond its random control.
     e = t["erasure"]
     t["fpr_identity"] = 0.25
     for name, fpr in (("delete", 0.225), ("random_delete", 0.24), ("mask", 0.15), ("random_mask", 0.16)):
@@ -195,18 +193,8 @@ def test_analysis_and_report_section_with_the_tiny_model(posts, tiny):
     doc["summary"] = rc.ceiling_summary(doc["models"])
     best = doc["summary"]["best_specific"]
     assert best["variant"] == "delete" and best["drop"] == pytest.approx(0.06) and not best["reaches_target"]
-    text = "\n".join(rrd.ceiling(doc))
-    assert "largest raw drop of an erasure is 40%" in text and "at most 6% (words deleted" in text
-    assert "would miss the target" in text
+    rows = {r[0]: r for r in tables.ceiling(doc)}
+    assert rows["mask"][1:3] == ["0.150", "40 %"] and rows["delete"][1:3] == ["0.225", "10 %"]
     e["random_mask"].update(_erasure(0.25, 0.25))
     doc["summary"] = rc.ceiling_summary(doc["models"])
-    text = "\n".join(rrd.ceiling(doc))
-    assert "at most 40% (mask token" in text and "could reach the target" in text
-    assert rrd.ceiling(None) == []
-
-
-def test_specific_to_the_words_only_beyond_test_set_noise():
-    assert "specific to them" in rrd._specific({"diff": -0.05, "ci95": [-0.08, -0.02]})
-    assert "within test-set noise" in rrd._specific({"diff": -0.01, "ci95": [-0.03, 0.01]})
-    assert "random erasure lowers" in rrd._specific({"diff": 0.04, "ci95": [0.01, 0.07]})
-    assert rrd._specific(None) == "."
+    assert doc["summary"]["best_specific"]["variant"] == "mask"
