@@ -14,17 +14,17 @@ from xmd.core.compare import contains_words
 from xmd.core.types import Explanation
 from xmd.core.words import split_words
 
+from bench.real_data import erasure, tables
 from bench.real_data import hatexplain as hx
 from bench.real_data import real_data_ceiling as rc
-from bench.real_data import tables
 
 
 def test_identity_positions_match_case_and_unicode_variants_only_whole_words():
     text = "Black women and ＪＥＷＳ, blacks don't"
-    assert rc.identity_positions(text, {"black", "women", "jews"}) == [0, 1, 3]  # not "blacks"
-    assert rc.identity_positions(text, ["JEWS"]) == [3]  # the keys are normalised too
-    assert rc.identity_positions("<user> the jew's hat", ["jew"]) == []  # "jew's" is one word
-    assert rc.identity_positions("", ["jews"]) == []
+    assert erasure.identity_positions(text, {"black", "women", "jews"}) == [0, 1, 3]  # not "blacks"
+    assert erasure.identity_positions(text, ["JEWS"]) == [3]  # the keys are normalised too
+    assert erasure.identity_positions("<user> the jew's hat", ["jew"]) == []  # "jew's" is one word
+    assert erasure.identity_positions("", ["jews"]) == []
 
 
 @pytest.mark.parametrize(
@@ -39,8 +39,8 @@ def test_identity_positions_match_case_and_unicode_variants_only_whole_words():
     ],
 )
 def test_erase_deletes_exactly_the_identity_words(text, keys, deleted):
-    pos = rc.identity_positions(text, keys)
-    out = rc.erase(text, pos)
+    pos = erasure.identity_positions(text, keys)
+    out = erasure.erase(text, pos)
     assert out == deleted
     words = split_words(text)[0]
     assert split_words(out)[0] == [w for i, w in enumerate(words) if i not in pos]
@@ -49,10 +49,10 @@ def test_erase_deletes_exactly_the_identity_words(text, keys, deleted):
 
 def test_erase_replaces_each_word_by_the_placeholder():
     text = "black women, Black men and anti-jew <user>"
-    pos = rc.identity_positions(text, {"black", "women", "jew"})
-    assert rc.erase(text, pos, "[MASK]") == "[MASK] [MASK], [MASK] men and anti-[MASK] <user>"
-    assert rc.erase(text, pos, "person") == "person person, person men and anti-person <user>"
-    assert rc.erase(text, [], "person") == text
+    pos = erasure.identity_positions(text, {"black", "women", "jew"})
+    assert erasure.erase(text, pos, "[MASK]") == "[MASK] [MASK], [MASK] men and anti-[MASK] <user>"
+    assert erasure.erase(text, pos, "person") == "person person, person men and anti-person <user>"
+    assert erasure.erase(text, [], "person") == text
 
 
 def test_random_positions_skip_punctuation_identity_words_and_placeholders():
@@ -60,19 +60,19 @@ def test_random_positions_skip_punctuation_identity_words_and_placeholders():
     words = split_words(text)[0]
     allowed = {i for i, w in enumerate(words) if w in ("the", "are", "fine", "really")}
     for seed in range(20):
-        picked = rc.random_positions(text, 2, {"jews"}, random.Random(seed))
+        picked = erasure.random_positions(text, 2, {"jews"}, random.Random(seed))
         assert len(picked) == 2 and set(picked) <= allowed and picked == sorted(picked)
-    assert set(rc.random_positions(text, 10, {"jews"}, random.Random(0))) == allowed  # fewer than asked: all
-    assert rc.random_positions(text, 2, {"jews"}, random.Random(3)) == rc.random_positions(
+    assert set(erasure.random_positions(text, 10, {"jews"}, random.Random(0))) == allowed  # fewer than asked: all
+    assert erasure.random_positions(text, 2, {"jews"}, random.Random(3)) == erasure.random_positions(
         text, 2, {"jews"}, random.Random(3)
     )
-    assert rc.random_positions("<user> jews", 1, {"jews"}, random.Random(0)) == []
+    assert erasure.random_positions("<user> jews", 1, {"jews"}, random.Random(0)) == []
 
 
 def test_count_buckets_and_rates_by_group():
-    assert [rc.count_bucket(n) for n in (0, 1, 2, 3, 7)] == ["0", "1", "2", "3+", "3+"]
+    assert [erasure.count_bucket(n) for n in (0, 1, 2, 3, 7)] == ["0", "1", "2", "3+", "3+"]
     pred = np.array([1, 0, 1, 1, 0])
-    out = rc.rates_by_group(pred, ["1", "1", "2", "3+", "3+"], ("0", "1", "2", "3+"))
+    out = erasure.rates_by_group(pred, ["1", "1", "2", "3+", "3+"], ("0", "1", "2", "3+"))
     assert out["0"] == {"n": 0, "positive": 0, "rate": None}
     assert out["1"] == {"n": 2, "positive": 1, "rate": 0.5}
     assert out["2"]["rate"] == 1.0 and out["3+"]["rate"] == 0.5
@@ -87,15 +87,15 @@ def _exp(words: list[str], scores: list[float], n_seen: int | None = None) -> Ex
 def test_top_word_respects_truncation_and_the_table_ranks_words():
     e1 = _exp(["the", "jews", "are", "vile", "x"], [0.1, 0.5, -0.2, 0.3, 9.0], n_seen=4)
     e2 = _exp(["Vile", "people"], [0.6, 0.1])
-    assert rc.top_word(e1) == 1  # the 9.0 lies past what the model saw
-    assert rc.top_word(_exp(["a"], [0.0], n_seen=0)) is None
-    table = rc.top_word_table([e1, e2], {"jews"})
+    assert erasure.top_word(e1) == 1  # the 9.0 lies past what the model saw
+    assert erasure.top_word(_exp(["a"], [0.0], n_seen=0)) is None
+    table = erasure.top_word_table([e1, e2], {"jews"})
     assert [r["word"] for r in table] == ["vile", "jews", "people", "the"]
     vile, jews = table[0], table[1]
     assert (vile["top1"], vile["top3"], vile["posts"], vile["identity"]) == (1, 2, 2, False)
     assert vile["mean_positive_share"] == pytest.approx((0.3 / 0.9 + 0.6 / 0.7) / 2, abs=1e-4)
     assert (jews["top1"], jews["top3"], jews["identity"]) == (1, 1, True)
-    assert rc.top_word_table([e1, e2], {"jews"}, k=1) == [vile]
+    assert erasure.top_word_table([e1, e2], {"jews"}, k=1) == [vile]
 
 
 def test_variant_metrics_on_constructed_predictions():
