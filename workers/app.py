@@ -8,9 +8,13 @@ killed, is failed and the model version it was building is marked failed.
 
 from __future__ import annotations
 
+import ctypes
 import logging
 import os
+import signal
+import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +29,9 @@ os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 log = logging.getLogger("xmd.workers")
 READY_FILE_ENV = "XMD_WORKER_READY_FILE"
 """Set by :func:`workers.launch.start_worker`: the file a worker creates once it consumes messages."""
+PARENT_PID_ENV = "XMD_PARENT_PID"
+"""Set by :func:`workers.launch.start_worker` for an embedded worker: the process it must not outlive."""
+PARENT_POLL_S = 0.5
 
 
 def make_app(settings: Settings | None = None) -> Celery:
@@ -68,6 +75,38 @@ def _on_ready(sender: Any = None, **_: Any) -> None:
         Path(ready).write_text(str(os.getpid()))
 
 
+def _kill_on_parent_death() -> None:
+    """Linux: the kernel sends SIGKILL to this process when its parent dies (``PR_SET_PDEATHSIG``)."""
+    if sys.platform.startswith("linux"):
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
+
+
+def die_with_parent(parent: int, *, group: bool) -> None:
+    """End this process (``group``: its whole process group, i.e. the worker and its pool) as soon as
+    ``parent`` is no longer its parent: an embedded worker must not run on, or go on training, after
+    ``xmd serve`` died, however it died (SIGKILL included). The kernel's death signal where there is one,
+    and a thread that watches the parent pid everywhere (also catching a parent that died before)."""
+    _kill_on_parent_death()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL_S)
+        log.warning("the parent process %d is gone: this worker stops", parent)
+        if group:
+            os.killpg(os.getpgrp(), signal.SIGKILL)
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    threading.Thread(target=watch, name="xmd-parent-watch", daemon=True).start()
+
+
+@signals.worker_init.connect
+def _watch_parent(**_: Any) -> None:
+    """An embedded worker (``XMD_PARENT_PID``) and its pool end when the process that started it ends."""
+    parent = os.environ.get(PARENT_PID_ENV, "")
+    if parent.isdigit():
+        die_with_parent(int(parent), group=True)
+
+
 @signals.worker_init.connect
 def _preload(**_: Any) -> None:
     """Import torch, transformers and the core once in the main process, before the pool forks: each
@@ -79,8 +118,11 @@ def _preload(**_: Any) -> None:
 
 @signals.worker_process_init.connect
 def _quiet_libraries(**_: Any) -> None:
-    """Worker logs are for jobs: no model-loading progress bars in them."""
+    """Worker logs are for jobs: no model-loading progress bars in them. A pool process ends with the
+    worker's main process (killed, it would otherwise go on running its job, orphaned)."""
     import transformers
+
+    die_with_parent(os.getppid(), group=False)
 
     transformers.utils.logging.set_verbosity_error()
     transformers.utils.logging.disable_progress_bar()

@@ -6,19 +6,23 @@ production (``Settings.to_env``), so there is one code path.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO
 
 from xmd.config import Settings
 
-from workers.app import READY_FILE_ENV
+from workers.app import PARENT_PID_ENV, READY_FILE_ENV
+
+log = logging.getLogger("xmd.workers")
 
 
 def declare_queues(settings: Settings, queues: Sequence[str]) -> None:
@@ -81,10 +85,12 @@ def start_worker(
     ready_file: Path | None = None,
     stdout: IO[bytes] | int | None = None,
     hostname: str | None = None,
+    die_with_parent: bool = False,
 ) -> subprocess.Popen[bytes]:
     """Start ``celery worker`` for ``settings`` in a new process group (so it can be stopped whole).
 
-    ``ready_file`` is created by the worker once it consumes; see :func:`wait_ready`.
+    ``ready_file`` is created by the worker once it consumes; see :func:`wait_ready`. ``die_with_parent``:
+    the worker and its pool end when this process ends, however it ends (``xmd serve``'s workers).
     """
     settings = settings or Settings.from_env()
     settings.data_dir.mkdir(parents=True, exist_ok=True)
@@ -92,6 +98,8 @@ def start_worker(
     child_env = {**os.environ, **settings.to_env(), **(env or {})}
     if ready_file is not None:
         child_env[READY_FILE_ENV] = str(ready_file)
+    if die_with_parent:
+        child_env[PARENT_PID_ENV] = str(os.getpid())
     argv = worker_argv(
         settings, queues=queues, concurrency=concurrency, pool=pool, loglevel=loglevel, hostname=hostname
     )
@@ -130,3 +138,72 @@ def stop_worker(proc: subprocess.Popen[bytes], timeout: float = 20.0) -> int:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(10)
     return proc.returncode
+
+
+BACKOFF_S = (1.0, 2.0, 5.0, 10.0, 30.0, 60.0)
+"""Waits before restarting a worker that died, one step longer per death in a row."""
+STEADY_S = 60.0
+"""A worker up this long has recovered: its next death starts the back-off from the first step again."""
+
+
+class Supervisor(threading.Thread):
+    """Keeps one embedded worker per queue running (``xmd serve``): a worker that exits while the server
+    runs is restarted after a back-off (:data:`BACKOFF_S`), and each death and restart is logged and
+    reported through ``say`` (the terminal). The jobs a dead worker was running are failed by the API's
+    stale-job sweep, which sees their worker process is gone. :meth:`stop` stops the workers for good."""
+
+    def __init__(
+        self, start: Callable[[str], subprocess.Popen[bytes]], queues: Sequence[str], say: Callable[[str], None]
+    ) -> None:
+        super().__init__(name="xmd-worker-supervisor", daemon=True)
+        self._start, self._say = start, say
+        self.procs = {q: start(q) for q in queues}
+        self.restarts = dict.fromkeys(queues, 0)
+        self._deaths = dict.fromkeys(queues, 0)
+        self._since = dict.fromkeys(queues, time.monotonic())
+        self._halt = threading.Event()
+        self._lock = threading.Lock()
+
+    def run(self) -> None:
+        due: dict[str, float] = {}
+        while not self._halt.wait(0.5):
+            with self._lock:
+                for queue, proc in self.procs.items():
+                    if proc.poll() is None:
+                        if time.monotonic() - self._since[queue] >= STEADY_S:
+                            self._deaths[queue] = 0
+                        continue
+                    if queue not in due:
+                        wait = BACKOFF_S[min(self._deaths[queue], len(BACKOFF_S) - 1)]
+                        self._deaths[queue] += 1
+                        due[queue] = time.monotonic() + wait
+                        self._note(
+                            f"the embedded worker for queue {queue!r} exited (status {proc.returncode}); "
+                            f"restarting it in {wait:.0f} s"
+                        )
+                    elif time.monotonic() >= due[queue]:
+                        del due[queue]
+                        try:
+                            self.procs[queue] = self._start(queue)
+                        except Exception as exc:  # e.g. the broker file is locked: try again after the next wait
+                            self._note(f"could not restart the worker for queue {queue!r}: {type(exc).__name__}")
+                            continue
+                        self.restarts[queue] += 1
+                        self._since[queue] = time.monotonic()
+                        self._note(
+                            f"the embedded worker for queue {queue!r} was restarted (pid {self.procs[queue].pid})"
+                        )
+
+    def _note(self, line: str) -> None:
+        log.warning(line)
+        self._say(line)
+
+    def stop(self) -> None:
+        """Stop supervising, then stop every worker (warm shutdown, then SIGKILL)."""
+        self._halt.set()
+        with self._lock:
+            for proc in self.procs.values():
+                with contextlib.suppress(Exception):
+                    stop_worker(proc)
+        if self.is_alive():
+            self.join(timeout=5)

@@ -9,7 +9,8 @@ and the terminal summarises in a line now and then. A server stopped half-way ma
 the next start resumes from what was finished (:func:`xmd.projects.flows.start_demo`).
 
 Two embedded workers run: one for retrains, one for everything else (explain, evaluate, push), so a
-short job never waits behind a long retrain.
+short job never waits behind a long retrain. They are supervised (one that dies is restarted with a
+back-off, said on the terminal and in the log) and die with this process, SIGKILL included.
 
 The admin token is printed once per start (a fresh token each time; only hashes are stored).
 """
@@ -93,18 +94,24 @@ def serve(
     with factory() as db:
         token = ensure_admin(db)
 
-    procs = []
+    supervisor = None
     worker_log = settings.data_dir / "logs" / "worker.log"
     if worker:
-        from workers.launch import start_worker
+        from workers.launch import Supervisor, start_worker
 
         # The workers' banners, root warnings and per-task lines go to a file: the terminal keeps the URL,
         # progress and errors (job failures are shown in the UI, with the job's error). One worker per queue,
-        # so short jobs never wait behind a retrain (or the demo's fine-tune).
+        # so short jobs never wait behind a retrain (or the demo's fine-tune). A worker that dies is
+        # restarted with a back-off; the workers die with this process, however it ends.
         worker_log.parent.mkdir(parents=True, exist_ok=True)
-        with open(worker_log, "ab") as log:
-            for queue in dict.fromkeys([settings.default_queue, settings.retrain_queue]):
-                procs.append(start_worker(settings, queues=[queue], concurrency=1, stdout=log))
+
+        def start(queue: str) -> Any:
+            with open(worker_log, "ab") as out:
+                return start_worker(settings, queues=[queue], concurrency=1, stdout=out, die_with_parent=True)
+
+        queues = list(dict.fromkeys([settings.default_queue, settings.retrain_queue]))
+        supervisor = Supervisor(start, queues, say=lambda line: print(line, flush=True))
+        supervisor.start()
     project_id = prep_id = None
     owned = False
     if demo:  # no waiting here: the set-up is a job the UI and the terminal follow
@@ -153,17 +160,14 @@ def serve(
     try:
         server.run()
     finally:
-        from workers.launch import stop_worker
-
         if reporter is not None:
             reporter.stop()
         if prep_id is not None and owned:  # stop the fine-tune at its next step, and say why on the job row
             with contextlib.suppress(Exception), factory() as db:
                 job_flows.abandon(db, prep_id, error=STOPPED)
         engine.dispose()
-        for proc in procs:
-            with contextlib.suppress(Exception):
-                stop_worker(proc)
+        if supervisor is not None:
+            supervisor.stop()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
 

@@ -1,6 +1,7 @@
-"""``xmd serve`` stops its whole process tree (the embedded Celery worker and its pool) when its own
-process gets SIGTERM or SIGINT (issue 13). Only the main process is signalled, as systemd, Docker or a
-shell's ``kill`` would do: the worker runs in its own session, so nothing else reaches it."""
+"""``xmd serve`` stops its whole process tree (the embedded Celery workers and their pools) when its own
+process gets SIGTERM or SIGINT (issue 13), or SIGKILL (issue 31: the workers die with their parent).
+Only the main process is signalled, as systemd, Docker or a shell's ``kill`` would do: the workers run
+in their own session, so nothing else reaches them. A worker that dies is restarted (issue 31)."""
 
 from __future__ import annotations
 
@@ -55,8 +56,7 @@ def _alive(pid: int) -> bool:
     return state[state.rindex(")") + 2] != "Z"
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
-def test_signal_to_serve_stops_the_embedded_worker(tmp_path: Path, sig: int):
+def _start_serve(tmp_path: Path) -> tuple[subprocess.Popen[bytes], int, object]:
     port = _free_port()
     env = {**os.environ, "XMD_DATA_DIR": str(tmp_path / "data"), "HF_HUB_OFFLINE": "1", "XMD_LOG_LEVEL": "warning"}
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "backend"), str(ROOT), env.get("PYTHONPATH", "")])
@@ -66,21 +66,33 @@ def test_signal_to_serve_stops_the_embedded_worker(tmp_path: Path, sig: int):
     proc = subprocess.Popen(
         [sys.executable, "-m", "xmd.cli", "serve", "--port", str(port)], env=env, stdout=log, stderr=subprocess.STDOUT
     )
+    return proc, port, log
+
+
+def _wait_started(tmp_path: Path, proc: subprocess.Popen[bytes], port: int) -> set[int]:
+    """Once the API answers and both workers and their pool processes run: serve's descendants."""
+    deadline = time.time() + 120
+    while True:
+        assert proc.poll() is None, (tmp_path / "serve.log").read_text()[-3000:]
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/api/health", timeout=1).status_code == 200:
+                break
+        except httpx.HTTPError:
+            pass
+        assert time.time() < deadline, "xmd serve did not start"
+        time.sleep(0.3)
+    while len(tree := _descendants(proc.pid)) < 4 and time.time() < deadline:  # 2 workers + their pool children
+        time.sleep(0.3)
+    assert len(tree) >= 4, f"the embedded workers did not start: {tree}"
+    return tree
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGKILL], ids=["SIGTERM", "SIGINT", "SIGKILL"])
+def test_signal_to_serve_stops_the_embedded_worker(tmp_path: Path, sig: int):
+    proc, port, log = _start_serve(tmp_path)
     tree: set[int] = set()
     try:
-        deadline = time.time() + 120
-        while True:
-            assert proc.poll() is None, (tmp_path / "serve.log").read_text()[-3000:]
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/api/health", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert time.time() < deadline, "xmd serve did not start"
-            time.sleep(0.3)
-        while len(tree := _descendants(proc.pid)) < 2 and time.time() < deadline:  # worker + its pool child
-            time.sleep(0.3)
-        assert tree, "no embedded worker was started"
+        tree = _wait_started(tmp_path, proc, port)
         if sig == signal.SIGTERM:  # and what serve, the API and the worker wrote is the owner's only
             written = [tmp_path / "data", *(tmp_path / "data").rglob("*")]
             assert any(p.name == "broker.db" for p in written) and any(p.name == "xmd.db" for p in written)
@@ -101,5 +113,38 @@ def test_signal_to_serve_stops_the_embedded_worker(tmp_path: Path, sig: int):
             proc.kill()
             proc.wait(10)
         for p in tree:  # never leave a worker behind, even when the test fails
+            if _alive(p):
+                os.kill(p, signal.SIGKILL)
+
+
+def test_a_dead_worker_is_restarted_and_its_pool_goes_with_it(tmp_path: Path):
+    proc, port, log = _start_serve(tmp_path)
+    tree: set[int] = set()
+    try:
+        tree = _wait_started(tmp_path, proc, port)
+        workers = sorted(_children().get(proc.pid, []))
+        assert len(workers) == 2, workers
+        victim = workers[0]
+        pool = _descendants(victim)
+        assert pool, "the worker has no pool process"
+        os.kill(victim, signal.SIGKILL)
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            now = set(_children().get(proc.pid, [])) - {victim}
+            if len(now) == 2 and not any(_alive(p) for p in pool):
+                break
+            time.sleep(0.3)
+        assert [p for p in pool if _alive(p)] == [], "the dead worker's pool process runs on"
+        replacement = set(_children().get(proc.pid, [])) - set(workers)
+        assert len(replacement) == 1, (workers, _children().get(proc.pid))
+        assert "restarted" in (tmp_path / "serve.log").read_text()
+        assert httpx.get(f"http://127.0.0.1:{port}/api/health", timeout=5).status_code == 200
+        tree |= replacement | _descendants(proc.pid)
+    finally:
+        log.close()
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(60)
+        for p in tree | _descendants(proc.pid):
             if _alive(p):
                 os.kill(p, signal.SIGKILL)
