@@ -163,7 +163,7 @@ def ceiling(doc: dict[str, Any]) -> list[list[str]]:
                     key,
                     v(e["fpr_identity"]),
                     f"{100 * e['drop']:.0f} %",
-                    f"{e['specific_drop']:+.3f} [{lo:+.3f}, {hi:+.3f}]",
+                    f"{100 * e['specific_drop']:.0f} % [{100 * lo:.0f} %, {100 * hi:.0f} %]",
                 ]
             )
     return rows
