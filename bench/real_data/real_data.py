@@ -22,7 +22,6 @@ writes it to ``--out`` (``bench/results/real_data.json``).
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import statistics
@@ -35,9 +34,8 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 from xmd.core.deletion import delete_feedback_words
 from xmd.core.feedback import FeedbackSet
-from xmd.core.modeling import load_model, minilm_path
+from xmd.core.modeling import load_model
 from xmd.core.options import build, options
-from xmd.core.pipeline import fine_tune
 from xmd.core.simulate import feedback_from_rationales, feedback_from_words
 from xmd.core.training import ERConfig, TrainConfig, train_loop
 from xmd.core.types import Action, Scope
@@ -45,6 +43,7 @@ from xmd.core.types import Action, Scope
 from bench.benchlib import environment, load_average, log, resolve_device, set_threads
 from bench.real_data import hatexplain as hx
 from bench.real_data import real_data_stats as rs
+from bench.real_data.base import base_model, build_context
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
@@ -138,51 +137,6 @@ def parse_spec(spec: str, args: argparse.Namespace) -> tuple[str, ERConfig]:
         return name, build(ERConfig, values)
     except ValueError as exc:
         raise SystemExit(f"arm {spec!r}: {exc}") from None
-
-
-def build_context(args: argparse.Namespace, mode: dict) -> dict:
-    """Data, splits, word list, feedback targets: everything fixed before any model is trained."""
-    src = hx.data_dir()
-    val = hx.load_posts(src / "val.csv")
-    test = hx.load_posts(src / "test.csv")
-    full_train, dev_posts = hx.stratified_split(val, args.dev_frac, seed=0)
-    # The word list is derived from the whole train part (never dev or test), whatever the subsample.
-    words, derivation = hx.derive_identity_words(full_train)
-    train_posts = hx.subsample(full_train, mode["train_n"], seed=0)
-    if mode["train_n"]:
-        dev_posts = hx.subsample(dev_posts, max(mode["train_n"] // 4, 60), seed=0)
-    test_posts = hx.subsample(test, mode["test_n"], seed=0)
-    keys = set(words)
-    return {
-        "train": [p.example("train") for p in train_posts],
-        "dev": [p.example("dev") for p in dev_posts],
-        "test": [p.example("test") for p in test_posts],
-        "train_posts": train_posts,
-        "test_posts": test_posts,
-        "dev_posts": dev_posts,
-        "words": words,
-        "keys": keys,
-        "derivation": {**derivation, "train_analysis": hx.identity_analysis(full_train, words)},
-        "data_dir": str(src),
-    }
-
-
-def base_model(ctx: dict, mode: dict, device: str) -> Path:
-    """The user's model: MiniLM fine-tuned by ``xmd.core.pipeline.fine_tune`` on the train part (cached)."""
-    cfg = TrainConfig(  # float32 on every host, as the base of every stored table was
-        epochs=mode["base_epochs"], lr=5e-5, batch_size=16, max_length=mode["max_length"], seed=0, mixed_precision=False
-    )
-    ident = hashlib.sha256(
-        json.dumps([sorted(ex.id for ex in ctx["train"]), cfg.__dict__], sort_keys=True).encode()
-    ).hexdigest()[:12]
-    out = ctx["workdir"] / f"base-{ident}"
-    if not (out / "xmd.json").exists():
-        log(f"fine-tuning the base model on {len(ctx['train'])} posts -> {out}")
-        t0 = time.perf_counter()
-        fine_tune(minilm_path(), ctx["train"], out, labels=hx.LABELS, config=cfg, device=device, name="hatexplain base")
-        log(f"  base fine-tune took {time.perf_counter() - t0:.0f} s")
-    ctx["base_config"] = cfg.__dict__
-    return out
 
 
 def task_feedback(words: list[str], scope: Scope = Scope.ALL) -> FeedbackSet:
