@@ -194,3 +194,27 @@ def check_target(value: float | None, op: str, threshold: float) -> dict[str, An
     if value is not None:
         met = bool(value >= threshold) if op == ">=" else bool(value <= threshold)
     return {"value": value, "op": op, "threshold": threshold, "met": met}
+
+
+def proc_status_kib(field: str) -> int | None:
+    """A field of ``/proc/self/status`` in KiB (``VmRSS``, ``VmHWM``), None where it is missing."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    return None
+
+
+def reset_peak_rss() -> bool:
+    """Reset the kernel's peak-RSS mark to the current RSS (Linux >= 4.0); False if not allowed."""
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+    except OSError:
+        return False
+    return True
+
+
+def read_jsonl(path: Path | None) -> list[dict[str, Any]]:
+    """The records of a JSON-lines log (runs already finished, so a rerun resumes where it stopped)."""
+    if path is None or not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]

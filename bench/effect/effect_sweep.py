@@ -37,7 +37,7 @@ from xmd.core.pipeline import debug
 from xmd.core.training import ERConfig, TrainConfig
 from xmd.core.types import Action, TaskFeedback
 
-from bench.benchlib import environment, load_average, log, resolve_device
+from bench.benchlib import environment, load_average, log, read_jsonl, resolve_device
 
 
 def parse_setting(spec: str) -> tuple[ERConfig, int]:
@@ -137,13 +137,6 @@ def summarise(runs: list[dict]) -> dict[str, dict]:
     return out
 
 
-def read_log(path: Path | None) -> list[dict]:
-    """Runs already finished (JSON lines), so that a rerun resumes an interrupted sweep."""
-    if path is None or not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-
-
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument(
@@ -175,7 +168,7 @@ def main() -> None:
         settings = args.settings or ["erasure:1:mse", "attribution:10:mse", "both:3:mse"]
         grid = None
     loadavg_start = load_average()
-    done = {(r["setting"], r["seed"]): r for r in read_log(args.log)}
+    done = {(r["setting"], r["seed"]): r for r in read_jsonl(args.log)}
     runs = []
     skipped: list[dict] = []
     walls: list[float] = []  # wall time of each run started here (retraining plus its evaluations)

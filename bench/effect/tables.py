@@ -5,15 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from bench.report.fmt import load, sig
+from bench.report.fmt import load, mean_std, sig
 from bench.report.plots import effect_summary
 
 FILES = ("effect_sweep_cuda", "effect_every_cuda", "effect_objectives", "effect_sweep")
-
-
-def ms(s: dict[str, float]) -> str:
-    """mean ± std over seeds (the mean alone for one seed)."""
-    return f"{s['mean']:.3f}" if s["n"] == 1 else f"{s['mean']:.3f} ± {s['std']:.3f}"
 
 
 def rows(doc: dict[str, Any]) -> list[list[Any]]:
@@ -39,10 +34,10 @@ def rows(doc: dict[str, Any]) -> list[list[Any]]:
             [
                 f"`{spec}`",
                 s["anti_after"]["n"],
-                ms(s["clean_after"]),
-                ms(s["anti_after"]),
-                f"{ms(s['share_gxi_after'])} ({-100 * drop:.0f} %)",
-                ms(s["share_occlusion_after"]),
+                mean_std(s["clean_after"]),
+                mean_std(s["anti_after"]),
+                f"{mean_std(s['share_gxi_after'])} ({-100 * drop:.0f} %)",
+                mean_std(s["share_occlusion_after"]),
                 "yes" if accepted.get(spec, {}).get("meets_acceptance") else "no",
                 sig(s["seconds"]["mean"], 2),
             ]

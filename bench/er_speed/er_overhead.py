@@ -22,7 +22,6 @@ import subprocess
 import sys
 import time
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import torch
@@ -43,6 +42,8 @@ from bench.benchlib import (
     load_demo_model,
     log,
     median,
+    proc_status_kib,
+    reset_peak_rss,
     resolve_device,
     set_threads,
 )
@@ -164,22 +165,6 @@ def fixed_batch(batch_size: int, share: float, seed: int) -> tuple[list[Example]
     return batch, targets
 
 
-def _status_kib(field: str) -> int | None:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith(field + ":"):
-            return int(line.split()[1])
-    return None
-
-
-def _reset_hwm() -> bool:
-    """Reset the kernel's peak-RSS mark to the current RSS (Linux >= 4.0); False if not allowed."""
-    try:
-        Path("/proc/self/clear_refs").write_text("5")
-    except OSError:
-        return False
-    return True
-
-
 def worker(args: argparse.Namespace) -> dict[str, Any]:
     """One training run of one variant in this process; returns its step times and peak memory."""
     set_threads(args.threads)
@@ -210,8 +195,8 @@ def worker(args: argparse.Namespace) -> dict[str, Any]:
         torch.cuda.reset_peak_memory_stats(device)
         before = torch.cuda.memory_allocated(device)
     else:
-        hwm_reset = _reset_hwm()
-        before = (_status_kib("VmRSS") or 0) * 1024
+        hwm_reset = reset_peak_rss()
+        before = (proc_status_kib("VmRSS") or 0) * 1024
     history = train_loop(loaded, batch, config, er=er, targets=targets if er is not None else None)
     if device.type == "cuda":
         torch.cuda.synchronize(device)
@@ -224,7 +209,7 @@ def worker(args: argparse.Namespace) -> dict[str, Any]:
         memory = {
             "kind": "VmHWM (process peak RSS)" + (", reset after model load" if hwm_reset else ", includes loading"),
             "before_mib": before / MIB,
-            "peak_mib": (_status_kib("VmHWM") or 0) * 1024 / MIB,
+            "peak_mib": (proc_status_kib("VmHWM") or 0) * 1024 / MIB,
         }
     memory["increase_mib"] = memory["peak_mib"] - memory["before_mib"]
 

@@ -82,7 +82,7 @@ def demo(d: dict[str, Any], label: str) -> list[str]:
     ]
 
 
-def share_fall(d: dict[str, Any]) -> float:
+def planted_share_fall(d: dict[str, Any]) -> float:
     s = d["metrics"]["planted_word_share"]
     return 1 - s["after"]["mean_share"] / s["before"]["mean_share"]
 
@@ -116,7 +116,7 @@ def context(results: Path) -> dict[str, Any]:
         "cpu_demo": [
             [
                 k,
-                sig(100 * statistics.fmean(share_fall(d) for d in ds if d)) + " %",
+                sig(100 * statistics.fmean(planted_share_fall(d) for d in ds if d)) + " %",
                 f"{min(d['metrics']['anti_after'] for d in ds if d):.3f}",
                 sum(1 for d in ds if d),
             ]

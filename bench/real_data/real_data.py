@@ -40,7 +40,7 @@ from xmd.core.simulate import feedback_from_rationales, feedback_from_words
 from xmd.core.training import ERConfig, TrainConfig, train_loop
 from xmd.core.types import Action, Scope
 
-from bench.benchlib import environment, load_average, log, resolve_device, set_threads
+from bench.benchlib import environment, load_average, log, read_jsonl, resolve_device, set_threads
 from bench.real_data import hatexplain as hx
 from bench.real_data import real_data_stats as rs
 from bench.real_data.base import base_model, build_context
@@ -279,19 +279,13 @@ def run_arm(
     return rec
 
 
-def read_log(path: Path | None) -> list[dict]:
-    if path is None or not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-
-
 def assemble(args: argparse.Namespace, mode: dict) -> dict:
     """One result from arms that ran in separate processes (``--log`` files concatenated), with the base
     measurement and config of a finished result of the same mode: seeds can run side by side."""
     ref = json.loads(args.assemble.read_text())
     ctx = build_context(args, mode)
     rs.prepare_measurement(ctx, mode)
-    logged = {(r["arm"], r["seed"]): r for r in read_log(args.log)}
+    logged = {(r["arm"], r["seed"]): r for r in read_jsonl(args.log)}
     runs = [logged[(a, s)] for s in mode["seeds"] for a in args.arms if (a, s) in logged]
     not_run = [{"arm": a, "seed": s} for s in mode["seeds"] for a in args.arms if (a, s) not in logged]
     doc = dict(ref)
@@ -344,7 +338,7 @@ def main() -> None:
     if base is not None:
         log(f"base: {rs.brief(base)}")
 
-    done = {(r["arm"], r["seed"]): r for r in read_log(args.log)}
+    done = {(r["arm"], r["seed"]): r for r in read_jsonl(args.log)}
     runs, not_run, walls = [], [], []
     for seed in mode["seeds"]:
         for arm in args.arms:

@@ -29,7 +29,7 @@ from xmd.core.attribution import explain
 from xmd.core.evaluate import plausibility
 from xmd.core.modeling import load_model
 
-from bench.benchlib import environment, load_average, log, resolve_device, set_threads
+from bench.benchlib import environment, load_average, log, read_jsonl, resolve_device, set_threads
 from bench.real_data import real_data as rd
 
 DEFAULT_CANDIDATES = [
@@ -80,7 +80,7 @@ def main() -> None:
     args = p.parse_args()
     if args.assemble:
         ref = json.loads(args.assemble.read_text())
-        runs = [r for r in rd.read_log(args.log) if r["arm"] in args.candidates]
+        runs = [r for r in read_jsonl(args.log) if r["arm"] in args.candidates]
         doc = {
             "benchmark": "real_data_dev",
             "environment": {**ref["environment"], "loadavg_end": load_average()},
@@ -115,7 +115,7 @@ def main() -> None:
     rd.prepare(ctx, mode, loaded, test=False)
     base = {"dev": ctx["base"]["dev"], "dev_plausibility": dev_plausibility(ctx, mode)}
     log(f"base dev: {base}")
-    done = {r["arm"]: r for r in rd.read_log(args.log)}
+    done = {r["arm"]: r for r in read_jsonl(args.log)}
     runs, not_run, walls = [], [], []
     for cand in args.candidates:
         if cand in done:

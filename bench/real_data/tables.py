@@ -6,7 +6,7 @@ import statistics
 from pathlib import Path
 from typing import Any
 
-from bench.report.fmt import load
+from bench.report.fmt import load, mean_std
 
 ARM_NAMES = {
     "base": "fine-tuned base (before)",
@@ -33,12 +33,6 @@ LEVER_METRICS = (
 """What a speed lever is compared on: label, summary key, value of one run."""
 
 
-def ms(s: dict[str, Any] | None) -> str:
-    if not s:
-        return "–"
-    return f"{s['mean']:.3f}" if s["n"] < 2 else f"{s['mean']:.3f} ± {s['std']:.3f}"
-
-
 def v(x: float | None) -> str:
     return "–" if x is None else f"{x:.3f}"
 
@@ -61,11 +55,11 @@ def arms_table(doc: dict[str, Any]) -> list[list[Any]]:
             [
                 ARM_NAMES.get(arm, f"`{arm}`"),
                 a["accuracy"]["n"],
-                ms(a.get("accuracy")),
-                ms(a.get("fpr_identity")),
-                ms(a.get("fpr_other")),
-                ms(a.get("share_occlusion")),
-                ms(a.get("auprc")),
+                mean_std(a.get("accuracy")),
+                mean_std(a.get("fpr_identity")),
+                mean_std(a.get("fpr_other")),
+                mean_std(a.get("share_occlusion")),
+                mean_std(a.get("auprc")),
             ]
         )
     return rows

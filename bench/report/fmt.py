@@ -42,6 +42,13 @@ def pct(x: float | None, digits: int = 1) -> str:
     return "–" if x is None else f"{100 * x:.{digits}f} %"
 
 
+def mean_std(s: dict[str, Any] | None) -> str:
+    """A summary ``{mean, std, n}`` as 'mean ± std' to three decimals (the mean alone for one seed)."""
+    if not s:
+        return "–"
+    return f"{s['mean']:.3f}" if s["n"] < 2 else f"{s['mean']:.3f} ± {s['std']:.3f}"
+
+
 def verdict(ok: bool | None) -> str:
     """**met** / **missed**, or 'not measured'."""
     if ok is None:

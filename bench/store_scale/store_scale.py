@@ -51,7 +51,7 @@ from xmd.feedback import service as feedback
 from xmd.projects import service as projects
 from xmd.versions import service as versions
 
-from bench.benchlib import ROOT, emit, load_average, log
+from bench.benchlib import ROOT, emit, load_average, log, proc_status_kib, reset_peak_rss
 from bench.store_scale.synthetic import PLANTED, build_aggregates, make_data
 
 PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
@@ -118,26 +118,10 @@ def scan_plan(db: Any, mv_id: int, k: int) -> dict[str, Any]:
     }
 
 
-def _status_kib(field: str) -> int | None:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith(field + ":"):
-            return int(line.split()[1])
-    return None
-
-
-def _reset_hwm() -> bool:
-    """Reset the kernel's peak-RSS mark to the current RSS (Linux >= 4.0); False if not allowed."""
-    try:
-        Path("/proc/self/clear_refs").write_text("5")
-    except OSError:
-        return False
-    return True
-
-
 def run(url: str, n: int, repeat: int, aggregates_only: bool = False) -> dict[str, Any]:
     """Build an ``n``-example project in the database at ``url`` and time what the task view does."""
-    hwm_reset = _reset_hwm()
-    rss_before = (_status_kib("VmRSS") or 0) / 1024
+    hwm_reset = reset_peak_rss()
+    rss_before = (proc_status_kib("VmRSS") or 0) / 1024
     upgrade(url)
     engine = make_engine(url)
     factory = make_session_factory(engine)
@@ -252,7 +236,7 @@ def run(url: str, n: int, repeat: int, aggregates_only: bool = False) -> dict[st
         )
         res["feedback_click"] = feedback_clicks(db, project, mv.id, top[0].word, rows[0], repeat)
     engine.dispose()
-    res["peak_rss_mib"] = round((_status_kib("VmHWM") or 0) / 1024, 1)
+    res["peak_rss_mib"] = round((proc_status_kib("VmHWM") or 0) / 1024, 1)
     res["rss_before_mib"] = round(rss_before, 1)
     res["peak_rss_increase_mib"] = round(res["peak_rss_mib"] - rss_before, 1)
     res["memory_kind"] = "VmHWM (process peak RSS)" + (", reset after imports" if hwm_reset else ", includes imports")
