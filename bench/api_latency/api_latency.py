@@ -4,10 +4,10 @@ Why: people click through explanations and feedback in the UI; each of these req
 instant on a project of realistic size. Targets (p95): a cached instance explanation <= 50 ms, the
 top-100 task words of a 100k-example project <= 100 ms, a feedback write <= 20 ms.
 
-    .venv/bin/python bench/api_latency.py [--n 100000] [--clients 50] [--requests 2000]
+    python -m bench.api_latency.api_latency [--n 100000] [--clients 50] [--requests 2000]
 
 The project (``--n`` synthetic examples with stored explanations and word aggregates, built like
-bench/store_scale.py) is made once in ``--data-dir`` and reused. The server runs in its own process
+bench/store_scale/store_scale.py) is made once in ``--data-dir`` and reused. The server runs in its own process
 (one uvicorn worker, SQLite by default or ``--database-url``); the load generator is an asyncio
 client with ``--clients`` connections, each sending its next request as soon as the last one
 answered (``saturated``: the peak throughput, latency is mostly queueing) and again with a random
@@ -57,7 +57,7 @@ def build(data_dir: Path, url: str | None, n: int, explained: int | None = None)
 
     ``explained``: store explanations (and their aggregates) through the service for the first
     ``explained`` examples only, and add the word aggregates of the other ``n - explained`` as
-    ``bench/store_scale.py --aggregates-only`` does (numpy sums of the same distributions, written by the
+    ``bench/store_scale/store_scale.py --aggregates-only`` does (numpy sums of the same distributions, written by the
     service's ``apply_deltas``): the word ranking then reads the word table of ``n`` explained examples
     without the full ingest, which takes hours at 1M on this machine; requests that need a stored
     explanation are drawn from the explained examples."""

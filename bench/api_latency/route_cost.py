@@ -5,10 +5,10 @@ cores), so a route's cost per request -- its statements and the CPU they and the
 what decides how many requests a second it serves. This measures that cost without the noise of a
 load test: the real app through FastAPI's TestClient, one request at a time.
 
-    .venv/bin/python bench/route_cost.py [--n 20000] [--explained 5000] [--requests 200] [--repeats 5]
+    python -m bench.api_latency.route_cost [--n 20000] [--explained 5000] [--requests 200] [--repeats 5]
         [--db sqlite postgresql] [--routes ...] [--profile ROUTE ...]
 
-The project is built like bench/api_latency.py's ``build()`` (in a temporary folder; on PostgreSQL in a
+The project is built like bench/api_latency/api_latency.py's ``build()`` (in a temporary folder; on PostgreSQL in a
 fresh database of its own on 127.0.0.1:5432, dropped afterwards). Per route and request: statements
 (SQLAlchemy ``before_cursor_execute``; an executemany counts once), commits, rollbacks and pool checkouts
 (on PostgreSQL each of these is a round trip too: psycopg sends BEGIN on its own, and the pool pings a

@@ -7,7 +7,7 @@ caches. ``xmd.core.attribution`` therefore cuts the (text, step) rows into passe
 ``IG_TOKEN_BUDGET`` tokens; this script times that choice against other budgets, one pass per batch,
 the previous Captum-based implementation and the per-example Captum loop, on the same texts.
 
-    .venv/bin/python bench/ig_chunking.py [--n 96] [--n-steps 20] [--budgets 512 1024 2048 4096 8192]
+    python -m bench.attribution.ig_chunking [--n 96] [--n-steps 20] [--budgets 512 1024 2048 4096 8192]
 
 Prints one JSON document; progress goes to stderr.
 """

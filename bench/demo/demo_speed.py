@@ -9,7 +9,7 @@ phases in seconds, optimiser steps and seconds/step of the retrain, clean and an
 before/after, the removed word's share, load average at start and end, and the targets (retrain
 ≤ 120 s, whole story ≤ 300 s, anti-shortcut accuracy ≥ 0.95) each with ``met``.
 
-Usage: ``.venv/bin/python bench/demo_speed.py --seed 0 > bench/results/demo_speed.json``.
+Usage: ``python -m bench.demo.demo_speed --seed 0 > bench/demo/results/demo_speed.json``.
 """
 
 from __future__ import annotations

@@ -6,8 +6,8 @@ clean and anti-shortcut accuracy before/after, and the attribution share of the 
 training examples with grad x input (what the UI shows) and occlusion (which no loss optimises).
 This is the measurement behind the default ER objective. Prints one JSON document.
 
-    python bench/effect_sweep.py --settings erasure:1:mse both:3:mse attribution:10:mse --seeds 0 1 2
-    python bench/effect_sweep.py --objective both --losses mse mae --lams 0.3 1 3 --seeds 0 1 2
+    python -m bench.effect.effect_sweep --settings erasure:1:mse both:3:mse attribution:10:mse --seeds 0 1 2
+    python -m bench.effect.effect_sweep --objective both --losses mse mae --lams 0.3 1 3 --seeds 0 1 2
 
 The second form is the loss x λ grid (settings ``objective:lam:loss``). Each run fine-tunes MiniLM for
 two epochs, minutes on a CPU: ``--log`` appends every finished run as a JSON line and a rerun with the

@@ -8,7 +8,7 @@ the device time of the kernels launched inside it, and the number of kernel laun
 the most self host time. The profiler's own overhead inflates the host times, so compare variants and
 phases with each other here, and take step times from ``er_overhead.py``. Prints one JSON document::
 
-    python3 bench/er_profile.py --device cuda --variants plain both_split both_joint
+    python -m bench.er_speed.er_profile --device cuda --variants plain both_split both_joint
 """
 
 from __future__ import annotations

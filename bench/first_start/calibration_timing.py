@@ -9,7 +9,7 @@ feedback share for the default settings, bf16 / float32, and ``cuda_graphs``. On
 graphed kinds are timed there (a CPU never times them: a retrain there takes eager steps). Prints one JSON
 document::
 
-    python3 bench/calibration_timing.py --device cuda
+    python -m bench.first_start.calibration_timing --device cuda
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import time
 
 from xmd.core.calibrate import time_retrain_work
 from xmd.core.training import ERConfig
-from xmd.jobs.phases import calibrated_rates, graphs_priced
+from xmd.retrain.plan import calibrated_rates, graphs_priced
 
 from bench.benchlib import (
     demo_train,

@@ -10,8 +10,8 @@ Prints one JSON document: the times, the preparation job's phase log (seconds pe
 (``uptime`` at the start and the end: on a shared machine the times say little without it) and the
 environment. The server is stopped (SIGTERM) at the end. Example::
 
-    nice -n 5 .venv/bin/python bench/first_start.py > bench/results/first_start.json
-    .venv/bin/python bench/first_start.py --demo-examples 192   # a quick smoke run
+    nice -n 5 python -m bench.first_start.first_start > bench/first_start/results/first_start.json
+    python -m bench.first_start.first_start --demo-examples 192   # a quick smoke run
 """
 
 from __future__ import annotations

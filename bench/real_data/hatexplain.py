@@ -1,7 +1,7 @@
 """HateXplain as xmd examples: binary labels, rationales on xmd's words, identity words, deletion.
 
 The data (Mathew et al., "HateXplain", AAAI 2021, MIT licence) lives outside the repository in
-``../shared/data/hatexplain``; this module turns its CSVs into what ``bench/real_data.py`` needs and
+``../shared/data/hatexplain``; this module turns its CSVs into what ``bench/real_data/real_data.py`` needs and
 is kept apart from the runner so that ``tests/`` can check every piece on the real files quickly.
 
 - Label: majority of the three annotators; *toxic* (hatespeech or offensive) = 1, *normal* = 0.
@@ -207,7 +207,7 @@ def derive_identity_words(
     record = {
         "rule": (
             f"communities named by >= 2 annotators of >= {min_community_posts} train posts; their neutral surface "
-            f"forms (bench/hatexplain.py SURFACE_FORMS) occurring in >= {min_word_posts} train posts"
+            f"forms (bench/real_data/hatexplain.py SURFACE_FORMS) occurring in >= {min_word_posts} train posts"
         ),
         "community_posts": dict(community_posts.most_common()),
         "communities": kept_communities,

@@ -3,7 +3,7 @@
 Issue 14 asks task-level *remove* of the identity words to cut the identity FPR (normal HateXplain posts
 with an identity word flagged *toxic*) by >= 30 %. A word-level debug run can at best make the model
 ignore those words; this script measures what that would buy, with no training: **test-time erasure**.
-For the fine-tuned base model of ``bench/real_data.py`` (same data, splits, word list, base fine-tune and
+For the fine-tuned base model of ``bench/real_data/real_data.py`` (same data, splits, word list, base fine-tune and
 metrics, reused from there) and, when time allows, its λ = 0 and *remove* arms, it predicts every post
 that contains an identity word again with
 
@@ -15,7 +15,7 @@ and reports the identity FPR under each, split by how many identity words a norm
 the false positives — whether the top grad x input word toward *toxic* is an identity word and which
 words the model relies on there. Dev numbers are for reasoning, test numbers are the ones the targets
 read; nothing here chooses a setting. Prints one JSON document and writes it to ``--out``
-(``bench/results/real_data_ceiling.json``) after every model, so a run cut short keeps what it measured.
+(``bench/real_data/results/real_data_ceiling.json``) after every model, so a run cut short keeps what it measured.
 """
 
 from __future__ import annotations
@@ -361,7 +361,7 @@ def main() -> None:
         "environment": environment(device, loadavg_start),
         "config": {
             "mode": name,
-            "protocol": "bench/real_data.py (same data, splits, identity words, base fine-tune, retrain arms)",
+            "protocol": "bench/real_data/real_data.py (same data, splits, identity words, base fine-tune, arms)",
             "splits": {k: f"{len(ctx[k])} posts" for k in ("train", "dev", "test")},
             "base_model_dir": str(base_dir.relative_to(rd.ROOT)) if base_dir.is_relative_to(rd.ROOT) else str(base_dir),
             "base_train": ctx["base_config"],

@@ -1,4 +1,4 @@
-"""Measurements and comparisons of ``bench/real_data.py``: metrics per arm, paired bootstrap, verdicts.
+"""Measurements and comparisons of ``bench/real_data/real_data.py``: metrics per arm, paired bootstrap, verdicts.
 
 Kept apart from the runner so that the comparison logic can be tested on constructed numbers. Every
 measurement is taken on fixed example sets chosen before any retraining (``prepare_measurement``), so

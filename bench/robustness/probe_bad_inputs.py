@@ -8,7 +8,7 @@ model archives; the catastrophic regexes of the issue run as a viewer. Meanwhile
 ``/api/health`` (its worst latency is reported). "lost" compares the totals of projects, datasets,
 examples and feedback before and after (the probes must change nothing).
 
-    .venv/bin/python bench/probe_bad_inputs.py --url http://127.0.0.1:8000 --token ADMIN --viewer VIEWER \\
+    python -m bench.robustness.probe_bad_inputs --url http://127.0.0.1:8000 --token ADMIN --viewer VIEWER \\
         --model-dir /path/to/save_pretrained/folder
 
 ``--model-dir`` is zipped and uploaded as the project the probes aim at. Prints one JSON document.

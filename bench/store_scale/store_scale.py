@@ -4,7 +4,7 @@ Why: the service keeps every example, its explanation and incrementally updated 
 the database, and people click feedback on a ranking computed from them; both have to stay
 interactive at the sizes people bring.
 
-    .venv/bin/python bench/store_scale.py [--n 100000 1000000] [--db sqlite|postgresql|both]
+    python -m bench.store_scale.store_scale [--n 100000 1000000] [--db sqlite|postgresql|both]
 
 Each (database, size) runs in a fresh subprocess so that its peak memory (the kernel's peak RSS,
 ``VmHWM``, reset after imports) is its own. Per run: examples/second of the bulk insert and of storing
@@ -338,7 +338,7 @@ def assemble(docs: list[dict[str, Any]]) -> dict[str, Any]:
     parts = []
     for d in docs:
         env = d["environment"]
-        cmd = d["params"].get("command", "bench/store_scale.py")
+        cmd = d["params"].get("command", "python -m bench.store_scale.store_scale")
         parts.append(
             f"`{cmd}` (load average {load(env.get('loadavg_start'))} at start, {load(env.get('loadavg_end'))} at end)"
         )
@@ -422,7 +422,9 @@ def main(argv: Sequence[str] | None = None) -> None:
                 "data": "8-30 words from a 30k-word Zipf vocabulary; the planted word in 30 % of label-1 texts",
                 "explanations_per_transaction": PAGE,
                 "aggregates_only": args.aggregates_only,
-                "command": " ".join(["bench/store_scale.py", *(sys.argv[1:] if argv is None else argv)]),
+                "command": " ".join(
+                    ["python -m bench.store_scale.store_scale", *(sys.argv[1:] if argv is None else argv)]
+                ),
             },
             "results": results,
         }

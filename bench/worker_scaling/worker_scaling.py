@@ -4,7 +4,7 @@ Why: explaining a dataset is split into chunks that idle workers join (``xmd.exp
 this measures whether more workers make it faster, and what the orchestration (claiming a chunk and
 marking it done on the job row, reading its examples) costs beside the explaining and storing.
 
-    .venv/bin/python bench/worker_scaling.py [--n 20000] [--chunk-size 256] [--workers 1 2 4] [--model tiny|minilm]
+    python -m bench.worker_scaling.worker_scaling [--n 20000] [--chunk-size 256] [--workers 1 2 4] [--model tiny|minilm]
 
 Everything is real: ``celery worker`` processes (prefork, concurrency 1) on Redis, PostgreSQL in a
 throw-away schema, the job created and sent as the API does. Per worker count: a fresh model version
