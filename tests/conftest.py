@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).parent / "store"))
 from xmd.core.tinymodel import build_tiny_model
 
 # Real HateXplain rows (../shared/data/hatexplain, read-only beside the checkout): the tests that read them and
-# bench/hatexplain.py find the same folder, wherever the checkout was cloned on this machine.
+# bench/real_data/hatexplain.py find the same folder, wherever the checkout was cloned on this machine.
 _HATEXPLAIN = [Path(__file__).resolve().parents[2] / "shared/data/hatexplain", Path("/work/shared/data/hatexplain")]
 HATEXPLAIN_DIR = next((p for p in _HATEXPLAIN if (p / "val.csv").exists()), _HATEXPLAIN[-1])
 os.environ.setdefault("XMD_HATEXPLAIN_DIR", str(HATEXPLAIN_DIR))
@@ -44,7 +44,7 @@ def demo_standin_dir(tmp_path_factory) -> Path:
     that loads at once and whose fine-tuning step still lasts a fraction of a second on two cores (about
     1 s at load 6, against MiniLM's several), so a test can watch the steps and stop a server half-way.
     The real MiniLM's fine-tune is tested by tests/integration/test_serve.py and test_demo_minilm.py, and
-    timed by bench/first_start.py."""
+    timed by bench/first_start/first_start.py."""
     path = tmp_path_factory.mktemp("standin") / "model"
     return build_tiny_model(path, hidden_size=STANDIN_HIDDEN, layers=STANDIN_LAYERS)
 

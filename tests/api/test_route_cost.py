@@ -1,7 +1,7 @@
 """Round trips of the hot routes stay bounded: the task words page and a feedback click.
 
 Under load the API queues behind CPU, and every statement costs a round trip plus the ORM's work on
-both sides (bench/route_cost.py measures it). These bounds fail when someone adds a query per word row,
+both sides (bench/api_latency/route_cost.py measures it). These bounds fail when someone adds a query per word row,
 reads the project or the aggregate state a second time, or reads after a click's commit.
 """
 

@@ -5,7 +5,7 @@ The server is the real ``xmd serve --demo`` (embedded broker and workers, SQLite
 reviews: 20 steps. ``--demo-model`` points it at a small random BERT (``demo_standin_dir``) instead of MiniLM:
 what the screen shows does not depend on the model, and its steps last long enough to be seen while the
 whole test takes seconds of training instead of minutes. The set-up with the real MiniLM is tested by
-``tests/integration/test_serve.py`` and timed by ``bench/first_start.py``."""
+``tests/integration/test_serve.py`` and timed by ``bench/first_start/first_start.py``."""
 
 from __future__ import annotations
 

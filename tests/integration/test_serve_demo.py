@@ -9,7 +9,7 @@ yet last long enough to be watched and interrupted (18 steps are left when the s
 this test is about (the job, its phases and ETA, the crash and the resume, the terminal) does not depend
 on which model is fine-tuned. The demo set-up with the real MiniLM is tested by
 ``tests/integration/test_serve.py`` (``prepare_demo``: the same ``prepare_baseline`` and
-``install_demo``) and timed on a real first start by ``bench/first_start.py``."""
+``install_demo``) and timed on a real first start by ``bench/first_start/first_start.py``."""
 
 from __future__ import annotations
 

@@ -186,7 +186,7 @@ def test_two_workers_share_an_explain_job_with_the_aggregates_of_one(
     else:  # the embedded broker polls every second; the first worker may finish before the other looks
         assert 1 <= len(job.result["workers"]) <= 2, job.result
     assert job.step == job.total_steps == 24
-    # Every chunk's phase seconds were summed into the result (bench/worker_scaling.py reads them).
+    # Every chunk's phase seconds were summed into the result (bench/worker_scaling/worker_scaling.py reads them).
     timing = job.result["chunk_s"]
     assert timing["chunks"] >= 24 and len(timing["sum"]) == len(timing["phases"]) == 7
     assert all(s >= 0 for s in timing["sum"]) and timing["sum"][timing["phases"].index("explain")] > 0
