@@ -93,10 +93,10 @@ def _baseline_ids(loaded: LoadedModel, enc: Encoded) -> torch.Tensor:
 # falls as one pass's activations outgrow the caches: on the 2-core benchmark machine (50 steps, quiet
 # machine) one pass per batch of 32 texts ran at 0.3x the per-text Captum loop, passes of 1,024 to 4,096
 # tokens in example-major order at 1.03-1.05x and 512-token passes at 0.98x
-# (bench/results/ig_chunking.json).
+# (bench/attribution/results/ig_chunking.json).
 IG_TOKEN_BUDGET = 2048
 # On a GPU bigger passes keep it busy: batched IG ran at 19-32x the per-text loop on an H100
-# (bench/results/attribution_throughput_cuda.json).
+# (bench/attribution/results/attribution_throughput_cuda.json).
 IG_TOKEN_BUDGET_GPU = 65536
 
 
@@ -145,7 +145,7 @@ def _integrated_gradients(
     # Example-major order (every step of text 0, then of text 1, …), cut into passes of ``rows`` rows: a
     # pass then holds one or two texts of (length-sorted) similar length, so trimming it to its longest
     # text leaves almost no padding. Step-major order mixed ~20 lengths per pass: 0.87x the per-text loop
-    # against 1.01x for this order, both at 512 tokens (bench/ig_chunking.py, 50 steps, same machine).
+    # against 1.01x for this order, both at 512 tokens (bench/attribution/ig_chunking.py, 50 steps, same machine).
     step_of = torch.arange(n_steps, device=x.device).repeat(n)
     example_of = torch.arange(n, device=x.device).repeat_interleave(n_steps)
     total = torch.zeros_like(x)
@@ -258,7 +258,7 @@ def explain(
         return encode(loaded.tokenizer, [texts[i] for i in idx], max_length=max_length)
 
     # Tokenising the next batch overlaps the model's work on this one: on a GPU the word mapping
-    # otherwise leaves the device idle for a third of the time (bench/attribution_throughput.py).
+    # otherwise leaves the device idle for a third of the time (bench/attribution/attribution_throughput.py).
     prefetch = ThreadPoolExecutor(max_workers=1, thread_name_prefix="xmd-encode")
     try:
         pending = prefetch.submit(encode_batch, batches[0]) if batches else None

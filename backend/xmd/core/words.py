@@ -118,7 +118,7 @@ def encode(tokenizer, texts: list[str], max_length: int = 256) -> Encoded:
     enc = tokenizer(texts, padding=True, truncation=True, max_length=max_length, return_tensors="pt")
     # Offsets and special-token flags come from the Rust encodings themselves: asking the wrapper for
     # ``return_offsets_mapping`` converts a nested list per token into a tensor only to turn it back
-    # into lists here, which cost as much as the tokenisation (bench/attribution_throughput.py on a GPU).
+    # into lists here, which cost as much as the tokenisation (bench/attribution/attribution_throughput.py on a GPU).
     encodings = enc.encodings
     if encodings is None:
         raise TypeError("the tokenizer returned no encodings; xmd needs a fast (Rust) tokenizer")

@@ -5,7 +5,7 @@ Why not SQLAlchemy's ``execute(table.insert(), rows)``: without RETURNING it bec
 ``executemany``, which on PostgreSQL (psycopg 3, pipeline mode) is still one INSERT/UPDATE executed per
 row by the server, plus SQLAlchemy's per-row parameter processing in Python. A 1,000-example explain
 batch writes ~20,000 word occurrences and ~5,000 word rows; with these statements storing 100k examples
-went from 585 to 1,109 rows/s on PostgreSQL and from 1,217 to 1,580 on SQLite (``bench/store_scale.py``,
+went from 585 to 1,109 rows/s on PostgreSQL and from 1,217 to 1,580 on SQLite (``bench/store_scale/store_scale.py``,
 same session, BENCHMARKS.md). What is left is mostly the server's per-row work (index entries, foreign
 key checks) and the contributions computed in Python.
 
