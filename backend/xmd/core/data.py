@@ -75,7 +75,7 @@ def load_examples(
             )
         except DataError as exc:
             if where:  # name the file: an upload form may take several
-                raise DataError(f"{where}: {exc}") from None
+                raise type(exc)(f"{where}: {exc}") from None  # a TooLargeError stays a 413
             raise
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import datetime as _dt
 import decimal
+import io
 import json
 import math
 import os
@@ -20,8 +21,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from xmd.core.types import DataError
+from xmd.core.types import DataError, TooLargeError
 
+MAX_COLUMNS = 1000
+"""The most columns a CSV/TSV file may have: one row of 100,002 columns took 40-60 s to read (issue 31)."""
+MAX_HEADER_BYTES = 64 * 1024
+"""The longest header row of a CSV/TSV file (its column names), in characters."""
 SUPPORTED_EXTENSIONS = (".csv", ".tsv", ".jsonl", ".ndjson", ".json", ".parquet")
 
 # Cell values that mean "missing" in CSV/TSV meta columns (pandas' defaults). Text and id columns are
@@ -136,6 +141,7 @@ def _read_delimited(path: Path, *, sep: str, verbatim: tuple[str | None, ...]) -
     import pandas as pd
 
     kind = "TSV" if sep == "\t" else "CSV"
+    check_header(path, sep=sep, kind=kind)
     try:
         header = pd.read_csv(path, sep=sep, nrows=0, encoding="utf-8-sig").columns.tolist()
         names = [str(c) for c in header]
@@ -155,6 +161,41 @@ def _read_delimited(path: Path, *, sep: str, verbatim: tuple[str | None, ...]) -
     except (pd.errors.ParserError, ValueError) as exc:
         raise DataError(f"could not parse {path.name!r} as {kind}: {exc}") from None
     return _from_dataframe(df)
+
+
+def check_header(path: Path, *, sep: str, kind: str = "CSV") -> None:
+    """Refuse, before anything else is read, a header longer than :data:`MAX_HEADER_BYTES` or with more
+    than :data:`MAX_COLUMNS` columns (TooLargeError, 413) and duplicated column names (DataError, 422:
+    pandas would silently rename the second ``text`` to ``text.1``), naming the limit or the columns."""
+    try:
+        with path.open(newline="", encoding="utf-8-sig") as f:
+            head = f.read(MAX_HEADER_BYTES + 1)
+    except UnicodeDecodeError as exc:
+        raise _not_utf8(path, exc) from None
+    reader = csv.reader(io.StringIO(head), delimiter=sep)
+    try:
+        names = next(reader, [])
+    except csv.Error as exc:
+        raise DataError(f"could not parse the header row of {path.name!r} as {kind}: {exc}") from None
+    consumed = "".join(io.StringIO(head).readlines()[: reader.line_num])
+    if len(head) > MAX_HEADER_BYTES and not consumed.endswith(("\n", "\r")):  # the row goes on past the chunk
+        raise TooLargeError(
+            f"the header row of {path.name!r} is longer than {MAX_HEADER_BYTES:,} characters (the limit for "
+            f"column names); a {kind} file may have at most {MAX_COLUMNS:,} columns"
+        )
+    if len(names) > MAX_COLUMNS:
+        raise TooLargeError(
+            f"{path.name!r} has {len(names):,} columns; a {kind} file may have at most {MAX_COLUMNS:,} columns"
+        )
+    seen: dict[str, int] = {}
+    dupes = []
+    for name in names:
+        seen[name] = seen.get(name, 0) + 1
+        if seen[name] == 2:
+            dupes.append(name)
+    if dupes:
+        listed = ", ".join(repr(n) for n in dupes[:10])
+        raise DataError(f"{path.name!r} has duplicate column names: {listed}; each column needs its own name")
 
 
 def _read_text(path: Path) -> str:

@@ -69,7 +69,7 @@ def _upload_suffix(upload: UploadFile) -> str:
 def _named(exc: DataError, path: Path, shown: str) -> DataError:
     """The error about the server's temporary copy, told about the person's file (by its name)."""
     msg = str(exc).replace(str(path), shown).replace(path.name, shown)
-    return DataError(f"{shown}: {msg.removeprefix(f'{shown}: ')}")
+    return type(exc)(f"{shown}: {msg.removeprefix(f'{shown}: ')}")  # a TooLargeError stays a 413
 
 
 @router.post("/projects/{project_id}/datasets/preview", response_model=Preview)
