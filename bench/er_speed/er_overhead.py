@@ -52,8 +52,7 @@ from bench.benchlib import (
 VARIANTS: dict[str, ERConfig | None] = {
     "plain": None,
     "erasure": ERConfig(objective="erasure"),
-    "attribution_grad_x_input": ERConfig(objective="attribution", method="grad_x_input", loss="mse"),
-    "attribution_saliency": ERConfig(objective="attribution", method="saliency", loss="mse"),
+    "attribution_grad_x_input": ERConfig(objective="attribution"),
     "both_default": ERConfig(),
     # The attribution term (second derivative) on at most k feedback rows per batch (issue 16, §2).
     "both_attr_rows4": ERConfig(attribution_rows=4),
@@ -64,17 +63,15 @@ VARIANTS: dict[str, ERConfig | None] = {
     "both_attr_every4": ERConfig(attribution_every=4),
     "both_attr_every8": ERConfig(attribution_every=8),
     "both_rows4_every2": ERConfig(attribution_rows=4, attribution_every=2),
-    # The attribution term's gradient as a finite difference of two first-order passes (ERConfig.second_order).
-    "both_difference": ERConfig(second_order="difference"),
-    # ERConfig.joint_forward (the default "auto" is "on" on a GPU, "off" on the CPU), forced either way.
-    "both_split": ERConfig(joint_forward="off"),
-    "both_joint": ERConfig(joint_forward="on"),
-    "both_attr_every2_joint": ERConfig(attribution_every=2, joint_forward="on"),
-    "both_attr_every4_split": ERConfig(attribution_every=4, joint_forward="off"),
-    "both_attr_every4_joint": ERConfig(attribution_every=4, joint_forward="on"),
-    "both_attr_every8_joint": ERConfig(attribution_every=8, joint_forward="on"),
-    "erasure_split": ERConfig(objective="erasure", joint_forward="off"),
-    "erasure_joint": ERConfig(objective="erasure", joint_forward="on"),
+    # The ER step's form forced either way (train_loop's ``joint``; by default the joint step on a GPU only).
+    "both_split": ERConfig(),
+    "both_joint": ERConfig(),
+    "both_attr_every2_joint": ERConfig(attribution_every=2),
+    "both_attr_every4_split": ERConfig(attribution_every=4),
+    "both_attr_every4_joint": ERConfig(attribution_every=4),
+    "both_attr_every8_joint": ERConfig(attribution_every=8),
+    "erasure_split": ERConfig(objective="erasure"),
+    "erasure_joint": ERConfig(objective="erasure"),
     # bf16 autocast (TrainConfig.mixed_precision: a GPU, or a CPU with AVX512-BF16/AMX; float32 elsewhere):
     # compare with plain_bf16 as well as plain.
     "plain_bf16": None,
@@ -95,6 +92,11 @@ TRAIN_OVERRIDES: dict[str, dict[str, Any]] = {
     "both_bf16": {"mixed_precision": True},
     **{v: {"cuda_graphs": True} for v in VARIANTS if v.endswith("_graphs")},
 }
+
+
+def joint_of(variant: str) -> bool | None:
+    """The ER step's form a ``*_joint`` / ``*_split`` variant forces (None: the device's default)."""
+    return True if variant.endswith("_joint") else False if variant.endswith("_split") else None
 
 
 def every_of(variant: str) -> int:
@@ -197,7 +199,9 @@ def worker(args: argparse.Namespace) -> dict[str, Any]:
     else:
         hwm_reset = reset_peak_rss()
         before = (proc_status_kib("VmRSS") or 0) * 1024
-    history = train_loop(loaded, batch, config, er=er, targets=targets if er is not None else None)
+    history = train_loop(
+        loaded, batch, config, er=er, targets=targets if er is not None else None, joint=joint_of(args.worker)
+    )
     if device.type == "cuda":
         torch.cuda.synchronize(device)
         memory = {
@@ -267,7 +271,9 @@ def interleaved(args: argparse.Namespace) -> dict[str, Any]:
                 **{**TRAIN_BASE, **TRAIN_OVERRIDES.get(variant, {})},
             )
             c0 = time.process_time()
-            hist = train_loop(loaded, batch, config, er=er, targets=targets if er is not None else None)
+            hist = train_loop(
+                loaded, batch, config, er=er, targets=targets if er is not None else None, joint=joint_of(variant)
+            )
             if r >= args.warmup:
                 times[variant].append(hist.steps[-1].elapsed_s / k)
                 cpu[variant].append((time.process_time() - c0) / k)

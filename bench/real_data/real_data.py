@@ -102,9 +102,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
-ER_FLAGS = ("add_target", "counterfactual_weight", "task_scope")
-"""ER settings the debugged arms take from the command line (``--add-target``, ``--counterfactual-weight``,
-``--task-scope``); an arm spec can override any ER setting for itself (:func:`parse_spec`)."""
+ER_FLAGS = ("attribution_every", "attribution_rows")
+"""ER settings the debugged arms take from the command line (``--attribution-every``, ``--attribution-rows``);
+an arm spec can override any ER setting for itself (:func:`parse_spec`). (``add_target``,
+``counterfactual_weight`` and ``task_scope`` were removed on these runs' dev results: docs/settings.md.)"""
 
 
 def add_er_arguments(p: argparse.ArgumentParser) -> None:
@@ -117,9 +118,8 @@ def add_er_arguments(p: argparse.ArgumentParser) -> None:
 def parse_spec(spec: str, args: argparse.Namespace) -> tuple[str, ERConfig]:
     """An arm spec ``name[:objective[:λ]][+setting=value...]`` → ``(name, ER settings)``: the objective and λ
     default to ``--objective``/``--lam``, the settings of :data:`ER_FLAGS` to their flags, and each
-    ``+setting=value`` sets any ``ERConfig`` field for this arm (e.g. ``remove+counterfactual_weight=1``,
-    ``remove+task_scope=correct``, ``rationale_add+add_target=magnitude``), so that the arm's name in the
-    log says what it ran."""
+    ``+setting=value`` sets any ``ERConfig`` field for this arm (e.g. ``remove+attribution_every=2``,
+    ``rationale_add+attribution_rows=4``), so that the arm's name in the log says what it ran."""
     head, *extra = spec.split("+")
     name, *rest = head.split(":")
     values: dict = {
@@ -194,17 +194,10 @@ def arm_training(spec: str, ctx: dict, args: argparse.Namespace) -> tuple[list, 
     ``counterfactual`` adds, for every training post with an identity word, a copy with the words
     deleted and the same label (a task loss on both); ``remove_cf`` is that plus the ER *remove*;
     ``remove_correct`` / ``remove_incorrect`` restrict the *remove* to posts the base model gets right / wrong.
-    The ER option ``counterfactual_weight`` is the in-graph form of ``counterfactual`` (the words hidden from
-    attention instead of cut out), and ``task_scope`` scopes the *remove* targets (and so the deletion arm)
-    by the base model's predictions, as the core's retrain does.
     """
     name, er = parse_spec(spec, args)
     train = ctx["train"]
     remove_targets = ctx["remove_targets"]
-    if er.task_scope != "all":
-        remove_targets = (
-            task_feedback(ctx["words"]).with_task_scope(er.task_scope).expand(train, ctx["train_pred"], num_labels=2)
-        )
     cleaned = delete_feedback_words(train, remove_targets)[0]  # the core's deletion control
     cf = [replace(c, id=c.id + "#cf") for c, ex in zip(cleaned, train, strict=True) if ex.id in remove_targets]
     if name == "lambda0":
@@ -265,8 +258,6 @@ def run_arm(
     rec = {"arm": arm, "seed": seed, "train_seconds": seconds, "steps": len(history.steps), "n_train": len(train)}
     rec["bf16"] = history.bf16  # whether --mixed-precision took effect on this device
     rec["final_er_loss"] = history.steps[-1].er_loss if history.steps else None
-    if history.gate is not None:  # ERConfig.attribution_gate: the batches that took the second derivative
-        rec["gate"] = {k: v for k, v in history.gate.items() if k != "error"}
     rec["er"] = er.__dict__ if er else None
     rec["epoch_dev"] = epoch_dev
     if full:

@@ -8,8 +8,8 @@ paper's scopes (correct / incorrect), and for the rationale *add* feedback its o
 judged by plausibility on the dev rationales. Prints one JSON document and writes ``--out``.
 
     python bench/real_data_dev.py --candidates lambda0 remove counterfactual remove:both:3
-    python bench/real_data_dev.py --candidates remove+counterfactual_weight=1 remove+task_scope=correct \
-        rationale_add rationale_add+add_target=magnitude
+    python bench/real_data_dev.py --candidates remove+attribution_every=2 remove+attribution_rows=4 \
+        rationale_add remove_correct
 
 A candidate is an arm spec of ``bench/real_data.py`` (``name[:objective[:λ]][+setting=value...]``, any
 ``ERConfig`` setting); ``--add-target``, ``--counterfactual-weight`` and ``--task-scope`` set the default

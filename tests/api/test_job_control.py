@@ -201,11 +201,11 @@ def test_before_any_retrain_the_estimate_uses_the_calibration_of_the_projects_ex
     assert {p["name"]: p for p in est["phases"]}["train"]["expected_s"] == pytest.approx(10 * 8 * 0.1 * 0.4)
 
 
-def test_retrain_settings_that_contradict_each_other_are_a_422_and_start_nothing(api: Api, project, db):
-    """The attribution gate reads in-graph shares, which the finite-difference gradient has none of: the
-    estimate and the retrain both refuse the pair, on either database."""
+def test_a_removed_retrain_setting_is_a_422_and_starts_nothing(api: Api, project, db):
+    """A setting removed on its measurements (docs/settings.md) is no field of the request any more: the
+    estimate and the retrain both refuse it by name instead of ignoring it, on either database."""
     _feedback(api, project)
-    bad = {"attribution_gate": True, "second_order": "difference"}
+    bad = {"attribution_gate": True}
     base = f"/api/projects/{project['id']}/jobs/retrain"
     before = len(jobs.list_jobs(db_session=db, project_id=project["id"]))
     for url in (f"{base}/estimate", base):

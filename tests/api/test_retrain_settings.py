@@ -1,8 +1,9 @@
-"""The retrain's advanced ER settings over HTTP (issue 14, the Retrain screen's "Advanced ER settings"):
-what a request sets is what the job stores (the worker trains with the stored params), a value outside
-the core's option metadata answers 422 and starts nothing, and the expected-duration estimate plans the
-same phases as the job, so a scoped task feedback (``task_scope``) adds the prediction of the training
-set it costs. SQLite and PostgreSQL; jobs are recorded, not run (tests/workers runs them)."""
+"""The retrain's advanced settings over HTTP (the Retrain screen's *Advanced* section): what a request sets
+is what the job stores (the worker trains with the stored params), a value outside the core's option
+metadata or a setting removed on its measurements (docs/settings.md) answers 422 and starts nothing, and
+the expected-duration estimate plans the same phases as the job, so a task feedback scoped by itself adds
+the prediction of the training set it costs. SQLite and PostgreSQL; jobs are recorded, not run
+(tests/workers runs them)."""
 
 from __future__ import annotations
 
@@ -10,14 +11,11 @@ from apihelpers import Api
 from xmd.jobs.phases import needs_predictions, retrain_plan
 
 ADVANCED = {
-    "add_target": "magnitude",
-    "counterfactual_weight": 0.5,
-    "task_scope": "correct",
+    "attribution_weight": 2.0,
     "attribution_every": 4,
     "attribution_rows": 8,
-    "early_stop": True,
-    "early_stop_rows": 16,
-    "early_stop_patience": 3,
+    "cuda_graphs": True,
+    "grad_accum": 2,
 }
 
 
@@ -26,13 +24,13 @@ def test_advanced_settings_reach_the_job_and_bad_ones_start_nothing(api: Api, pr
     r = api.put(f"/api/projects/{pid}/task-feedback", json={"word": "spielberg", "action": "remove"})
     assert r.status_code == 200, r.text
     for bad in (
-        {"task_scope": "some"},
-        {"add_target": "both"},
+        {"objective": "some"},
         {"attribution_every": 0},
         {"attribution_every": 65},
-        {"counterfactual_weight": -1},
-        {"early_stop_rows": 1},
-        {"early_stop_min_progress": 1.5},
+        {"attribution_rows": -1},
+        {"lam": -1},
+        {"early_stop": True},  # removed (docs/settings.md): refused by name, not ignored
+        {"task_scope": "correct"},
     ):
         r = api.post(f"/api/projects/{pid}/jobs/retrain", json=bad)
         assert r.status_code == 422, (bad, r.text)
@@ -44,7 +42,7 @@ def test_advanced_settings_reach_the_job_and_bad_ones_start_nothing(api: Api, pr
     assert r.status_code == 202, r.text
     params = api.sent[-1][0].params
     assert {k: params[k] for k in ADVANCED} == ADVANCED
-    assert api.get(f"/api/jobs/{r.json()['id']}").json()["params"]["task_scope"] == "correct"
+    assert api.get(f"/api/jobs/{r.json()['id']}").json()["params"]["attribution_every"] == 4
 
 
 def _phases(api: Api, pid: int, **body) -> list[dict]:
@@ -55,14 +53,15 @@ def _phases(api: Api, pid: int, **body) -> list[dict]:
 
 def test_the_estimate_plans_the_prediction_a_scoped_task_feedback_needs(api: Api, project):
     pid = project["id"]
-    # no task feedback: the scope has nothing to scope, so nothing is predicted
-    assert "predict" not in [p["name"] for p in _phases(api, pid, task_scope="correct")]
-
     r = api.put(f"/api/projects/{pid}/task-feedback", json={"word": "spielberg", "action": "remove"})
     assert r.status_code == 200, r.text
     plain = _phases(api, pid)
     assert "predict" not in [p["name"] for p in plain]
-    scoped = _phases(api, pid, task_scope="correct")
+
+    # a task feedback scoped by itself is predicted first
+    r = api.put(f"/api/projects/{pid}/task-feedback", json={"word": "great", "action": "remove", "scope": "incorrect"})
+    assert r.status_code == 200, r.text
+    scoped = _phases(api, pid)
     assert scoped[0] == {
         **scoped[0],
         "name": "predict",
@@ -71,11 +70,6 @@ def test_the_estimate_plans_the_prediction_a_scoped_task_feedback_needs(api: Api
         "unit": "examples",
     }
     assert [p["name"] for p in scoped[1:]] == [p["name"] for p in plain]
-
-    # a task feedback scoped by itself is predicted for whatever the retrain's task_scope
-    r = api.put(f"/api/projects/{pid}/task-feedback", json={"word": "great", "action": "remove", "scope": "incorrect"})
-    assert r.status_code == 200, r.text
-    assert _phases(api, pid)[0]["name"] == "predict"
 
 
 _PLAN = {"parent": 1, "child": 2, "eval_sizes": {}, "eval_cap": 10, "total_steps": 4, "examples_per_step": 4}

@@ -204,28 +204,28 @@ def test_every_arm_once_with_the_tiny_model(val_posts, tiny):
 
 
 def test_er_options_reach_the_benchmark_arms_from_the_command_line():
-    """The integrator runs dev candidates with the new ER options: as flags (every debugged arm) and per arm
-    spec (``+setting=value``); the task scope narrows the remove targets and the deletion arm alike."""
+    """The integrator runs dev candidates with ER options: as flags (every debugged arm) and per arm spec
+    (``+setting=value``); a setting removed from ``ERConfig`` (docs/settings.md) is refused."""
     import subprocess
 
     from bench.real_data import real_data as rd
     from xmd.core.types import Example
 
-    args = rd.parse_args(["--counterfactual-weight", "0.5", "--task-scope", "correct", "--add-target", "magnitude"])
+    args = rd.parse_args(["--attribution-every", "2", "--attribution-rows", "4"])
     name, er = rd.parse_spec("remove:erasure:2", args)
     assert name == "remove" and (er.objective, er.lam) == ("erasure", 2.0)
-    assert (er.counterfactual_weight, er.task_scope, er.add_target) == (0.5, "correct", "magnitude")
-    _, er = rd.parse_spec("rationale_add+add_target=signed+counterfactual_weight=3+early_stop=true", args)
-    assert (er.add_target, er.counterfactual_weight, er.early_stop) == ("signed", 3.0, True)
+    assert (er.attribution_every, er.attribution_rows) == (2, 4)
+    _, er = rd.parse_spec("rationale_add+attribution_every=3+attribution_weight=2", args)
+    assert (er.attribution_every, er.attribution_weight, er.attribution_rows) == (3, 2.0, 4)
     defaults = rd.parse_args([])
     assert rd.parse_spec("remove", defaults)[1] == rd.ERConfig()  # the core's defaults
-    for bad in ("remove+nope=1", "remove+task_scope=some", "remove+counterfactual_weight"):
+    for bad in ("remove+nope=1", "remove+task_scope=correct", "remove+objective=some", "remove+attribution_every"):
         with pytest.raises(SystemExit):
             rd.parse_spec(bad, defaults)
     with pytest.raises(SystemExit):
-        rd.parse_args(["--task-scope", "some"])
+        rd.parse_args(["--attribution-every", "some"])
 
-    # task scope: the base "predicts" toxic (1) for everything, so only the toxic post is correctly predicted
+    # the scoped arms: the base "predicts" toxic (1) for everything, so only the toxic post is correctly predicted
     train = [
         Example(id="a", text="the jews are fine", label=0),
         Example(id="b", text="black people are vermin", label=1),
@@ -234,10 +234,11 @@ def test_er_options_reach_the_benchmark_arms_from_the_command_line():
     ctx = {"train": train, "words": ["jews", "black"], "train_pred": {"a": 1, "b": 1, "c": 1}}
     ctx["remove_targets"] = rd.task_feedback(ctx["words"]).expand(train, num_labels=2)
     assert set(ctx["remove_targets"]) == {"a", "b"}
-    _, targets, _ = rd.arm_training("remove+task_scope=correct", ctx, defaults)
+    _, targets, _ = rd.arm_training("remove_correct", ctx, defaults)
     assert set(targets) == {"b"}
-    cleaned, _, _ = rd.arm_training("deletion+task_scope=correct", ctx, defaults)
-    assert [ex.text for ex in cleaned] == ["the jews are fine", "people are vermin", "a quiet day"]
+    cleaned, _, _ = rd.arm_training("deletion", ctx, defaults)
+    assert [("jews" in ex.text, "black" in ex.text) for ex in cleaned] == [(False, False)] * 3
+    assert cleaned[2].text == "a quiet day"
     _, targets, _ = rd.arm_training("remove", ctx, defaults)
     assert targets == ctx["remove_targets"]
 
@@ -249,5 +250,5 @@ def test_er_options_reach_the_benchmark_arms_from_the_command_line():
         check=True,
         cwd=root,
     ).stdout
-    for flag in ("--counterfactual-weight", "--task-scope", "--add-target"):
+    for flag in ("--attribution-every", "--attribution-rows"):
         assert flag in help_text

@@ -95,14 +95,14 @@ def test_import_rationales_retrain_with_controls_and_see_three_arms(page, servic
     form.get_by_test_id("control-deletion").check()
     form.get_by_test_id("seeds").fill("1")  # one seed keeps the test fast
     expect(form.get_by_test_id("runs")).to_have_text("3 training runs in all")
-    # an advanced ER setting, collapsed until opened; the help text is the core's option help
-    advanced = form.get_by_test_id("advanced-er")
-    scope = advanced.get_by_label("Task feedback regularises")
-    expect(scope).to_be_hidden()
+    # an advanced setting, collapsed until opened; the help text is the core's option help
+    advanced = form.get_by_test_id("advanced")
+    every = advanced.get_by_label("Attribution term on every k-th batch")
+    expect(every).to_be_hidden()
     advanced.locator("summary").click()
-    expect(scope).to_have_value("all")
-    expect(advanced.locator("[data-field=task_scope] .help")).to_contain_text("the XMD paper's choice")
-    scope.select_option("correct")
+    expect(every).to_have_value("1")
+    expect(advanced.locator("[data-field=attribution_every] .help")).to_contain_text("weighted by k")
+    every.fill("2")
     assert unlabelled(page) == []
     shot(page, "21-retrain-controls")
     page.get_by_test_id("start-retrain").click()
@@ -114,7 +114,7 @@ def test_import_rationales_retrain_with_controls_and_see_three_arms(page, servic
         r = c.get(f"/api/projects/{pid}/jobs", params={"kind": "retrain"})
         assert r.status_code == 200, r.text
         retrains = r.json()["items"]
-    assert len(retrains) == 1 and retrains[0]["params"]["task_scope"] == "correct", retrains
+    assert len(retrains) == 1 and retrains[0]["params"]["attribution_every"] == 2, retrains
     assert retrains[0]["params"]["controls"] == ["lambda0", "deletion"]
 
     page.get_by_test_id("retrain-done").get_by_role("link").click()

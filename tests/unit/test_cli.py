@@ -108,8 +108,6 @@ def test_train_debug_evaluate(capsys, tiny_model_dir, data, tmp_path):
         "--quiet",
         "--objective",
         "attribution",
-        "--loss",
-        "mae",
         "--lam",
         "2",
         "--eval",
@@ -117,7 +115,7 @@ def test_train_debug_evaluate(capsys, tiny_model_dir, data, tmp_path):
     )
     assert code == 0
     result = json.loads(out)
-    assert result["er"]["loss"] == "mae" and result["er"]["objective"] == "attribution"
+    assert result["er"]["objective"] == "attribution" and result["er"]["lam"] == 2
     assert result["n_feedback_positions"] == 2
     assert set(result["metrics_before"]) == {"dev"}
     assert result["parent"]["kind"] == "fine_tune"  # lineage: debugged from a model xmd fine-tuned

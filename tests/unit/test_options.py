@@ -31,7 +31,8 @@ def test_every_retrain_field_is_a_cli_flag_an_api_field_and_reaches_the_worker()
     from xmd.versions.flows import _configs
 
     names = [f.name for cls in RETRAIN_SETTINGS for f in dataclasses.fields(cls)]
-    assert {"epochs", "lr", "lam", "objective", "attribution_weight", "add_margin", "warmup_ratio"} <= set(names)
+    assert {"epochs", "lr", "lam", "objective", "attribution_weight", "attribution_every", "warmup_ratio"} <= set(names)
+    assert len(names) <= 25  # pruned by evidence (docs/settings.md)
     assert {"controls", "seeds"} <= set(names)  # issue 14's options, added in ControlOptions only
 
     flags = _flags(_subparser("debug"))
@@ -44,12 +45,12 @@ def test_every_retrain_field_is_a_cli_flag_an_api_field_and_reaches_the_worker()
         assert (tuple(api_default) if isinstance(api_default, list) else api_default) == defaults[name], name
         assert schema[name].get("description"), name  # with the help text of the field
     # The worker takes every field from the job's params; missing ones keep the defaults.
-    changed = {"epochs": 3, "lr": 1e-4, "lam": 2.5, "objective": "erasure", "add_margin": 0.25, "warmup_ratio": 0.1}
+    changed = {"epochs": 3, "lr": 1e-4, "lam": 2.5, "objective": "erasure", "attribution_every": 2, "warmup_ratio": 0.1}
     changed.update(controls=("lambda0", "deletion"), seeds=3)
     train, er, ctl = _configs({**RetrainIn(**changed).model_dump(), "version_id": 1})
     got = {**dataclasses.asdict(train), **dataclasses.asdict(er), **dataclasses.asdict(ctl)}
     assert {k: got[k] for k in changed} == changed
-    assert got["batch_size"] == RetrainConfig().batch_size and got["method"] == ERConfig().method
+    assert got["batch_size"] == RetrainConfig().batch_size and got["attribution_rows"] == ERConfig().attribution_rows
 
 
 def test_the_retrain_defaults_are_the_dataclass_defaults():
@@ -84,9 +85,13 @@ def test_bounds_and_choices_are_enforced_by_every_front_end():
     with pytest.raises(SystemExit):
         build_parser().parse_args(["debug", "m", "d", "f", "--out", "o", "--lam", "-1"])
     with pytest.raises(SystemExit):
-        build_parser().parse_args(["debug", "m", "d", "f", "--out", "o", "--loss", "nonsense"])
-    with pytest.raises(ValueError, match="loss"):
-        build(ERConfig, {"loss": "nonsense"})  # the worker validates what it reads from a job row
+        build_parser().parse_args(["debug", "m", "d", "f", "--out", "o", "--objective", "nonsense"])
+    with pytest.raises(ValueError, match="objective"):
+        build(ERConfig, {"objective": "nonsense"})  # the worker validates what it reads from a job row
+    with pytest.raises(ValueError, match="attribution_every"):
+        build(ERConfig, {"attribution_every": 0})  # bounds from the field metadata, as the API and the CLI
+    with pytest.raises(SystemExit):  # a removed setting (docs/settings.md) is no flag
+        build_parser().parse_args(["debug", "m", "d", "f", "--out", "o", "--early-stop"])
     with pytest.raises(ValidationError):
         RetrainIn(controls=["lambda9"])
     with pytest.raises(SystemExit):

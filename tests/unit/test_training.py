@@ -263,7 +263,7 @@ def test_attribution_term_on_feedback_rows_only_equals_full_batch(tiny):
     kind[2, 1] = -1
     kind[5, 0] = 1
     value[5, 0] = 1.0
-    er = ERConfig(objective="attribution", loss="mse")
+    er = ERConfig(objective="attribution")
     grads = []
     for sub in (False, True):
         tiny.model.zero_grad()
@@ -299,13 +299,13 @@ def test_split_forward_gives_the_losses_and_gradients_of_one_full_forward(tiny, 
         kind[r, 0] = -1
     kind[feedback_rows[-1], 1] = 1
     value[feedback_rows[-1], 1] = 1.0
-    er = ERConfig(objective="both", loss="mse")
+    er = ERConfig(objective="both")
     results = []
     for split in (False, True):
         tiny.model.zero_grad()
         rows = (kind != 0).any(dim=1)
         if split:
-            logits, ws = _split_forward(tiny.model, enc, labels, rows, "grad_x_input")
+            logits, ws = _split_forward(tiny.model, enc, labels, rows)
             er_loss = _er_term(tiny.model, enc, labels, logits, ws, (value, kind), er, rows)
         else:
             logits, ws, _ = gradient_word_scores(tiny.model, enc, labels, create_graph=True)

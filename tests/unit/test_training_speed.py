@@ -1,6 +1,6 @@
 """What makes a retrain fast must not change what it learns: dynamic padding gives the logits of
 full-length padding, bucketed batches still visit every example once per epoch in a seeded order,
-and the early-stop rule stops on converged series only."""
+and the joint step gives the per-part step's loss and gradients."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 from xmd.core.feedback import FeedbackSet
-from xmd.core.training import ERConfig, TrainConfig, batch_order, early_stop_converged, train_loop
+from xmd.core.training import ERConfig, TrainConfig, batch_order, train_loop
 from xmd.core.types import Action, TaskFeedback
 from xmd.core.words import encode
 
@@ -72,57 +72,6 @@ def test_bucketed_epochs_differ_but_the_run_repeats(tiny_model_dir):
         hist = train_loop(m, shortcut_data(24), TrainConfig(batch_size=8, seed=5, lr=1e-3, epochs=2))
         runs.append([s.loss for s in hist.steps])
     assert runs[0] == pytest.approx(runs[1], rel=1e-5)
-
-
-ER = ERConfig(early_stop_share_tol=0.02, early_stop_er_tol=0.2, early_stop_patience=2)
-
-
-@pytest.mark.parametrize(
-    "er_values,share_values,expected",
-    [
-        ([0.50, 0.30, 0.20, 0.10], [0.30, 0.20, 0.10, 0.05], False),  # still falling
-        ([0.50, 0.10, 0.095, 0.094], [0.30, 0.05, 0.045, 0.044], True),  # flat over the last 2 steps
-        ([0.50, 0.10, 0.095, 0.094], [0.30, 0.05, 0.045, 0.09], False),  # share jumped at the end
-        ([0.50, 0.10, 0.095, 0.15], [0.30, 0.05, 0.045, 0.044], False),  # ER term jumped at the end
-        ([0.10, 0.10], [0.05, 0.05], False),  # too few checks for a patience of 2
-        ([0.001, 0.0025, 0.0012], [0.01, 0.01, 0.01], True),  # tiny values: within the 0.002 floor
-    ],
-)
-def test_early_stop_rule_on_constructed_series(er_values, share_values, expected):
-    assert early_stop_converged(er_values, share_values, ER) is expected
-
-
-def test_early_stop_holds_rows_out_and_stops_on_convergence(tiny_model_dir):
-    """With a loose rule it stops after the minimum progress, having trained without the held-out rows."""
-    from xmd.core.modeling import load_model
-
-    train = shortcut_data(96)
-    targets = FeedbackSet(task=[TaskFeedback(word="mango", action=Action.REMOVE)]).expand(train)
-    n_fb = len(targets)
-    assert n_fb >= 10
-    er = ERConfig(
-        early_stop=True,
-        early_stop_rows=4,
-        early_stop_checks=12,
-        early_stop_share_tol=1.0,
-        early_stop_er_tol=100.0,
-        early_stop_min_progress=0.5,
-    )
-    m = load_model(tiny_model_dir, device="cpu")
-    hist = train_loop(m, train, TrainConfig(batch_size=8, epochs=2, lr=1e-3), er=er, targets=targets)
-    es = hist.early_stop
-    assert es["held_out_rows"] == 4
-    total = hist.steps[0].total_steps
-    assert total == 2 * -(-(96 - 4) // 8)  # the held-out rows are not trained on
-    assert es["stopped_at"] == len(hist.steps) < total
-    assert es["stopped_at"] >= 0.5 * total
-    assert len(es["er"]) == len(es["share"]) == len(es["steps"]) >= 3
-    assert all(0.0 <= s <= 1.0 for s in es["share"]) and any(v > 0 for v in es["er"])
-
-    strict = ERConfig(early_stop=True, early_stop_rows=4, early_stop_share_tol=0.0, early_stop_er_tol=0.0)
-    m = load_model(tiny_model_dir, device="cpu")
-    hist = train_loop(m, train, TrainConfig(batch_size=8, epochs=1, lr=1e-3), er=strict, targets=targets)
-    assert hist.early_stop["stopped_at"] is None and len(hist.steps) == hist.steps[0].total_steps
 
 
 def test_attribution_on_a_subset_of_feedback_rows_still_trains_the_term(tiny_model_dir):
@@ -224,7 +173,7 @@ def test_attribution_every_k_batches_runs_the_second_derivative_on_those_batches
         ERConfig(attribution_every=0).validate()
 
 
-def _joint_case(tiny, objective: str, method: str, cf_weight: float, attribution: bool, joint: bool):
+def _joint_case(tiny, objective: str, attribution: bool, joint: bool):
     """Task loss, ER loss and every parameter gradient of one ER step, through the joint forward or the
     per-part forwards (split attribution forward + the erasure term's own)."""
     from xmd.core.training import _er_term, _joint_forward, _split_forward
@@ -237,7 +186,7 @@ def _joint_case(tiny, objective: str, method: str, cf_weight: float, attribution
     kind[6, 2] = 1  # add on one of them
     kind[3, 1] = 1  # and on a row with no remove
     fb = ((kind == 1).double(), kind)
-    er = ERConfig(objective=objective, method=method, counterfactual_weight=cf_weight)
+    er = ERConfig(objective=objective)
     rows = (kind != 0).any(dim=1) if attribution and objective != "erasure" else None
     tiny.model.zero_grad()
     if joint:
@@ -245,7 +194,7 @@ def _joint_case(tiny, objective: str, method: str, cf_weight: float, attribution
     else:
         erased = None
         if rows is not None:
-            logits, ws = _split_forward(tiny.model, enc, labels, rows, method)
+            logits, ws = _split_forward(tiny.model, enc, labels, rows)
         else:
             logits, ws = tiny.model(**enc.model_inputs()).logits, None
     er_loss = _er_term(tiny.model, enc, labels, logits, ws, fb, er, rows, rows is None, erased)
@@ -256,26 +205,21 @@ def _joint_case(tiny, objective: str, method: str, cf_weight: float, attribution
 
 
 @pytest.mark.parametrize(
-    "objective,method,cf_weight,attribution",
+    "objective,attribution",
     [
-        ("both", "grad_x_input", 0.0, True),
-        ("both", "saliency", 0.0, True),
-        ("both", "grad_x_input", 0.5, True),
-        ("both", "grad_x_input", 0.0, False),  # a batch that attribution_every skips
-        ("attribution", "grad_x_input", 0.0, True),
-        ("erasure", "grad_x_input", 0.0, False),
-        ("erasure", "grad_x_input", 1.0, False),
+        ("both", True),
+        ("both", False),  # a batch that attribution_every skips
+        ("attribution", True),
+        ("erasure", False),
     ],
 )
-def test_joint_forward_gives_the_losses_and_gradients_of_the_per_part_forwards(
-    tiny, objective, method, cf_weight, attribution
-):
-    """``joint_forward`` only changes how many passes run, never the loss: the batch, the erased copies and
+def test_joint_forward_gives_the_losses_and_gradients_of_the_per_part_forwards(tiny, objective, attribution):
+    """The joint step only changes how many passes run, never the loss: the batch, the erased copies and
     the attribution rows in one pass must give the task loss, the ER loss and every parameter gradient of
     the per-part forwards (no dropout in the tiny model; float64, as the split test above)."""
     tiny.model.double()
-    per_part = _joint_case(tiny, objective, method, cf_weight, attribution, joint=False)
-    joint = _joint_case(tiny, objective, method, cf_weight, attribution, joint=True)
+    per_part = _joint_case(tiny, objective, attribution, joint=False)
+    joint = _joint_case(tiny, objective, attribution, joint=True)
     assert joint[0] == pytest.approx(per_part[0], rel=1e-9)
     assert joint[1] == pytest.approx(per_part[1], rel=1e-7, abs=1e-12)
     assert joint[1] > 0
@@ -283,32 +227,30 @@ def test_joint_forward_gives_the_losses_and_gradients_of_the_per_part_forwards(
     assert torch.allclose(joint[2], per_part[2], rtol=1e-6, atol=1e-10), (joint[2] - per_part[2]).abs().max()
 
 
-def test_joint_forward_option_trains_the_same_run(tiny_model_dir):
-    """A whole retrain with ``joint_forward='on'`` repeats the per-part run step for step (CPU, no dropout);
-    ``auto`` resolves to the per-part forwards on the CPU and to the joint one on a GPU."""
+def test_the_joint_step_trains_the_same_run(tiny_model_dir):
+    """A whole retrain through the joint step repeats the per-part run step for step (CPU, no dropout);
+    the joint step is taken on a GPU and the per-part forwards on the CPU."""
+    from xmd.core import training
     from xmd.core.modeling import load_model
 
     data = shortcut_data(24)
     targets = FeedbackSet(task=[TaskFeedback(word="mango", action=Action.REMOVE)]).expand(data)
     assert targets
     losses = []
-    for mode in ("off", "on"):
+    for joint in (False, True):
         m = load_model(tiny_model_dir, device="cpu")
         hist = train_loop(
             m,
             data,
             TrainConfig(batch_size=8, seed=3, lr=1e-3, epochs=1, mixed_precision=False),  # same math in float32
-            er=ERConfig(joint_forward=mode),
+            er=ERConfig(),
             targets=targets,
+            joint=joint,
         )
         losses.append([v for s in hist.steps for v in (s.task_loss, s.er_loss)])
     assert losses[0] == pytest.approx(losses[1], rel=1e-4, abs=1e-7)
     assert any(er > 0 for er in losses[0][1::2])
-    assert not ERConfig().joint_on(torch.device("cpu")) and ERConfig().joint_on(torch.device("cuda"))
-    assert ERConfig(joint_forward="on").joint_on(torch.device("cpu"))
-    assert not ERConfig(joint_forward="off").joint_on(torch.device("cuda"))
-    with pytest.raises(ValueError, match="joint_forward"):
-        ERConfig(joint_forward="sometimes").validate()
+    assert not training.joint_step(torch.device("cpu")) and training.joint_step(torch.device("cuda"))
 
 
 def test_the_fused_optimizer_makes_the_updates_of_torchs_default_adamw(tiny_model_dir):
@@ -354,157 +296,6 @@ def test_the_fused_optimizer_makes_the_updates_of_torchs_default_adamw(tiny_mode
         train_loop(m, shortcut_data(24), TrainConfig(batch_size=8, seed=1, lr=1e-3, epochs=1))
     after = torch.cat([q.detach().flatten() for q in m.model.parameters()])
     assert used and (after - before).abs().max() > 1e-4
-
-
-def _attribution_gradient(
-    tiny, kind: torch.Tensor, second_order: str, seed: int, bf16: bool = False
-) -> tuple[float, torch.Tensor]:
-    """The attribution term (objective ``attribution``) and every parameter's gradient of it, the exact way
-    (double backward) or by the finite difference; parameters the term does not reach count as zero.
-    ``bf16``: the forward passes under bf16 autocast and the backward outside it, as ``train_loop`` runs them."""
-    from contextlib import nullcontext
-
-    from xmd.core.training import _difference_forward, _er_term, _split_forward
-
-    batch = shortcut_data(8)
-    enc = encode(tiny.tokenizer, [ex.text for ex in batch])
-    labels = torch.tensor([ex.label for ex in batch])
-    fb = ((kind == 1).to(torch.float64), kind)
-    er = ERConfig(objective="attribution")
-    rows = (kind != 0).any(dim=1)
-    tiny.model.zero_grad()
-    torch.manual_seed(seed)
-    with torch.autocast("cpu", dtype=torch.bfloat16) if bf16 else nullcontext():
-        if second_order == "exact":
-            logits, ws = _split_forward(tiny.model, enc, labels, rows, "grad_x_input")
-            loss = _er_term(tiny.model, enc, labels, logits, ws, fb, er, rows)
-        else:
-            logits, term = _difference_forward(tiny.model, enc, labels, fb, er, rows)
-            loss = _er_term(tiny.model, enc, labels, logits, None, fb, er, rows, attribution=term)
-    loss.backward()
-    grads = [p.grad if p.grad is not None else torch.zeros_like(p) for p in tiny.model.parameters()]
-    return loss.item(), torch.cat([g.flatten() for g in grads])
-
-
-@pytest.mark.parametrize("training", [False, True])
-def test_the_difference_gives_the_attribution_terms_gradient(tiny, training):
-    """``second_order="difference"`` replaces the double backward by a finite difference of two first-order
-    passes: same loss value, and the same parameter gradient up to the difference's truncation error, with
-    dropout on too (the moved pass must draw the first pass's masks, or the difference is noise)."""
-    tiny.model.double()
-    for module in tiny.model.modules():  # the tiny model has no dropout of its own
-        if isinstance(module, torch.nn.Dropout):
-            module.p = 0.1 if training else 0.0
-    tiny.model.train(training)
-    kind = torch.zeros(8, 12, dtype=torch.long)
-    kind[[1, 4, 6], 0] = -1  # remove on three rows
-    kind[6, 2] = 1  # add on one of them
-    kind[3, 1] = 1  # and on a row with no remove
-    exact_value, exact = _attribution_gradient(tiny, kind, "exact", seed=5)
-    diff_value, diff = _attribution_gradient(tiny, kind, "difference", seed=5)
-    assert diff_value == pytest.approx(exact_value, rel=1e-9) and exact_value > 0
-    assert exact.norm() > 0
-    assert ((diff - exact).norm() / exact.norm()).item() < 0.02
-    if training:  # the control: another seed's masks in the exact run give another gradient
-        _, other = _attribution_gradient(tiny, kind, "exact", seed=6)
-        assert ((other - exact).norm() / exact.norm()).item() > 0.05
-
-
-def test_the_difference_stays_float32_under_bf16_autocast(tiny):
-    """Two passes a thousandth of the embeddings' norm apart differ by less than bf16 resolves: under bf16
-    autocast (the default on a CPU with bf16) the difference was noise, its gradient 15x the exact one's
-    norm away. Its rows now run in float32: its gradient is as close to the exact float32 one as without
-    autocast, while the exact term itself moves by bf16's rounding only."""
-    tiny.model.eval()
-    kind = torch.zeros(8, 12, dtype=torch.long)
-    kind[[1, 4, 6], 0] = -1
-    kind[6, 2] = 1
-    kind[3, 1] = 1
-    _, exact = _attribution_gradient(tiny, kind, "exact", seed=5)
-
-    def error(g: torch.Tensor) -> float:
-        return ((g - exact).norm() / exact.norm()).item()
-
-    plain = error(_attribution_gradient(tiny, kind, "difference", seed=5)[1])
-    under_bf16 = error(_attribution_gradient(tiny, kind, "difference", seed=5, bf16=True)[1])
-    assert plain < 0.02 and under_bf16 < 0.02
-    assert 0.005 < error(_attribution_gradient(tiny, kind, "exact", seed=5, bf16=True)[1]) < 0.2  # bf16 did run
-
-
-def test_a_retrain_with_the_difference_trains_without_switching_to_eager_attention(tiny_model_dir):
-    """The difference needs no second derivative, so the model keeps its attention implementation; the
-    ER term is taken and lowers the removed word's share like the exact run does."""
-    from xmd.core.modeling import load_model
-
-    data = shortcut_data(24)
-    targets = FeedbackSet(task=[TaskFeedback(word="mango", action=Action.REMOVE)]).expand(data)
-    m = load_model(tiny_model_dir, device="cpu", attn_implementation="sdpa")
-    hist = train_loop(
-        m,
-        data,
-        TrainConfig(batch_size=8, seed=3, lr=1e-3, epochs=2),
-        er=ERConfig(second_order="difference"),
-        targets=targets,
-    )
-    assert m.model.config._attn_implementation == "sdpa"
-    assert all(s.er_loss > 0 for s in hist.steps[:1]) and all(math.isfinite(s.loss) for s in hist.steps)
-    with pytest.raises(ValueError, match="second_order"):
-        ERConfig(second_order="approximate").validate()
-
-
-def _replay_gate(record: dict, batches_with_feedback: list[int]) -> list[int]:
-    """The batches that should have taken the term, from where the gate closed and opened."""
-    events = sorted([(b, "closed") for b in record["closed_at"]] + [(b, "opened") for b in record["opened_at"]])
-    out, closed = [], False
-    for b in batches_with_feedback:
-        if not closed or b % record["every"] == 0:
-            out.append(b)
-        while events and events[0][0] <= b:  # the gate moves after the batch that measured the error
-            closed = events.pop(0)[1] == "closed"
-    return out
-
-
-def test_attribution_gate_runs_the_term_on_every_kth_batch_while_closed(tiny_model_dir, monkeypatch):
-    """``attribution_gate``: once the running error made no progress for ``patience`` batches with the term,
-    the attribution forward runs on every ``attribution_gate_every``-th batch only (until it reopens)."""
-    # tol 1: no running mean can fall 100 % below its best, so the gate closes after `patience` batches.
-    ers = {
-        gate: ERConfig(
-            attribution_gate=gate, attribution_gate_tol=1.0, attribution_gate_patience=3, attribution_gate_every=3
-        )
-        for gate in (False, True)
-    }
-    runs = {k: v[:2] for k, v in _attribution_batches(tiny_model_dir, monkeypatch, 64, 3, ers).items()}
-    everything, plain = runs[False]
-    assert plain.gate is None and "gate" not in plain.to_dict()
-    gated, hist = runs[True]
-    record = hist.gate
-    assert record["closed_at"] == [everything[3]], record  # the 4th batch with the term: 3 without progress
-    assert len(gated) < len(everything) and record["with_term"] == len(gated) == len(record["error"])
-    assert gated == _replay_gate(record, everything)
-    assert record["batches"] == len(everything) and hist.to_dict()["gate"] is record
-    for bad in (ERConfig(attribution_gate_tol=1.5), ERConfig(attribution_gate_every=0)):
-        with pytest.raises(ValueError):
-            bad.validate()
-    with pytest.raises(ValueError, match="exact"):
-        ERConfig(attribution_gate=True, second_order="difference").validate()
-
-
-@pytest.mark.parametrize(
-    ("errors", "closed_at", "opened_at"),
-    [
-        ([1.0, 0.5, 0.3, 0.2, 0.15, 0.12], [], []),  # still falling: open
-        ([1.0] * 5, [2], []),  # flat from the start: closes after two batches without progress
-        ([1.0, 1.0, 1.0, 5.0, 1.0, 1.0], [2, 5], [3]),  # past 1.5x its best: opens, then closes again
-    ],
-)
-def test_attribution_gate_rule_on_constructed_errors(errors, closed_at, opened_at):
-    from xmd.core.training import _Gate
-
-    gate = _Gate(ERConfig(attribution_gate=True, attribution_gate_patience=2, attribution_gate_every=1))
-    for b, e in enumerate(errors):
-        gate.update(b, True, e)
-    assert (gate.record["closed_at"], gate.record["opened_at"]) == (closed_at, opened_at)
 
 
 def test_native_bf16_reads_the_cpu_flags(tmp_path, monkeypatch):

@@ -110,12 +110,24 @@ def test_expected_rates_come_from_the_last_retrain(stack: Stack, seeded: dict) -
 
 
 def test_a_scoped_retrain_plans_the_prediction_it_runs_first(stack: Stack, seeded: dict) -> None:
-    """``task_scope`` "correct" scopes the seeded (unscoped) task feedback, so the parent predicts the
-    training set first: the job's plan has that phase, at the measuring rate (the estimate plans it too,
+    """A task feedback scoped to the correctly predicted examples makes the parent predict the training set
+    first: the job's plan has that phase, at the measuring rate (the estimate plans it too,
     tests/api/test_retrain_settings.py), and it runs to its end."""
-    params = {**RETRAIN, "epochs": 1, "task_scope": "correct", "version_id": seeded["version_id"]}
-    job_id = stack.submit("retrain", seeded["project_id"], params)
-    job = _watch(stack, job_id)[-1]
+    from xmd.feedback import service as feedback_store
+    from xmd.projects import service as projects
+
+    def scoped(action: str) -> None:
+        with stack.factory() as db:
+            project = projects.get_or_raise(db_session=db, project_id=seeded["project_id"])
+            feedback_store.set_feedback(db_session=db, project=project, action=action, word="film", scope="correct")
+
+    scoped("remove")
+    params = {**RETRAIN, "epochs": 1, "version_id": seeded["version_id"]}
+    try:
+        job_id = stack.submit("retrain", seeded["project_id"], params)
+        job = _watch(stack, job_id)[-1]
+    finally:
+        scoped("reset")  # the module's other tests keep the seeded feedback only
     assert job.status is JobStatus.SUCCEEDED, f"{job.error}\n{stack.all_logs()}"
     first = job.phases[0]
     assert (first["name"], first["kind"]) == ("predict", "measure"), job.phases

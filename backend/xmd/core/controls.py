@@ -205,7 +205,7 @@ def run_comparison(
 
     parent = load_model(model_dir, device=device)
     labels = parent.labels
-    targets = feedback_targets(parent, train, feedback, config.max_length, task_scope=er.task_scope)
+    targets = feedback_targets(parent, train, feedback, config.max_length)
     n_positions = sum(len(v) for v in targets.values())
     cleaned, n_deleted = delete_feedback_words(train, targets)
     notes: list[str] = []

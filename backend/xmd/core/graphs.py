@@ -57,10 +57,6 @@ def unsupported(config: TrainConfig, er: ERConfig | None) -> str | None:
     """Why a run cannot take graphed steps (None: it can)."""
     if config.grad_accum != 1:
         return "gradient accumulation"
-    if er is not None and er.attribution_gate:
-        return "the attribution gate"
-    if er is not None and er.second_order != "exact":
-        return "second_order='difference'"
     return None
 
 
@@ -184,7 +180,7 @@ def static_losses(
     :func:`xmd.core.training._er_term`, written as masked sums. (One difference: feedback on a word past the
     bucket's length, which has no token, is dropped; the eager step counts it in the attribution term's
     mean with error 0.)"""
-    from xmd.core.training import _er_loss_fn, _feedback_shares
+    from xmd.core.training import ADD_MARGIN, _feedback_shares, _mse
 
     rows = b.input_ids.shape[0]
     k = rows if er_rows is None else er_rows
@@ -221,13 +217,10 @@ def static_losses(
     task = _masked_mean(F.cross_entropy(_wide(logits), b.labels, reduction="none"), weight)
     term = task.new_zeros(())
     y = b.labels[:k].view(-1, 1)
-    if er.counterfactual_weight > 0 and -1 in erased:
-        ce = F.cross_entropy(_wide(erased[-1]), b.labels[:k], reduction="none")
-        term = term + er.counterfactual_weight * _masked_mean(ce, hit[-1])
     if attribution:
         picked = (head_logits.gather(1, y).squeeze(1) * b.attr[:k]).sum()
         (g,) = torch.autograd.grad(picked, embeds, create_graph=True)
-        token_scores = (g * embeds).sum(dim=-1) if er.method == "grad_x_input" else g.norm(dim=-1)
+        token_scores = (g * embeds).sum(dim=-1)  # grad x input (training.ER_METHOD)
         word_scores = merge_to_words(
             token_scores * b.attention_mask[:k].to(token_scores.dtype), b.word_index[:k], head.shape[1]
         )
@@ -235,7 +228,7 @@ def static_losses(
         sel = (head != 0).to(s.dtype) * b.attr[:k].view(-1, 1)
         value = (head == 1).to(s.dtype)
         weight_attr = (er.attribution_weight if er.objective == "both" else 1.0) * er.attribution_every
-        term = term + weight_attr * _masked_mean(_er_loss_fn(er.loss, "none")(s, value), sel)
+        term = term + weight_attr * _masked_mean(_mse(s, value, "none"), sel)
     if er.objective in ("erasure", "both"):
         logp_full = F.log_softmax(_wide(logits[:k]), dim=-1)
         if -1 in erased:
@@ -245,7 +238,7 @@ def static_losses(
         if 1 in erased:
             logp_erased = F.log_softmax(_wide(erased[1]), dim=-1)
             drop = (logp_full.gather(1, y) - logp_erased.gather(1, y)).squeeze(1)
-            term = term + _masked_mean(F.relu(er.add_margin - drop), hit[1])
+            term = term + _masked_mean(F.relu(ADD_MARGIN - drop), hit[1])
     loss = task + er.lam * term
     return torch.stack([loss, task, term, n_fb]).detach(), loss
 

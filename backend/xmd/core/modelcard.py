@@ -121,8 +121,8 @@ def render_model_card(meta: dict[str, Any]) -> str:
             f"- Debugged from: `{base}`"
             + (f" (originally fine-tuned from `{meta['parent']['root_model']}`)" if meta.get("parent") else ""),
             f"- Classes: {', '.join(f'`{x}`' for x in labels)}",
-            f"- ER objective: `{er.get('objective')}`, loss `{er.get('loss')}`, λ = {er.get('lam')}, "
-            f"attribution method `{er.get('method')}`",
+            f"- ER objective: `{er.get('objective')}`, λ = {er.get('lam')}, "
+            f"attribution weight {er.get('attribution_weight')}",
             "",
             "## Feedback used",
             "",

@@ -216,7 +216,7 @@ def feedback_targets(
     task_scope: str = "all",
 ) -> FeedbackTargets:
     """The word positions the feedback marks in ``train`` (scoped task feedback needs the model's
-    predictions); ``task_scope`` (``ERConfig.task_scope``) scopes every unscoped task feedback
+    predictions); ``task_scope`` scopes every unscoped task feedback
     (:meth:`FeedbackSet.with_task_scope`). XMDError when a label is outside the model's classes or
     nothing matches."""
     if any(ex.label is not None and not 0 <= ex.label < loaded.num_labels for ex in train):
@@ -270,9 +270,7 @@ def debug(
     try:
         loaded = load_model(model_dir, device=device)
         predicting = on_phase("predict") if on_phase is not None else None
-        targets = feedback_targets(
-            loaded, train, feedback, config.max_length, on_batch=predicting, task_scope=er.task_scope
-        )
+        targets = feedback_targets(loaded, train, feedback, config.max_length, on_batch=predicting)
 
         def measure(phase: str) -> dict:
             return {

@@ -5,7 +5,7 @@ very differently (README, "Why both is the default"; ``bench/effect_sweep.py``):
 
 - ``attribution`` (the XMD paper's): the model's own word attributions, computed *inside* the
   training graph (``create_graph=True``), normalised to shares (``normalize.shares``) and pulled
-  toward the feedback targets — 0 for *remove*, 1 for *add* — with MSE, MAE or Huber. It needs a
+  toward the feedback targets — 0 for *remove*, 1 for *add* — with MSE. It needs a
   second derivative, so the model must use eager attention. On its own it can silence the
   gradients while the model keeps using the word.
 - ``erasure``: for *remove*, the prediction must not change when the word is hidden from attention
@@ -14,10 +14,7 @@ very differently (README, "Why both is the default"; ``bench/effect_sweep.py``):
   gradient explanations people look at may still light the word up.
 - ``both`` (default): ``erasure + attribution_weight · attribution`` — behaviour and display agree.
 
-The attribution term's gradient is a second derivative: by default the exact one, through a double
-backward pass; ``ERConfig.second_order="difference"`` takes it as a finite difference of two first-order
-passes instead (:func:`_difference_forward`; same gradient to about 0.5 %, slower on a CPU, first-order
-only, so a step that ``torch.compile`` or CUDA graphs could take).
+The attribution term's gradient is a second derivative, taken through a double backward pass.
 
 On a GPU, ``TrainConfig.cuda_graphs`` replays each step from a CUDA graph (:mod:`xmd.core.graphs`: the same
 loss as the joint step, with static shapes).
@@ -33,7 +30,6 @@ import time
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from dataclasses import asdict, dataclass, field
-from typing import Any
 
 import torch
 import torch.nn.functional as F
@@ -41,7 +37,7 @@ from torch.profiler import record_function
 from tqdm.auto import tqdm
 
 from xmd.core import graphs
-from xmd.core.attribution import DIFFERENTIABLE_METHODS, _forward_embeds, gradient_to_words, gradient_word_scores
+from xmd.core.attribution import _forward_embeds, gradient_to_words, gradient_word_scores
 from xmd.core.modeling import LoadedModel, seed_everything, use_bf16
 from xmd.core.normalize import shares
 from xmd.core.options import opt, redefault
@@ -49,20 +45,10 @@ from xmd.core.types import Action, Cancelled, DataError, Example, XMDError
 from xmd.core.words import encode, word_mask
 
 OBJECTIVES = ("erasure", "attribution", "both")
-LOSSES = ("mse", "mae", "huber")
-ADD_TARGETS = ("signed", "magnitude")
-"""How the attribution term reads an *add* word's share: ``signed`` (default) pulls the word's signed
-share (score / Σ|scores|, for the gold class) to 1, so the word must push *toward* the gold label;
-``magnitude`` pulls its absolute share to 1, which a word pushing *against* the gold label also
-satisfies (what the attribution term did before; the HateXplain benchmark found rationale *add* then
-raised |score| plausibility while lowering signed plausibility). Kept so that the change can be measured
-against the old behaviour on a dev split (``bench/real_data_dev.py --add-target magnitude``)."""
-TASK_SCOPES = ("all", "correct", "incorrect")
-SECOND_ORDER = ("exact", "difference")
-DIFFERENCE_STEP = 1e-3
-"""The finite difference's step, relative: the embeddings move by this fraction of their norm."""
-JOINT_FORWARD = ("auto", "on", "off")
-"""Whether an ER step runs the batch and its erased copies through one forward pass (``ERConfig.joint_forward``)."""
+ER_METHOD = "grad_x_input"
+"""The attribution in the loss: grad x input, the method the screen shows by default."""
+ADD_MARGIN = 0.5
+"""Nats that hiding an *add* word must cost (the erasure term's add half)."""
 #: Length bucketing sorts pools of this many batches by length (bigger pools pad less, but the
 #: batches of a pool then differ more in length and are less random in content).
 BUCKET_POOL_BATCHES = 50
@@ -109,7 +95,7 @@ class TrainConfig:
         metadata=opt(
             "on a GPU, record each training step once as a CUDA graph and replay it (a small model's step waits "
             "on kernel launches, not arithmetic); batches are padded to the batch size and to 16/32/64/128… "
-            "tokens. Not with gradient accumulation, the attribution gate or second_order='difference'; the "
+            "tokens. Not with gradient accumulation; the "
             "run records whether it was used"
         ),
     )
@@ -148,12 +134,10 @@ class ERConfig:
 
     With ``objective="both"``, ``L_ER = erasure + attribution_weight · attribution``: the two terms
     work best at different strengths (measured: erasure destabilises training above λ≈1, while the
-    attribution term needs ≈10 to silence gradients), so one λ cannot serve both.
-
-    Early stop (off by default): ``early_stop_rows`` feedback rows (at most a fifth of them) are held
-    out of training; ``early_stop_checks`` times over the planned steps the ER term and the removed
-    words' mean share (grad x input) are measured on them, and training stops once both have
-    converged (:func:`early_stop_converged`) after ``early_stop_min_progress`` of the steps.
+    attribution term needs ≈10 to silence gradients), so one λ cannot serve both. The attribution term
+    is grad x input shares pulled to their targets with MSE; an *add* word's share is signed (it must push
+    toward the gold label). A step on a GPU runs the batch and its erased copies in one forward pass
+    (:func:`joint_step`).
     """
 
     objective: str = field(
@@ -162,38 +146,7 @@ class ERConfig:
             "erasure consistency, the paper's attribution matching, or both (measured best)", choices=OBJECTIVES
         ),
     )
-    loss: str = field(default="mse", metadata=opt("loss of the attribution term", choices=LOSSES))
     lam: float = field(default=1.0, metadata=opt("λ, the weight of the ER term", ge=0, le=1000))
-    method: str = field(default="grad_x_input", metadata=opt("attribution in the loss", choices=DIFFERENTIABLE_METHODS))
-    add_margin: float = field(default=0.5, metadata=opt("nats that hiding an 'add' word must cost", ge=0, le=100))
-    add_target: str = field(
-        default="signed",
-        metadata=opt(
-            "attribution target of an 'add' word: 'signed' = its share toward the gold label must reach 1 "
-            "(a word that pushes against the gold label is penalised); 'magnitude' = its absolute share, "
-            "whatever its sign (the old behaviour, kept for comparisons)",
-            choices=ADD_TARGETS,
-        ),
-    )
-    counterfactual_weight: float = field(
-        default=0.0,
-        metadata=opt(
-            "off at 0 (the default; a dev candidate): the ER term gains this weight times the task loss of "
-            "each example with 'remove' words on its counterfactual, the same text with those words hidden "
-            "from attention, so the text with and without the words must both get the gold label",
-            ge=0,
-            le=1000,
-        ),
-    )
-    task_scope: str = field(
-        default="all",
-        metadata=opt(
-            "which examples task-level feedback regularises, by the parent's predictions before training: "
-            "all (the default), those it predicts correctly (the XMD paper's choice) or incorrectly; a "
-            "task feedback with its own scope keeps it; instance feedback is not affected",
-            choices=TASK_SCOPES,
-        ),
-    )
     attribution_weight: float = field(
         default=5.0, metadata=opt("weight μ of the attribution term with objective 'both'", ge=0, le=1000)
     )
@@ -217,104 +170,20 @@ class ERConfig:
             le=64,
         ),
     )
-    attribution_gate: bool = field(
-        default=False,
-        metadata=opt(
-            "thin out the attribution term once it has converged: after attribution_gate_patience batches with "
-            "the term in which the running attribution error (the feedback words' mean distance from their "
-            "target share, read off those batches) did not fall attribution_gate_tol below its best, the term "
-            "runs on every attribution_gate_every-th batch only, and on every batch again if the running "
-            "error climbs past 1.5x its best: the second derivative is paid while it still moves the shares"
-        ),
-    )
-    attribution_gate_tol: float = field(
-        default=0.05, metadata=opt("... progress: the running error this fraction below its best ...", ge=0, le=1)
-    )
-    attribution_gate_patience: int = field(
-        default=8, metadata=opt("... batches with the term without progress before it thins out ...", ge=1, le=1000)
-    )
-    attribution_gate_every: int = field(
-        default=4, metadata=opt("... and then the attribution term on every k-th batch", ge=1, le=64)
-    )
-    second_order: str = field(
-        default="exact",
-        metadata=opt(
-            "how the attribution term's gradient (a second derivative) is taken: 'exact' differentiates the "
-            "in-graph grad x input (a double backward pass); 'difference' takes it as a finite difference of "
-            "two first-order passes, the second with the embeddings moved a little along the direction the "
-            "term wants, with the same dropout (grad_x_input only; saliency stays exact)",
-            choices=SECOND_ORDER,
-        ),
-    )
-    joint_forward: str = field(
-        default="auto",
-        metadata=opt(
-            "one forward pass over the batch and its erased copies instead of one per part: fewer kernel "
-            "launches, which a GPU step waits on, but every row then enters the backward pass, which costs "
-            "more on a CPU (bench/er_overhead.py); auto = on a GPU only; same loss either way",
-            choices=JOINT_FORWARD,
-        ),
-    )
-    early_stop: bool = field(
-        default=False,
-        metadata=opt(
-            "stop before the last epoch once the ER term and the removed words' share have converged on "
-            "held-out feedback rows (rule: xmd.core.training.early_stop_converged)"
-        ),
-    )
-    early_stop_rows: int = field(
-        default=32,
-        metadata=opt("feedback rows held out of training to watch for convergence (at most a fifth)", ge=2, le=4096),
-    )
-    early_stop_checks: int = field(
-        default=20, metadata=opt("how many times over the planned steps the held-out rows are measured", ge=1, le=1000)
-    )
-    early_stop_share_tol: float = field(
-        default=0.02,
-        metadata=opt("converged when the removed words' share moved by at most this much (absolute) ...", ge=0, le=1),
-    )
-    early_stop_er_tol: float = field(
-        default=0.2,
-        metadata=opt("... and the ER term by at most this fraction of its value (plus 0.002) ...", ge=0, le=10),
-    )
-    early_stop_patience: int = field(
-        default=2, metadata=opt("... between each of this many consecutive checks ...", ge=1, le=100)
-    )
-    early_stop_min_progress: float = field(
-        default=0.3, metadata=opt("... and at least this fraction of the planned steps has run", ge=0, le=1)
-    )
 
     def validate(self) -> None:
-        if min(self.attribution_every, self.attribution_gate_every, self.attribution_gate_patience) < 1:
-            raise ValueError("attribution_every, attribution_gate_every and attribution_gate_patience must be >= 1")
-        if not 0.0 <= self.attribution_gate_tol <= 1.0:
-            raise ValueError("attribution_gate_tol must be in [0, 1]")
-        if self.attribution_gate and self.second_order != "exact":
-            raise ValueError("attribution_gate reads the in-graph shares of second_order='exact'")
-        if self.attribution_rows < 0 or self.early_stop_rows < 2 or self.early_stop_checks < 1:
-            raise ValueError("attribution_rows must be >= 0, early_stop_rows >= 2 and early_stop_checks >= 1")
-        if self.early_stop_patience < 1 or not 0.0 <= self.early_stop_min_progress <= 1.0:
-            raise ValueError("early_stop_patience must be >= 1 and early_stop_min_progress in [0, 1]")
         if self.objective not in OBJECTIVES:
             raise ValueError(f"unknown ER objective {self.objective!r}; choose one of {OBJECTIVES}")
-        if self.loss not in LOSSES:
-            raise ValueError(f"unknown ER loss {self.loss!r}; choose one of {LOSSES}")
-        if self.method not in DIFFERENTIABLE_METHODS:
-            raise ValueError(f"ER attributions need a differentiable method: {DIFFERENTIABLE_METHODS}")
-        if self.lam < 0 or self.attribution_weight < 0 or self.counterfactual_weight < 0:
-            raise ValueError("lam (λ), attribution_weight and counterfactual_weight must be >= 0")
-        if self.add_target not in ADD_TARGETS:
-            raise ValueError(f"unknown add_target {self.add_target!r}; choose one of {ADD_TARGETS}")
-        if self.task_scope not in TASK_SCOPES:
-            raise ValueError(f"unknown task_scope {self.task_scope!r}; choose one of {TASK_SCOPES}")
-        if self.second_order not in SECOND_ORDER:
-            raise ValueError(f"unknown second_order {self.second_order!r}; choose one of {SECOND_ORDER}")
-        if self.joint_forward not in JOINT_FORWARD:
-            raise ValueError(f"unknown joint_forward {self.joint_forward!r}; choose one of {JOINT_FORWARD}")
+        if self.lam < 0 or self.attribution_weight < 0 or self.attribution_rows < 0 or self.attribution_every < 1:
+            raise ValueError("lam (λ), attribution_weight and attribution_rows must be >= 0, attribution_every >= 1")
 
-    def joint_on(self, device: torch.device) -> bool:
-        """Whether a step on ``device`` takes :func:`_joint_forward` (``joint_forward`` resolved)."""
-        return self.joint_forward == "on" or (self.joint_forward == "auto" and device.type == "cuda")
+
+def joint_step(device: torch.device) -> bool:
+    """Whether an ER step on ``device`` runs the batch and its erased copies in one forward pass
+    (:func:`_joint_forward`): on a GPU, where a step waits on kernel launches (BENCHMARKS.md, H200: the
+    default ER step 4.43x -> 2.59x a plain step); on a CPU the erased rows in the backward pass cost more
+    than the launches saved (``er_overhead_joint.json``: 1.75x -> 2.31x). Same loss either way."""
+    return device.type == "cuda"
 
 
 def batch_order(
@@ -341,50 +210,6 @@ def batch_order(
         chunk = sorted(perm[start : start + pool], key=lambda i: lengths[i])
         batches.extend(chunk[i : i + batch_size] for i in range(0, len(chunk), batch_size))
     return [batches[i] for i in torch.randperm(len(batches), generator=gen).tolist()]
-
-
-def early_stop_converged(er_values: Sequence[float], share_values: Sequence[float], er: ERConfig) -> bool:
-    """The early-stop rule on the series measured at each check on the held-out feedback rows.
-
-    Converged when, for each of the last ``early_stop_patience`` consecutive pairs of checks, the
-    removed words' share moved by at most ``early_stop_share_tol`` (absolute) and the ER term by at
-    most ``early_stop_er_tol`` × its previous value + 0.002. (:func:`train_loop` also requires
-    ``early_stop_min_progress`` of the planned steps to have run.)
-    """
-    k = er.early_stop_patience
-    if len(er_values) < k + 1 or len(share_values) < k + 1:
-        return False
-    for i in range(len(er_values) - k, len(er_values)):
-        if abs(share_values[i] - share_values[i - 1]) > er.early_stop_share_tol:
-            return False
-        if abs(er_values[i] - er_values[i - 1]) > er.early_stop_er_tol * abs(er_values[i - 1]) + 0.002:
-            return False
-    return True
-
-
-def _probe(
-    loaded: LoadedModel, probe: Sequence[Example], targets: FeedbackTargets, config: TrainConfig, er: ERConfig
-) -> tuple[float, float]:
-    """``(ER term, mean share of the removed words)`` on the held-out feedback rows, in eval mode."""
-    model, device = loaded.model, loaded.device
-    model.eval()
-    try:
-        enc = encode(loaded.tokenizer, [ex.text for ex in probe], max_length=config.max_length).to(device)
-        labels = torch.tensor([ex.label for ex in probe], device=device)
-        fb = _feedback_tensors(probe, targets, enc.max_words, device)
-        if fb is None:
-            return 0.0, 0.0
-        with torch.enable_grad():
-            logits, ws, _ = gradient_word_scores(model, enc, labels, method=er.method)
-        with torch.no_grad():
-            er_value = float(_er_term(model, enc, labels, logits.detach(), ws.detach(), fb, er))
-            s = shares(ws.detach(), word_mask(enc.word_index, ws.shape[1]))
-            removed = (s * (fb[1] == -1)).sum(dim=1)
-            rows = (fb[1] == -1).any(dim=1)
-            share = float(removed[rows].mean()) if bool(rows.any()) else 0.0
-        return er_value, share
-    finally:
-        model.train()
 
 
 def _attribution_subset(
@@ -450,10 +275,6 @@ BatchHook = Callable[[int, int, list[str]], None]
 class TrainHistory:
     steps: list[StepInfo] = field(default_factory=list)
     seconds: float = 0.0
-    #: With ``ERConfig.early_stop``: the checks on the held-out rows and whether and where it stopped.
-    early_stop: dict | None = None
-    #: With ``ERConfig.attribution_gate``: batches with the attribution term, and where the gate closed/opened.
-    gate: dict | None = None
     #: Whether the steps ran under bf16 autocast (``TrainConfig.mixed_precision`` on a device that has it).
     bf16: bool = False
     #: With ``TrainConfig.cuda_graphs``: graphs recorded, eager steps and replays, or why none ran.
@@ -463,77 +284,12 @@ class TrainHistory:
         out = {"seconds": self.seconds, "steps": [asdict(s) for s in self.steps], "bf16": self.bf16}
         if self.graphs is not None:
             out["graphs"] = self.graphs
-        if self.early_stop is not None:
-            out["early_stop"] = self.early_stop
-        if self.gate is not None:
-            out["gate"] = self.gate
         return out
 
 
-GATE_REOPEN = 1.5
-"""The attribution gate opens again when the running error climbs past this multiple of its best."""
-GATE_MEMORY = 0.2
-"""Weight of each new batch in the attribution error's running mean (about five batches' memory)."""
-
-
-class _Gate:
-    """``ERConfig.attribution_gate``: open (the attribution term on every batch) until the running attribution
-    error has made no progress for ``patience`` batches with the term, then closed (every k-th batch) until
-    it climbs past :data:`GATE_REOPEN` x its best."""
-
-    def __init__(self, er: ERConfig) -> None:
-        self.tol, self.patience, self.every = (
-            er.attribution_gate_tol,
-            er.attribution_gate_patience,
-            er.attribution_gate_every,
-        )
-        self.mean: float | None = None
-        self.best = math.inf
-        self.since = 0
-        self.closed = False
-        self.record: dict[str, Any] = {"tol": self.tol, "patience": self.patience, "every": self.every}
-        self.record.update(batches=0, with_term=0, closed_at=[], opened_at=[], error=[])
-
-    def period(self) -> int:
-        return self.every if self.closed else 1
-
-    def update(self, batch: int, took_term: bool, error: float | None) -> None:
-        self.record["batches"] += 1
-        if not took_term or error is None:
-            return
-        self.record["with_term"] += 1
-        self.record["error"].append(round(error, 5))
-        self.mean = error if self.mean is None else (1 - GATE_MEMORY) * self.mean + GATE_MEMORY * error
-        if self.best == math.inf or self.mean < self.best * (1 - self.tol):
-            self.best, self.since = self.mean, 0
-        else:
-            self.since += 1
-        if not self.closed and self.since >= self.patience:
-            self.closed = True
-            self.record["closed_at"].append(batch)
-        elif self.closed and self.mean > GATE_REOPEN * self.best:
-            self.closed, self.since = False, 0
-            self.record["opened_at"].append(batch)
-
-
-def _attribution_error(
-    enc, word_scores: torch.Tensor, fb: tuple[torch.Tensor, torch.Tensor], attr_rows: torch.Tensor, er: ERConfig
-) -> torch.Tensor:
-    """Mean distance of the feedback words' shares from their targets (0 remove, 1 add), detached: what the
-    attribution term pulls down, read off the word scores the step already has (no extra pass)."""
-    value, kind = (t[attr_rows][:, : word_scores.shape[1]] for t in fb)
-    s = _feedback_shares(enc.select(attr_rows), word_scores.detach(), kind, er)
-    sel = kind != 0
-    return (s[sel] - value[sel]).abs().mean() if bool(sel.any()) else word_scores.new_zeros(())
-
-
-def _er_loss_fn(name: str, reduction: str = "mean") -> Callable[[torch.Tensor, torch.Tensor], torch.Tensor]:
+def _mse(a: torch.Tensor, b: torch.Tensor, reduction: str = "mean") -> torch.Tensor:
     """The attribution term's loss; ``reduction="none"`` per entry (the graphed step masks and averages them)."""
-    if name == "mse":
-        return lambda a, b: F.mse_loss(a, b, reduction=reduction)
-    if name == "mae":
-        return lambda a, b: F.l1_loss(a, b, reduction=reduction)
-    return lambda a, b: F.huber_loss(a, b, delta=0.1, reduction=reduction)
+    return F.mse_loss(a, b, reduction=reduction)
 
 
 def _feedback_tensors(
@@ -575,52 +331,33 @@ def _attribution_term(enc, word_scores: torch.Tensor, fb: tuple[torch.Tensor, to
     """Shares of the in-graph attributions pulled to 1 (add) / 0 (remove) on feedback positions.
 
     A *remove* word's absolute share goes to 0 (it must not matter either way). An *add* word's share
-    goes to 1 signed (``add_target="signed"``: it must push toward the gold label, the class the scores
-    are taken for) or by magnitude (``"magnitude"``).
+    goes to 1 signed: it must push toward the gold label, the class the scores are taken for.
     """
     value, kind = fb
     s = _feedback_shares(enc, word_scores, kind, er)
     sel = kind != 0
-    return _er_loss_fn(er.loss)(s[sel], value[sel])
+    return _mse(s[sel], value[sel])
 
 
 def _feedback_shares(enc, word_scores: torch.Tensor, kind: torch.Tensor, er: ERConfig) -> torch.Tensor:
-    """Each word's share of its example's attribution, signed for *add* words with ``add_target="signed"``:
-    what the attribution term pulls to its targets (and the gate reads)."""
+    """Each word's share of its example's attribution, signed for *add* words: what the attribution term
+    pulls to its targets."""
     mask = word_mask(enc.word_index, word_scores.shape[1])
     s = shares(word_scores, mask)
-    if er.add_target == "signed":
-        s = torch.where(kind == 1, signed_shares(word_scores, mask), s)
-    return s
-
-
-def _counterfactual_logits(model, enc, fb: tuple[torch.Tensor, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
-    """Logits of the rows with *remove* words with those words hidden from attention (in the graph),
-    and the rows: each such text's counterfactual."""
-    inputs, rows = _erase(enc, fb[1], -1)
-    if not rows.any():
-        return torch.zeros(0, device=rows.device), rows
-    return model(**{k: v[rows] for k, v in inputs.items()}).logits, rows
-
-
-def _counterfactual_term(labels: torch.Tensor, cf_logits: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
-    """Task loss (cross-entropy with the gold label) on the counterfactuals; 0 without any."""
-    if not rows.any():
-        return cf_logits.new_zeros(())
-    return F.cross_entropy(cf_logits.float(), labels[rows])
+    return torch.where(kind == 1, signed_shares(word_scores, mask), s)
 
 
 Erased = dict[int, tuple[torch.Tensor, torch.Tensor]]
 """Logits of erased copies already computed, in the graph, by the feedback kind hidden (-1 remove, 1 add):
-``(logits of the hit rows, hit rows [B] bool)`` (:func:`_joint_forward`, :func:`_counterfactual_logits`)."""
+``(logits of the hit rows, hit rows [B] bool)`` (:func:`_joint_forward`)."""
 
 
 def _erasure_term(
     model, enc, labels, logits, fb: tuple[torch.Tensor, torch.Tensor], er: ERConfig, erased: Erased | None = None
 ):
-    """Remove: KL(erased ‖ full), erased held fixed. Add: erasing must cost ``add_margin`` nats.
+    """Remove: KL(erased ‖ full), erased held fixed. Add: erasing must cost :data:`ADD_MARGIN` nats.
 
-    ``erased``: erased copies already run (the counterfactuals, or the joint forward's), reused instead
+    ``erased``: erased copies already run (the joint forward's), reused instead
     of another forward of the same inputs; the *remove* ones are detached here."""
     _, kind = fb
     erased = erased or {}
@@ -647,7 +384,7 @@ def _erasure_term(
         logp_erased = F.log_softmax(add_logits.float(), dim=-1)
         y = labels[rows].view(-1, 1)
         drop = logp_full[rows].gather(1, y) - logp_erased.gather(1, y)
-        terms.append(F.relu(er.add_margin - drop).mean())
+        terms.append(F.relu(ADD_MARGIN - drop).mean())
     return torch.stack(terms).sum() if terms else logits.new_zeros(())
 
 
@@ -662,28 +399,18 @@ def _er_term(
     attr_rows: torch.Tensor | None = None,
     skip_attribution: bool = False,
     erased: Erased | None = None,
-    attribution: torch.Tensor | None = None,
 ) -> torch.Tensor:
-    """``L_ER`` for one batch under the configured objective (``both`` adds the two terms), plus
-    ``counterfactual_weight`` × the task loss on the counterfactuals when that weight is set.
+    """``L_ER`` for one batch under the configured objective (``both`` adds the two terms).
 
     ``word_scores`` may cover only the rows in ``attr_rows`` (the rows with feedback), which is
     how :func:`train_loop` avoids a second derivative through rows that have none.
     ``skip_attribution`` leaves the attribution term out on the batches that
     ``ERConfig.attribution_every`` skips (it is weighted by k on the others). ``erased``: the erased
-    copies :func:`_joint_forward` already ran. ``attribution``: the attribution term already taken
-    (:func:`_difference_forward`), weighted here like the in-graph one.
+    copies :func:`_joint_forward` already ran.
     """
     total = logits.new_zeros(())
-    erased = dict(erased or {})
-    if er.counterfactual_weight > 0:
-        if -1 not in erased:
-            erased[-1] = _counterfactual_logits(model, enc, fb)
-        total = total + er.counterfactual_weight * _counterfactual_term(labels, *erased[-1])
     weight = (er.attribution_weight if er.objective == "both" else 1.0) * er.attribution_every
-    if attribution is not None:
-        total = total + weight * attribution
-    elif er.objective in ("attribution", "both") and (word_scores is not None or not skip_attribution):
+    if er.objective in ("attribution", "both") and (word_scores is not None or not skip_attribution):
         assert word_scores is not None, "attribution objectives need in-graph word scores"
         sub_enc, sub_fb = enc, fb
         if attr_rows is not None:
@@ -696,7 +423,7 @@ def _er_term(
 
 
 def _split_forward(
-    model: torch.nn.Module, enc, labels: torch.Tensor, attr_rows: torch.Tensor, method: str
+    model: torch.nn.Module, enc, labels: torch.Tensor, attr_rows: torch.Tensor
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Logits of the whole batch and in-graph word scores of the ``attr_rows``, each row run once.
 
@@ -713,7 +440,7 @@ def _split_forward(
         model,
         sub,
         labels[attr_rows],
-        method=method,
+        method=ER_METHOD,
         create_graph=True,
         embeds=embeds[attr_rows][:, : sub.input_ids.shape[1]],
     )
@@ -742,75 +469,9 @@ def _with_rest(
     return torch.cat([attr_logits, rest_logits.to(attr_logits.dtype)])[torch.argsort(order)]
 
 
-def _rng_state(device: torch.device) -> tuple[torch.Tensor, torch.Tensor | None]:
-    cuda = torch.cuda.get_rng_state(device) if device.type == "cuda" else None
-    return torch.get_rng_state(), cuda
-
-
-def _set_rng_state(device: torch.device, state: tuple[torch.Tensor, torch.Tensor | None]) -> None:
-    torch.set_rng_state(state[0])
-    if state[1] is not None:
-        torch.cuda.set_rng_state(state[1], device)
-
-
-def _difference_forward(
-    model: torch.nn.Module,
-    enc,
-    labels: torch.Tensor,
-    fb: tuple[torch.Tensor, torch.Tensor],
-    er: ERConfig,
-    attr_rows: torch.Tensor,
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """Logits of the whole batch and the attribution term of the ``attr_rows``, whose gradient is taken
-    by a finite difference instead of a double backward pass.
-
-    The term depends on the parameters through the token scores ``s_t = <∇_e F, e_t>`` (grad x input of
-    the gold logit F). With ``w_t = ∂term/∂s_t`` (cheap, first order) and ``u_t = w_t e_t``, its gradient is
-    ``d/dθ <∇_e F, u>`` plus ``Σ_t w_t <∇_e_t F, d e_t/dθ>`` (the embedding table's own path), and
-    ``<∇_e F, u> ≈ (F(e + εu) − F(e)) / ε``: one more forward pass of those rows with the embeddings moved
-    along ``u``, with the same dropout masks, then a single backward pass for everything. Returns
-    ``(logits [B, C] in batch order, term)``: ``term`` has the attribution term's value and its gradient.
-    """
-    from xmd.core.words import merge_to_words
-
-    sub, y = enc.select(attr_rows), labels[attr_rows].view(-1, 1)
-    device = sub.input_ids.device
-    # Two passes a thousandth of the embeddings' norm apart differ by less than bf16 resolves (about 0.4 %):
-    # under bf16 autocast the difference was noise (gradient error 15x its norm on the tiny model), so these
-    # rows run in float32 whatever the step's precision; the other rows keep it (``_with_rest``).
-    with torch.autocast(device.type, enabled=False):
-        state = _rng_state(device)
-        embeds = model.get_input_embeddings()(sub.input_ids)
-        attr_logits = _forward_embeds(model, sub, embeds)
-        picked = attr_logits.gather(1, y).sum()
-        (grads,) = torch.autograd.grad(picked, embeds, retain_graph=True)
-        e, g = embeds.detach(), grads.detach()
-        with torch.enable_grad():
-            token_scores = (g * e).sum(dim=-1).requires_grad_(True)
-            word_scores = merge_to_words(token_scores * sub.attention_mask.to(e.dtype), sub.word_index, sub.max_words)
-            sub_fb = tuple(t[attr_rows][:, : word_scores.shape[1]] for t in fb)
-            value = _attribution_term(sub, word_scores, sub_fb, er)
-            (w,) = torch.autograd.grad(value, token_scores)
-        u = w.unsqueeze(-1) * e
-        u_norm = u.norm()
-        if float(u_norm) == 0.0:
-            term = value.detach() + 0.0 * picked
-        else:
-            eps = DIFFERENCE_STEP * float(e.norm()) / float(u_norm)
-            after = _rng_state(device)
-            _set_rng_state(device, state)
-            moved = _forward_embeds(model, sub, embeds + eps * u)
-            _set_rng_state(device, after)
-            surrogate = (moved.gather(1, y).sum() - picked) / eps + (w.unsqueeze(-1) * g * embeds).sum()
-            term = value.detach() + surrogate - surrogate.detach()
-    return _with_rest(model, enc, attr_rows, attr_logits), term
-
-
 def erased_kinds(er: ERConfig) -> list[int]:
-    """Feedback kinds (-1 remove, 1 add) whose erased copies the ER terms read: the erasure term both, the
-    counterfactual term the *remove* ones."""
-    erasing = er.objective != "attribution"
-    return ([-1] if erasing or er.counterfactual_weight > 0 else []) + ([1] if erasing else [])
+    """Feedback kinds (-1 remove, 1 add) whose erased copies the ER terms read: the erasure term's, both."""
+    return [-1, 1] if er.objective != "attribution" else []
 
 
 def _joint_forward(
@@ -855,7 +516,7 @@ def _joint_forward(
     sub = enc.select(attr_rows)
     width = sub.input_ids.shape[1]
     g, e = grads[:b][attr_rows][:, :width], embeds[:b][attr_rows][:, :width]
-    return logits, gradient_to_words(g, e, sub, er.method), erased
+    return logits, gradient_to_words(g, e, sub, ER_METHOD), erased
 
 
 def adamw(params: list[dict], lr: float, device: torch.device) -> torch.optim.AdamW:
@@ -893,13 +554,15 @@ def train_loop(
     progress: bool = False,
     batch_hook: BatchHook | None = None,
     order_lengths: Sequence[int] | None = None,
+    joint: bool | None = None,
 ) -> TrainHistory:
     """Train ``loaded.model`` in place on ``examples``; ``er`` + ``targets`` add the ER term.
 
     The callback is called after every optimiser step; returning ``False`` cancels the run with
     :class:`TrainingCancelled`. The data order depends only on ``config.seed``, the number of examples
     and, with length bucketing, their token counts (never on λ); ``order_lengths`` overrides those counts
-    so that runs on edited texts (the deletion control) keep the debug run's batches.
+    so that runs on edited texts (the deletion control) keep the debug run's batches. ``joint`` forces the
+    eager ER step's form (None: :func:`joint_step` of the device; the loss is the same either way).
     """
     config.validate()
     if er is not None:
@@ -910,9 +573,8 @@ def train_loop(
         raise DataError("no training examples")
     use_er = er is not None and er.lam > 0 and bool(targets)
     model, device = loaded.model, loaded.device
-    joint = use_er and er.joint_on(device)
-    difference = use_er and er.second_order == "difference" and er.method == "grad_x_input"
-    if use_er and er.objective != "erasure" and not difference:
+    joint = use_er and (joint_step(device) if joint is None else joint)
+    if use_er and er.objective != "erasure":
         impl = getattr(model.config, "_attn_implementation", "eager")
         if impl not in ("eager", None):
             if hasattr(model, "set_attn_implementation"):
@@ -924,15 +586,7 @@ def train_loop(
     # ER sampling draws from its own generator, so the data order does not depend on the ER settings.
     er_gen = torch.Generator().manual_seed(config.seed + 7919)
     taken: dict[str, int] = {}  # feedback examples' attribution-term count (ERConfig.attribution_rows)
-    probe: list[Example] = []
-    if use_er and er.early_stop:
-        fb_rows = [i for i, ex in enumerate(examples) if (targets or {}).get(ex.id)]
-        n_probe = min(er.early_stop_rows, len(fb_rows) // 5)
-        if n_probe >= 2:
-            held = set(torch.tensor(fb_rows)[torch.randperm(len(fb_rows), generator=er_gen)[:n_probe]].tolist())
-            probe = [examples[i] for i in sorted(held)]
-            examples = [ex for i, ex in enumerate(examples) if i not in held]
-    lengths = list(order_lengths) if order_lengths is not None and not probe else None
+    lengths = list(order_lengths) if order_lengths is not None else None
     if config.length_bucketing and lengths is None:
         lengths = token_lengths(loaded, examples, config.max_length)
     no_decay = ("bias", "LayerNorm.weight", "layer_norm.weight", "norm.weight")
@@ -960,12 +614,6 @@ def train_loop(
     history = TrainHistory(bf16=bf16)
     if config.cuda_graphs:
         history.graphs = graphed.record if graphed is not None else {"not_used": graphs_not_used}
-    if use_er and er.early_stop:
-        history.early_stop = {"held_out_rows": len(probe), "stopped_at": None, "steps": [], "er": [], "share": []}
-        if not probe:
-            history.early_stop["disabled"] = "fewer than 10 feedback rows: none held out"
-    check_every = max(1, math.ceil(total_steps / er.early_stop_checks)) if probe else 0
-    gate = _Gate(er) if use_er and er.attribution_gate and er.objective != "erasure" else None
     t0 = time.perf_counter()
     step = 0
     model.train()
@@ -981,9 +629,8 @@ def train_loop(
                 enc = encode(loaded.tokenizer, [ex.text for ex in batch], max_length=config.max_length)
                 # The attribution term runs on every k-th batch (ERConfig.attribution_every), counted over
                 # the whole run so that it does not depend on epoch boundaries.
-                # ERConfig.attribution_gate stretches that period once the attribution error stopped falling.
                 gi = epoch * batches_per_epoch + bi
-                skip_attr = use_er and gi % (er.attribution_every * (gate.period() if gate else 1)) != 0
+                skip_attr = use_er and gi % er.attribution_every != 0
                 if graphed is not None:
                     er_run = er if use_er else None
                     parts = graphs.run(graphed, enc, batch, targets or {}, config, er_run, skip_attr, er_gen, taken)
@@ -993,50 +640,28 @@ def train_loop(
                     fb = _feedback_tensors(batch, targets or {}, enc.max_words, device) if use_er else None
                     # Named ranges for torch.profiler (bench/er_profile.py); a few microseconds when none runs.
                     with amp, record_function("xmd.forward_and_loss"):
-                        word_scores, attr_rows, erased, attribution = None, None, None, None
+                        word_scores, attr_rows, erased = None, None, None
                         if fb is not None and er.objective != "erasure" and not skip_attr:
                             attr_rows = (fb[1] != 0).any(dim=1)
                             attr_rows = pick_attribution_rows(attr_rows, er.attribution_rows, er_gen, batch, taken)
-                        if attr_rows is not None and difference:
-                            logits, attribution = _difference_forward(model, enc, labels, fb, er, attr_rows)
-                        elif fb is not None and joint:
+                        if fb is not None and joint:
                             logits, word_scores, erased = _joint_forward(model, enc, labels, fb, er, attr_rows)
                         elif attr_rows is not None:
-                            logits, word_scores = _split_forward(model, enc, labels, attr_rows, er.method)
+                            logits, word_scores = _split_forward(model, enc, labels, attr_rows)
                         else:
                             logits = model(**enc.model_inputs()).logits
                         task_loss = F.cross_entropy(logits.float(), labels)
                         er_loss = (
-                            _er_term(
-                                model,
-                                enc,
-                                labels,
-                                logits,
-                                word_scores,
-                                fb,
-                                er,
-                                attr_rows,
-                                skip_attr,
-                                erased,
-                                attribution,
-                            )
+                            _er_term(model, enc, labels, logits, word_scores, fb, er, attr_rows, skip_attr, erased)
                             if fb is not None
                             else task_loss.new_zeros(())
                         )
                         loss = task_loss + (er.lam * er_loss if use_er else 0.0)
-                        gate_error = (
-                            _attribution_error(enc, word_scores, fb, attr_rows, er)
-                            if gate is not None and word_scores is not None and attr_rows is not None and fb is not None
-                            else None
-                        )
                     with record_function("xmd.backward"):
                         (loss / config.grad_accum).backward()
                     # One device-to-host copy per batch: each is a sync, which a GPU step bound by launches feels.
                     n_fb = (fb[1] != 0).sum() if fb is not None else torch.zeros((), device=device)
-                    extra = [gate_error] if gate_error is not None else []
-                    parts = torch.stack([t.detach().float() for t in (loss, task_loss, er_loss, n_fb, *extra)]).tolist()
-                    if gate is not None and fb is not None:
-                        gate.update(gi, gate_error is not None, parts[4] if extra else None)
+                    parts = torch.stack([t.detach().float() for t in (loss, task_loss, er_loss, n_fb)]).tolist()
                 for key, value in zip(("loss", "task", "er"), parts, strict=False):
                     acc[key] += value / config.grad_accum
                 acc["n_fb"] += round(parts[3])
@@ -1067,22 +692,10 @@ def train_loop(
                 bar.set_postfix(loss=f"{info.loss:.4f}", er=f"{info.er_loss:.4f}")
                 if callback is not None and callback(info) is False:
                     raise TrainingCancelled(f"training cancelled at step {step}/{total_steps}")
-                if check_every and (step % check_every == 0 or step == total_steps):
-                    er_value, share = _probe(loaded, probe, targets or {}, config, er)
-                    for key, value in (("steps", step), ("er", er_value), ("share", share)):
-                        history.early_stop[key].append(value)
-                    if step >= er.early_stop_min_progress * total_steps and early_stop_converged(
-                        history.early_stop["er"], history.early_stop["share"], er
-                    ):
-                        history.early_stop["stopped_at"] = step
-                        break
-            if history.early_stop is not None and history.early_stop["stopped_at"] is not None:
-                break
     finally:
         bar.close()
         model.eval()
         history.seconds = time.perf_counter() - t0
-        history.gate = gate.record if gate is not None else None
     return history
 
 

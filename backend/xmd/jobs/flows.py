@@ -175,8 +175,7 @@ def fail_lost(db: Session) -> list[str]:
 def estimate_retrain(db: Session, project: Project, body: RetrainIn) -> dict[str, Any]:
     """What a retrain with these settings will do, phase by phase, and how long it should take at the
     rates of :func:`retrain_prior` (None when nothing was measured yet).
-    The plan is the job's own (``versions.flows``): a ``task_scope`` other than all, or task feedback
-    scoped by itself, adds the prediction of the training set first; with controls, every arm × seed
+    The plan is the job's own (``versions.flows``): task feedback scoped by itself adds the prediction of the training set first; with controls, every arm × seed
     trains and is measured (``phases.retrain_plan``'s ``runs``)."""
     mv = versions.resolve(db_session=db, project=project, version_id=body.version_id)
     train = datasets.resolve_ids(db_session=db, project=project, ids=body.train_dataset_ids, role=DatasetRole.TRAIN)
@@ -184,7 +183,7 @@ def estimate_retrain(db: Session, project: Project, body: RetrainIn) -> dict[str
     config = options.build(RetrainConfig, body.model_dump())
     n_train = sum(ds.n_examples for ds in train)
     task = feedback.list_feedback(db_session=db, project_id=project.id, level=FeedbackLevel.TASK)
-    predicts = phases.needs_predictions((t.scope or Scope.ALL for t in task), body.task_scope)
+    predicts = phases.needs_predictions((t.scope or Scope.ALL for t in task), "all")
     newest = max((v.version for v in versions.list_versions(db_session=db, project_id=project.id)), default=0)
     plan = phases.retrain_plan(
         parent=mv.version,

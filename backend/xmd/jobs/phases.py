@@ -169,8 +169,8 @@ def calibrated_rates(
     With the retrain's ``er`` (an ``ERConfig``) and a timed erasure-only step, the extra splits into the
     erasure term's and the attribution term's, the latter scaled by the share of feedback rows that take it
     (``attribution_every``, ``attribution_rows`` of ``share x batch_size`` rows a batch), the objective
-    keeping only its own terms and λ = 0 none. ``attribution_gate`` is not priced: when it thins the term
-    depends on the run. The calibration timed training in the precision a default retrain runs (auto);
+    keeping only its own terms and λ = 0 none. The calibration timed training in the precision a default
+    retrain runs (auto);
     ``mixed_precision`` true or false scales the training rate by what the calibration's steps in that
     precision cost against those, where it timed them (a device that computes bf16; elsewhere float32 runs
     whatever is asked, as priced). ``cuda_graphs`` scales it likewise by the calibration's graphed steps, where

@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, SecretStr, create_model
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, create_model
 
 from xmd.core.options import options
 from xmd.core.training import RETRAIN_SETTINGS
@@ -84,7 +84,10 @@ def settings_fields(*classes: type) -> dict[str, Any]:
 
 
 class _RetrainTargets(BaseModel):
-    """What a retrain starts from and trains on; the settings are added from :data:`RETRAIN_SETTINGS`."""
+    """What a retrain starts from and trains on; the settings are added from :data:`RETRAIN_SETTINGS`.
+    An unknown field (a setting removed since, docs/settings.md) answers 422 instead of being ignored."""
+
+    model_config = ConfigDict(extra="forbid")
 
     version_id: BodyId | None = Field(default=None, description="the version to start from (default: latest ready)")
     train_dataset_ids: list[BodyId] | None = Field(default=None, description="default: every training dataset")

@@ -166,7 +166,7 @@ def _retrain(
             "eval_dataset_ids": [ds.id for ds in eval_sets],
         },
     )
-    predicts = job_phases.needs_predictions((t.scope for t in feedback.task), er.task_scope)
+    predicts = job_phases.needs_predictions((t.scope for t in feedback.task), "all")
     ctx.plan(
         job_phases.retrain_plan(
             parent=parent.version,

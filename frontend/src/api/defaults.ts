@@ -19,44 +19,25 @@ export const schemaDefaults = {
     "seed": 0
   },
   "RetrainIn": {
-    "add_margin": 0.5,
-    "add_target": "signed",
     "attribution_every": 1,
-    "attribution_gate": false,
-    "attribution_gate_every": 4,
-    "attribution_gate_patience": 8,
-    "attribution_gate_tol": 0.05,
     "attribution_rows": 0,
     "attribution_weight": 5,
     "batch_size": 32,
     "controls": [],
-    "counterfactual_weight": 0,
     "cuda_graphs": false,
-    "early_stop": false,
-    "early_stop_checks": 20,
-    "early_stop_er_tol": 0.2,
-    "early_stop_min_progress": 0.3,
-    "early_stop_patience": 2,
-    "early_stop_rows": 32,
-    "early_stop_share_tol": 0.02,
     "epochs": 2,
     "eval_max_examples": 2000,
     "grad_accum": 1,
-    "joint_forward": "auto",
     "lam": 1,
     "length_bucketing": true,
-    "loss": "mse",
     "lr": 0.00003,
     "max_grad_norm": 1,
     "max_length": 128,
-    "method": "grad_x_input",
     "objective": "both",
     "quality": false,
     "rationale_column": "",
-    "second_order": "exact",
     "seed": 0,
     "seeds": 1,
-    "task_scope": "all",
     "warmup_ratio": 0.06,
     "weight_decay": 0.01
   },
@@ -119,7 +100,7 @@ export const schemaFields = {
     },
     "cuda_graphs": {
       "title": "Cuda Graphs",
-      "help": "on a GPU, record each training step once as a CUDA graph and replay it (a small model's step waits on kernel launches, not arithmetic); batches are padded to the batch size and to 16/32/64/128… tokens. Not with gradient accumulation, the attribution gate or second_order='difference'; the run records whether it was used",
+      "help": "on a GPU, record each training step once as a CUDA graph and replay it (a small model's step waits on kernel launches, not arithmetic); batches are padded to the batch size and to 16/32/64/128… tokens. Not with gradient accumulation; the run records whether it was used",
       "type": "boolean"
     },
     "epochs": {
@@ -357,54 +338,12 @@ export const schemaFields = {
     }
   },
   "RetrainIn": {
-    "add_margin": {
-      "title": "Add Margin",
-      "help": "nats that hiding an 'add' word must cost",
-      "type": "number",
-      "minimum": 0,
-      "maximum": 100
-    },
-    "add_target": {
-      "title": "Add Target",
-      "help": "attribution target of an 'add' word: 'signed' = its share toward the gold label must reach 1 (a word that pushes against the gold label is penalised); 'magnitude' = its absolute share, whatever its sign (the old behaviour, kept for comparisons)",
-      "type": "string",
-      "choices": [
-        "signed",
-        "magnitude"
-      ]
-    },
     "attribution_every": {
       "title": "Attribution Every",
       "help": "the attribution term (second derivative) on every k-th batch only, weighted by k so its mean strength stays; the other batches take the erasure term alone (objective 'both') or no ER term (objective 'attribution'); 1 = every batch",
       "type": "integer",
       "minimum": 1,
       "maximum": 64
-    },
-    "attribution_gate": {
-      "title": "Attribution Gate",
-      "help": "thin out the attribution term once it has converged: after attribution_gate_patience batches with the term in which the running attribution error (the feedback words' mean distance from their target share, read off those batches) did not fall attribution_gate_tol below its best, the term runs on every attribution_gate_every-th batch only, and on every batch again if the running error climbs past 1.5x its best: the second derivative is paid while it still moves the shares",
-      "type": "boolean"
-    },
-    "attribution_gate_every": {
-      "title": "Attribution Gate Every",
-      "help": "... and then the attribution term on every k-th batch",
-      "type": "integer",
-      "minimum": 1,
-      "maximum": 64
-    },
-    "attribution_gate_patience": {
-      "title": "Attribution Gate Patience",
-      "help": "... batches with the term without progress before it thins out ...",
-      "type": "integer",
-      "minimum": 1,
-      "maximum": 1000
-    },
-    "attribution_gate_tol": {
-      "title": "Attribution Gate Tol",
-      "help": "... progress: the running error this fraction below its best ...",
-      "type": "number",
-      "minimum": 0,
-      "maximum": 1
     },
     "attribution_rows": {
       "title": "Attribution Rows",
@@ -437,64 +376,10 @@ export const schemaFields = {
         "deletion_base"
       ]
     },
-    "counterfactual_weight": {
-      "title": "Counterfactual Weight",
-      "help": "off at 0 (the default; a dev candidate): the ER term gains this weight times the task loss of each example with 'remove' words on its counterfactual, the same text with those words hidden from attention, so the text with and without the words must both get the gold label",
-      "type": "number",
-      "minimum": 0,
-      "maximum": 1000
-    },
     "cuda_graphs": {
       "title": "Cuda Graphs",
-      "help": "on a GPU, record each training step once as a CUDA graph and replay it (a small model's step waits on kernel launches, not arithmetic); batches are padded to the batch size and to 16/32/64/128… tokens. Not with gradient accumulation, the attribution gate or second_order='difference'; the run records whether it was used",
+      "help": "on a GPU, record each training step once as a CUDA graph and replay it (a small model's step waits on kernel launches, not arithmetic); batches are padded to the batch size and to 16/32/64/128… tokens. Not with gradient accumulation; the run records whether it was used",
       "type": "boolean"
-    },
-    "early_stop": {
-      "title": "Early Stop",
-      "help": "stop before the last epoch once the ER term and the removed words' share have converged on held-out feedback rows (rule: xmd.core.training.early_stop_converged)",
-      "type": "boolean"
-    },
-    "early_stop_checks": {
-      "title": "Early Stop Checks",
-      "help": "how many times over the planned steps the held-out rows are measured",
-      "type": "integer",
-      "minimum": 1,
-      "maximum": 1000
-    },
-    "early_stop_er_tol": {
-      "title": "Early Stop Er Tol",
-      "help": "... and the ER term by at most this fraction of its value (plus 0.002) ...",
-      "type": "number",
-      "minimum": 0,
-      "maximum": 10
-    },
-    "early_stop_min_progress": {
-      "title": "Early Stop Min Progress",
-      "help": "... and at least this fraction of the planned steps has run",
-      "type": "number",
-      "minimum": 0,
-      "maximum": 1
-    },
-    "early_stop_patience": {
-      "title": "Early Stop Patience",
-      "help": "... between each of this many consecutive checks ...",
-      "type": "integer",
-      "minimum": 1,
-      "maximum": 100
-    },
-    "early_stop_rows": {
-      "title": "Early Stop Rows",
-      "help": "feedback rows held out of training to watch for convergence (at most a fifth)",
-      "type": "integer",
-      "minimum": 2,
-      "maximum": 4096
-    },
-    "early_stop_share_tol": {
-      "title": "Early Stop Share Tol",
-      "help": "converged when the removed words' share moved by at most this much (absolute) ...",
-      "type": "number",
-      "minimum": 0,
-      "maximum": 1
     },
     "epochs": {
       "title": "Epochs",
@@ -523,16 +408,6 @@ export const schemaFields = {
       "minimum": 1,
       "maximum": 1024
     },
-    "joint_forward": {
-      "title": "Joint Forward",
-      "help": "one forward pass over the batch and its erased copies instead of one per part: fewer kernel launches, which a GPU step waits on, but every row then enters the backward pass, which costs more on a CPU (bench/er_overhead.py); auto = on a GPU only; same loss either way",
-      "type": "string",
-      "choices": [
-        "auto",
-        "on",
-        "off"
-      ]
-    },
     "lam": {
       "title": "Lam",
       "help": "λ, the weight of the ER term",
@@ -544,16 +419,6 @@ export const schemaFields = {
       "title": "Length Bucketing",
       "help": "batch texts of similar token length together (seeded pools of 50 batches sorted by length, batches shuffled), so a batch is padded only to its own longest text; every example still appears once per epoch",
       "type": "boolean"
-    },
-    "loss": {
-      "title": "Loss",
-      "help": "loss of the attribution term",
-      "type": "string",
-      "choices": [
-        "mse",
-        "mae",
-        "huber"
-      ]
     },
     "lr": {
       "title": "Lr",
@@ -575,15 +440,6 @@ export const schemaFields = {
       "type": "integer",
       "minimum": 8,
       "maximum": 4096
-    },
-    "method": {
-      "title": "Method",
-      "help": "attribution in the loss",
-      "type": "string",
-      "choices": [
-        "grad_x_input",
-        "saliency"
-      ]
     },
     "mixed_precision": {
       "title": "Mixed Precision",
@@ -611,15 +467,6 @@ export const schemaFields = {
       "help": "with controls: eval-set column of human rationales for plausibility (AUPRC, token-F1)",
       "type": "string"
     },
-    "second_order": {
-      "title": "Second Order",
-      "help": "how the attribution term's gradient (a second derivative) is taken: 'exact' differentiates the in-graph grad x input (a double backward pass); 'difference' takes it as a finite difference of two first-order passes, the second with the embeddings moved a little along the direction the term wants, with the same dropout (grad_x_input only; saliency stays exact)",
-      "type": "string",
-      "choices": [
-        "exact",
-        "difference"
-      ]
-    },
     "seed": {
       "title": "Seed",
       "help": "seed for shuffling and initialisation",
@@ -633,16 +480,6 @@ export const schemaFields = {
       "type": "integer",
       "minimum": 1,
       "maximum": 10
-    },
-    "task_scope": {
-      "title": "Task Scope",
-      "help": "which examples task-level feedback regularises, by the parent's predictions before training: all (the default), those it predicts correctly (the XMD paper's choice) or incorrectly; a task feedback with its own scope keeps it; instance feedback is not affected",
-      "type": "string",
-      "choices": [
-        "all",
-        "correct",
-        "incorrect"
-      ]
     },
     "train_dataset_ids": {
       "title": "Train Dataset Ids",

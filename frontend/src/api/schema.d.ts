@@ -14,7 +14,8 @@ export interface paths {
         post?: never;
         /**
          * Delete Dataset
-         * @description Delete a dataset, its examples, their explanations (out of the rankings) and their feedback.
+         * @description Delete a dataset, its examples, their explanations (out of the rankings) and their feedback (the
+         *     event log keeps the feedback's history). 409 while a job of the project is queued or running.
          */
         delete: operations["delete_dataset_api_datasets__dataset_id__delete"];
         options?: never;
@@ -1077,7 +1078,7 @@ export interface components {
             batch_size?: number;
             /**
              * Cuda Graphs
-             * @description on a GPU, record each training step once as a CUDA graph and replay it (a small model's step waits on kernel launches, not arithmetic); batches are padded to the batch size and to 16/32/64/128… tokens. Not with gradient accumulation, the attribution gate or second_order='difference'; the run records whether it was used
+             * @description on a GPU, record each training step once as a CUDA graph and replay it (a small model's step waits on kernel launches, not arithmetic); batches are padded to the batch size and to 16/32/64/128… tokens. Not with gradient accumulation; the run records whether it was used
              * @default false
              */
             cuda_graphs?: boolean;
@@ -2195,48 +2196,11 @@ export interface components {
          */
         RetrainIn: {
             /**
-             * Add Margin
-             * @description nats that hiding an 'add' word must cost
-             * @default 0.5
-             */
-            add_margin?: number;
-            /**
-             * Add Target
-             * @description attribution target of an 'add' word: 'signed' = its share toward the gold label must reach 1 (a word that pushes against the gold label is penalised); 'magnitude' = its absolute share, whatever its sign (the old behaviour, kept for comparisons)
-             * @default signed
-             * @enum {string}
-             */
-            add_target?: "signed" | "magnitude";
-            /**
              * Attribution Every
              * @description the attribution term (second derivative) on every k-th batch only, weighted by k so its mean strength stays; the other batches take the erasure term alone (objective 'both') or no ER term (objective 'attribution'); 1 = every batch
              * @default 1
              */
             attribution_every?: number;
-            /**
-             * Attribution Gate
-             * @description thin out the attribution term once it has converged: after attribution_gate_patience batches with the term in which the running attribution error (the feedback words' mean distance from their target share, read off those batches) did not fall attribution_gate_tol below its best, the term runs on every attribution_gate_every-th batch only, and on every batch again if the running error climbs past 1.5x its best: the second derivative is paid while it still moves the shares
-             * @default false
-             */
-            attribution_gate?: boolean;
-            /**
-             * Attribution Gate Every
-             * @description ... and then the attribution term on every k-th batch
-             * @default 4
-             */
-            attribution_gate_every?: number;
-            /**
-             * Attribution Gate Patience
-             * @description ... batches with the term without progress before it thins out ...
-             * @default 8
-             */
-            attribution_gate_patience?: number;
-            /**
-             * Attribution Gate Tol
-             * @description ... progress: the running error this fraction below its best ...
-             * @default 0.05
-             */
-            attribution_gate_tol?: number;
             /**
              * Attribution Rows
              * @description at most this many feedback rows per batch take the attribution term (its second derivative is the dearest part of a step): those that took it the fewest times so far in the run, ties drawn with a seeded generator; 0 = every feedback row; the erasure term still sees every feedback row
@@ -2262,59 +2226,11 @@ export interface components {
              */
             controls?: ("lambda0" | "deletion" | "deletion_base")[];
             /**
-             * Counterfactual Weight
-             * @description off at 0 (the default; a dev candidate): the ER term gains this weight times the task loss of each example with 'remove' words on its counterfactual, the same text with those words hidden from attention, so the text with and without the words must both get the gold label
-             * @default 0
-             */
-            counterfactual_weight?: number;
-            /**
              * Cuda Graphs
-             * @description on a GPU, record each training step once as a CUDA graph and replay it (a small model's step waits on kernel launches, not arithmetic); batches are padded to the batch size and to 16/32/64/128… tokens. Not with gradient accumulation, the attribution gate or second_order='difference'; the run records whether it was used
+             * @description on a GPU, record each training step once as a CUDA graph and replay it (a small model's step waits on kernel launches, not arithmetic); batches are padded to the batch size and to 16/32/64/128… tokens. Not with gradient accumulation; the run records whether it was used
              * @default false
              */
             cuda_graphs?: boolean;
-            /**
-             * Early Stop
-             * @description stop before the last epoch once the ER term and the removed words' share have converged on held-out feedback rows (rule: xmd.core.training.early_stop_converged)
-             * @default false
-             */
-            early_stop?: boolean;
-            /**
-             * Early Stop Checks
-             * @description how many times over the planned steps the held-out rows are measured
-             * @default 20
-             */
-            early_stop_checks?: number;
-            /**
-             * Early Stop Er Tol
-             * @description ... and the ER term by at most this fraction of its value (plus 0.002) ...
-             * @default 0.2
-             */
-            early_stop_er_tol?: number;
-            /**
-             * Early Stop Min Progress
-             * @description ... and at least this fraction of the planned steps has run
-             * @default 0.3
-             */
-            early_stop_min_progress?: number;
-            /**
-             * Early Stop Patience
-             * @description ... between each of this many consecutive checks ...
-             * @default 2
-             */
-            early_stop_patience?: number;
-            /**
-             * Early Stop Rows
-             * @description feedback rows held out of training to watch for convergence (at most a fifth)
-             * @default 32
-             */
-            early_stop_rows?: number;
-            /**
-             * Early Stop Share Tol
-             * @description converged when the removed words' share moved by at most this much (absolute) ...
-             * @default 0.02
-             */
-            early_stop_share_tol?: number;
             /**
              * Epochs
              * @description passes over the training data
@@ -2339,13 +2255,6 @@ export interface components {
              */
             grad_accum?: number;
             /**
-             * Joint Forward
-             * @description one forward pass over the batch and its erased copies instead of one per part: fewer kernel launches, which a GPU step waits on, but every row then enters the backward pass, which costs more on a CPU (bench/er_overhead.py); auto = on a GPU only; same loss either way
-             * @default auto
-             * @enum {string}
-             */
-            joint_forward?: "auto" | "on" | "off";
-            /**
              * Lam
              * @description λ, the weight of the ER term
              * @default 1
@@ -2357,13 +2266,6 @@ export interface components {
              * @default true
              */
             length_bucketing?: boolean;
-            /**
-             * Loss
-             * @description loss of the attribution term
-             * @default mse
-             * @enum {string}
-             */
-            loss?: "mse" | "mae" | "huber";
             /**
              * Lr
              * @description peak learning rate (linear warm-up, then decay)
@@ -2382,13 +2284,6 @@ export interface components {
              * @default 128
              */
             max_length?: number;
-            /**
-             * Method
-             * @description attribution in the loss
-             * @default grad_x_input
-             * @enum {string}
-             */
-            method?: "grad_x_input" | "saliency";
             /**
              * Mixed Precision
              * @description bf16 autocast of the training steps. Unset (auto): on a CPU that computes bf16 natively (AVX512-BF16 or AMX), where retraining ran 1.2-2.3x faster with the same effect; float32 on a GPU, where small steps ran slower in bf16. true: wherever the device computes bf16 natively; false: float32. bf16 is never emulated; the run records whether it was used
@@ -2414,13 +2309,6 @@ export interface components {
              */
             rationale_column?: string;
             /**
-             * Second Order
-             * @description how the attribution term's gradient (a second derivative) is taken: 'exact' differentiates the in-graph grad x input (a double backward pass); 'difference' takes it as a finite difference of two first-order passes, the second with the embeddings moved a little along the direction the term wants, with the same dropout (grad_x_input only; saliency stays exact)
-             * @default exact
-             * @enum {string}
-             */
-            second_order?: "exact" | "difference";
-            /**
              * Seed
              * @description seed for shuffling and initialisation
              * @default 0
@@ -2432,13 +2320,6 @@ export interface components {
              * @default 1
              */
             seeds?: number;
-            /**
-             * Task Scope
-             * @description which examples task-level feedback regularises, by the parent's predictions before training: all (the default), those it predicts correctly (the XMD paper's choice) or incorrectly; a task feedback with its own scope keeps it; instance feedback is not affected
-             * @default all
-             * @enum {string}
-             */
-            task_scope?: "all" | "correct" | "incorrect";
             /**
              * Train Dataset Ids
              * @description default: every training dataset
@@ -2745,7 +2626,7 @@ export interface components {
             suspicion: number;
             /**
              * Suspicious
-             * @description the core's rule (xmd.core.aggregate.is_suspicious), not the client's
+             * @description the core's rule (xmd.core.suspicion.is_suspicious), not the client's
              */
             suspicious: boolean;
             /** Word */

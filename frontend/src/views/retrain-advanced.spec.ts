@@ -1,4 +1,4 @@
-// The Retrain screen's advanced ER settings and the archive form's base model (issue 14): what the person
+// The Retrain screen's advanced settings and the archive form's base model (issue 14): what the person
 // sets is what the request carries, the form is drawn from the server's schema metadata, and what the
 // server would refuse is said before anything is sent.
 import { flushPromises, mount } from '@vue/test-utils'
@@ -58,68 +58,39 @@ beforeEach(() => {
 
 const lastEstimate = () => A.retrainEstimate.mock.calls.at(-1)?.[1] as RetrainParams
 
-describe('RetrainView advanced ER settings', () => {
-  it('is collapsed, drawn from the schema metadata, and sends what the person set', async () => {
+describe('RetrainView advanced settings', () => {
+  it('shows at most 8 settings by default, the rest collapsed under Advanced, and sends what the person set', async () => {
     const w = mount(RetrainView, { global: { plugins: [router()] } })
     await flushPromises()
-    const adv = w.find('[data-testid=advanced-er]')
+    const adv = w.find('[data-testid=advanced]')
     expect(adv.element.tagName).toBe('DETAILS')
     expect(adv.element.hasAttribute('open')).toBe(false)
+    // outside Advanced: λ, epochs, learning rate, batch size, eval cap, and the controls picker's controls and seeds
+    const outside = w.findAll('form input, form select').filter((e) => !adv.element.contains(e.element) && !e.attributes('type')?.match(/checkbox/))
+    expect(outside.map((e) => e.attributes('id')).filter((id) => id !== 'rt-ver').length).toBeLessThanOrEqual(8)
     // label here; help, choices and bounds are the server's
-    const scope = w.find('#rt-task-scope')
-    expect(w.find('label[for=rt-task-scope]').text()).toContain('Task feedback regularises')
-    expect(w.find('[data-field=task_scope] .help').text()).toBe(M.task_scope.help)
-    expect(scope.findAll('option').map((o) => o.attributes('value'))).toEqual([...M.task_scope.choices])
-    expect(w.find('#rt-add-target').findAll('option').map((o) => o.text())).toEqual(['signed', 'magnitude'])
+    const objective = w.find('#rt-objective')
+    expect(w.find('label[for=rt-objective]').text()).toContain('Objective')
+    expect(w.find('[data-field=objective] .help').text()).toBe(M.objective.help)
+    expect(objective.findAll('option').map((o) => o.attributes('value'))).toEqual([...M.objective.choices])
     expect(w.find('#rt-attribution-every').attributes()).toMatchObject({ min: String(M.attribution_every.minimum), max: String(M.attribution_every.maximum), step: '1' })
-    expect(w.find('#rt-counterfactual-weight').attributes('step')).toBe('any')
-    // the early-stop settings mean nothing while it is off
-    expect(w.find('#rt-early-stop-rows').attributes('disabled')).toBeDefined()
+    expect(w.find('#rt-attribution-weight').attributes('step')).toBe('any')
+    // settings removed on their measurements are gone from the form
+    for (const gone of ['early_stop', 'attribution_gate', 'task_scope', 'add_target', 'counterfactual_weight', 'loss']) {
+      expect(w.find(`[data-field=${gone}]`).exists()).toBe(false)
+    }
 
-    await scope.setValue('correct')
-    await w.find('#rt-add-target').setValue('magnitude')
-    await w.find('#rt-counterfactual-weight').setValue('0.5')
+    await objective.setValue('erasure')
+    await w.find('#rt-attribution-weight').setValue('2.5')
     await w.find('#rt-attribution-every').setValue('4')
+    await w.find('#rt-attribution-rows').setValue('')
     await w.find('form').trigger('submit')
     await flushPromises()
     const sent = A.retrainJob.mock.calls[0][1]
-    expect(sent).toMatchObject({ task_scope: 'correct', add_target: 'magnitude', counterfactual_weight: 0.5, attribution_every: 4, early_stop: false })
-    expect(sent).not.toHaveProperty('early_stop_rows') // off: its settings are not sent
+    expect(sent).toMatchObject({ objective: 'erasure', attribution_weight: 2.5, attribution_every: 4 })
+    expect(sent).not.toHaveProperty('attribution_rows') // emptied: the server's default
     // the estimate asks with the same settings, so a changed setting changes what it is asked
-    await vi.waitFor(() => expect(lastEstimate()).toMatchObject({ task_scope: 'correct', attribution_every: 4 }), { timeout: 2000 })
-    w.unmount()
-  })
-
-  it('sends the early-stop settings once it is on, and an emptied number as the server default', async () => {
-    const w = mount(RetrainView, { global: { plugins: [router()] } })
-    await flushPromises()
-    await w.find('#rt-early-stop').setValue(true)
-    expect(w.find('#rt-early-stop-rows').attributes('disabled')).toBeUndefined()
-    await w.find('#rt-early-stop-rows').setValue('16')
-    await w.find('#rt-early-stop-patience').setValue('')
-    await w.find('form').trigger('submit')
-    await flushPromises()
-    const sent = A.retrainJob.mock.calls[0][1]
-    expect(sent).toMatchObject({ early_stop: true, early_stop_rows: 16, early_stop_checks: schemaDefaults.RetrainIn.early_stop_checks })
-    expect(sent).not.toHaveProperty('early_stop_patience')
-    w.unmount()
-  })
-
-  it('greys out the attribution gate settings until the gate is on, then sends them', async () => {
-    const w = mount(RetrainView, { global: { plugins: [router()] } })
-    await flushPromises()
-    expect(w.find('[data-field=attribution_gate]').text()).toContain('Thin out the attribution term')
-    expect(w.find('#rt-attribution-gate-patience').attributes('disabled')).toBeDefined()
-    await w.find('form').trigger('submit')
-    await flushPromises()
-    expect(A.retrainJob.mock.calls[0][1]).not.toHaveProperty('attribution_gate_every')
-    await w.find('#rt-attribution-gate').setValue(true)
-    expect(w.find('#rt-attribution-gate-patience').attributes('disabled')).toBeUndefined()
-    await vi.waitFor(() => expect(w.find('[data-testid=retrain-estimate]').text()).toContain('the attribution gate may thin out'), { timeout: 2000 })
-    await w.find('#rt-attribution-gate-every').setValue('8')
-    await w.find('form').trigger('submit')
-    await flushPromises()
-    expect(A.retrainJob.mock.calls[1][1]).toMatchObject({ attribution_gate: true, attribution_gate_every: 8, attribution_gate_patience: schemaDefaults.RetrainIn.attribution_gate_patience })
+    await vi.waitFor(() => expect(lastEstimate()).toMatchObject({ objective: 'erasure', attribution_every: 4 }), { timeout: 2000 })
     w.unmount()
   })
 
@@ -181,7 +152,7 @@ describe('RetrainView advanced ER settings', () => {
     await flushPromises()
     await w.find('#rt-attribution-every').setValue('100')
     expect(w.find('[data-field=attribution_every] [data-testid=setting-problem]').text()).toContain(`must be at most ${M.attribution_every.maximum}`)
-    expect(w.find('[data-testid=advanced-er]').element.hasAttribute('open')).toBe(true)
+    expect(w.find('[data-testid=advanced]').element.hasAttribute('open')).toBe(true)
     await w.find('form').trigger('submit')
     await flushPromises()
     expect(A.retrainJob).not.toHaveBeenCalled()
@@ -192,7 +163,7 @@ describe('RetrainView advanced ER settings', () => {
   it('offers every retrain setting of the schema somewhere on the screen', async () => {
     const w = mount(RetrainView, { global: { plugins: [router()] } })
     await flushPromises()
-    const main = ['version_id', 'train_dataset_ids', 'eval_dataset_ids', 'loss', 'lam', 'objective', 'epochs', 'lr', 'batch_size', 'eval_max_examples', 'controls', 'seeds']
+    const main = ['version_id', 'train_dataset_ids', 'eval_dataset_ids', 'lam', 'epochs', 'lr', 'batch_size', 'eval_max_examples', 'controls', 'seeds']
     const drawn = w.findAll('[data-field]').map((d) => d.attributes('data-field'))
     expect(new Set(drawn).size).toBe(drawn.length)
     expect([...main, ...drawn].sort()).toEqual(Object.keys(M).sort())
@@ -205,17 +176,17 @@ describe('settings helpers', () => {
     expect(problem(M.lr, 0)).toBe('must be above 0')
     expect(problem(M.attribution_every, 2.5)).toBe('must be a whole number')
     expect(problem(M.attribution_every, 0)).toBe('must be at least 1')
-    expect(problem(M.task_scope, 'some')).toBe('must be one of all, correct, incorrect')
-    expect(problem(M.task_scope, 'correct')).toBe('')
-    expect(problem(M.counterfactual_weight, '')).toBe('')
-    expect(wire(M.counterfactual_weight, '')).toBeUndefined()
-    expect(wire(M.counterfactual_weight, '0.25')).toBe(0.25)
-    expect(wire(M.early_stop, 1)).toBe(true)
+    expect(problem(M.objective, 'some')).toBe('must be one of erasure, attribution, both')
+    expect(problem(M.objective, 'erasure')).toBe('')
+    expect(problem(M.attribution_weight, '')).toBe('')
+    expect(wire(M.attribution_weight, '')).toBeUndefined()
+    expect(wire(M.attribution_weight, '0.25')).toBe(0.25)
+    expect(wire(M.length_bucketing, 1)).toBe(true)
     // a nullable boolean: unset or null is auto (left to the server), else the boolean
     expect(wire(M.mixed_precision, null)).toBeUndefined()
     expect(wire(M.mixed_precision, undefined)).toBeUndefined()
     expect(wire(M.mixed_precision, false)).toBe(false)
-    expect(wire(M.early_stop, undefined)).toBe(false)
+    expect(wire(M.cuda_graphs, undefined)).toBe(false)
   })
 })
 

@@ -124,7 +124,7 @@ describe('FeedbackView', () => {
 })
 
 describe('RetrainView', () => {
-  it('starts a retrain with the chosen loss, λ, epochs and eval sets, and shows API errors inline', async () => {
+  it('starts a retrain with the chosen λ, epochs and eval sets, and shows API errors inline', async () => {
     A.jobs.mockResolvedValue([])
     A.feedback.mockResolvedValue({ items: [], total: 2, offset: 0, limit: 1 })
     A.retrainJob.mockRejectedValueOnce(new Error('there is no feedback to train with yet'))
@@ -134,7 +134,6 @@ describe('RetrainView', () => {
     const w = mount(RetrainView, { global: { plugins: [router()] } })
     await flushPromises()
     expect(w.text()).toContain('2 piece(s) of feedback will be used.')
-    await w.find('#rt-loss').setValue('huber')
     await w.find('#rt-lam').setValue('0.5')
     await w.find('#rt-epochs').setValue('3')
     await w.find('form').trigger('submit')
@@ -143,7 +142,7 @@ describe('RetrainView', () => {
     const D = schemaDefaults.RetrainIn
     expect(A.retrainJob).toHaveBeenCalledWith(
       1,
-      expect.objectContaining({ version_id: 9, loss: 'huber', lam: 0.5, epochs: 3, eval_dataset_ids: [6], lr: D.lr, batch_size: D.batch_size, objective: D.objective }),
+      expect.objectContaining({ version_id: 9, lam: 0.5, epochs: 3, eval_dataset_ids: [6], lr: D.lr, batch_size: D.batch_size, objective: D.objective }),
     )
     expect(w.find('[data-testid=retrain-error]').text()).toBe('there is no feedback to train with yet')
     await w.find('form').trigger('submit')
