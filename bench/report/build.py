@@ -2,8 +2,8 @@
 
 Each study folder ``bench/<study>/`` holds ``tables.py`` (``context(results) -> dict``: numbers and table rows
 read from ``results/*.json``, no prose) and ``README.md.j2`` (the question, protocol and reading, in markdown).
-A study template sets ``title``, ``question`` and ``headline_text`` at its top; the summary reads them with the
-context's ``headline`` (figure, verdict) into one row per study. Run: ``python -m bench.report``
+A study template sets ``title``, ``question``, ``figure`` and ``verdict`` at its top (from the context's numbers,
+e.g. ``headline``); the summary reads them into one row per study. Run: ``python -m bench.report``
 (``make bench-report``); ``--check`` fails when a generated file is out of date instead of writing it.
 """
 
@@ -74,6 +74,7 @@ def environment() -> jinja2.Environment:
     for name in ("sig", "r2", "times", "pct", "verdict", "loadavg"):
         env.filters[name] = getattr(fmt, name)
     env.globals["table"] = fmt.table
+    env.globals["TARGET_HEADER"] = fmt.TARGET_HEADER
     return env
 
 
@@ -89,13 +90,12 @@ def render_study(env: jinja2.Environment, name: str) -> Study:
     ctx.setdefault("targets", [])
     ctx["generated"] = GENERATED.format(src="`results/*.json` and `README.md.j2`")
     module = env.get_template(f"{name}/README.md.j2").make_module(ctx)
-    headline = ctx["headline"]
     return Study(
         name=name,
         title=str(module.title),
         question=str(module.question),
-        headline=str(headline["figure"]),
-        verdict=str(headline["verdict"]),
+        headline=str(module.figure).strip(),
+        verdict=str(module.verdict).strip(),
         targets=fmt.count(ctx["targets"]),
         readme=tidy(str(module)),
     )

@@ -40,8 +40,9 @@ def context(results: Path) -> dict[str, Any]:
         "rows": rows,
         "targets": [],
         "headline": {
-            "figure": f"planted word rank {d['planted_rank_by_suspicion']}, q = {planted['q_value']:.0e}; "
-            f"{sum(c['n_flagged'] for c in controls)} words flagged over {len(controls)} shuffled-label controls",
-            "verdict": "flags the shortcut; no false flags on noise",
+            "rank": d["planted_rank_by_suspicion"],
+            "q": f"{planted['q_value']:.0e}",
+            "flagged": sum(c["n_flagged"] for c in controls),
+            "controls": len(controls),
         },
     }

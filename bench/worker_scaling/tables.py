@@ -58,8 +58,7 @@ def context(results: Path) -> dict[str, Any]:
         ],
         "targets": target_rows,
         "headline": {
-            "figure": f"2 workers {sig(two['speedup'])}x 1 worker on 2 cores; orchestration ≤ "
-            f"{max(100 * r['overhead_share'] for r in best['results']):.1f} % of a chunk",
-            "verdict": "met on a quiet machine",
+            "speedup": sig(two["speedup"]),
+            "overhead": f"{max(100 * r['overhead_share'] for r in best['results']):.1f}",
         },
     }
