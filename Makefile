@@ -57,14 +57,14 @@ services:
 
 ## Install, then run the full test suite (what CI runs).
 test: install frontend install-e2e services
-	$(BIN)/ruff check backend workers tests bench
+	$(BIN)/ruff check backend workers tests bench scripts
 	cd frontend && npm run test
 	$(MAKE) docs
 	$(OFFLINE) $(BIN)/python -m pytest -q
 
 lint: install
-	$(BIN)/ruff check backend workers tests bench
-	$(BIN)/ruff format --check backend workers tests bench
+	$(BIN)/ruff check backend workers tests bench scripts
+	$(BIN)/ruff format --check backend workers tests bench scripts
 
 ## The documentation site (docs/, mkdocs.yml) into site/; --strict: a broken link or anchor fails the build.
 docs: install

@@ -23,8 +23,6 @@ SKIP_PARTS = {"__pycache__", ".pytest_cache"}
 SKIP_SUFFIXES = {".pyc", ".tmp"}
 LINK = re.compile(r"(!?\[(?P<text>[^\]]*)\]\()(?P<target>[^)\s]+)(\s+\"[^\"]*\")?\)")
 STUDIES_MARKER = "<!-- studies -->"
-OPTIONAL_PAGES = {"settings.md"}
-"""Pages another change is adding: their nav entry waits until the file exists (a missing one fails --strict)."""
 
 
 def published(root: Path = ROOT) -> dict[str, str]:
@@ -55,20 +53,13 @@ def github_slug(value: str, separator: str = "-") -> str:
 def on_config(config: Any) -> Any:
     """GitHub's heading ids; the studies under the Benchmarks entry of the nav."""
     config.mdx_configs.setdefault("toc", {})["slugify"] = github_slug
-    docs = Path(config.docs_dir)
-    config.nav = [e for e in config.nav or [] if not _waiting(e, docs)]
-    for entry in config.nav:
+    for entry in config.nav or []:
         if isinstance(entry, dict) and "Benchmarks" in entry:
             extra: list[Any] = [{"Summary": "studies/summary.md"}] if (ROOT / "BENCHMARKS.md").is_file() else []
             extra += [{"The bench folder": "studies/README.md"}] if (ROOT / "bench" / "README.md").is_file() else []
             extra += [{name: f"studies/{name}/README.md"} for name, _ in studies()]
             entry["Benchmarks"] = list(entry["Benchmarks"]) + extra
     return config
-
-
-def _waiting(entry: Any, docs: Path) -> bool:
-    page = next(iter(entry.values())) if isinstance(entry, dict) else entry
-    return isinstance(page, str) and page in OPTIONAL_PAGES and not (docs / page).is_file()
 
 
 def on_files(files: Files, config: Any) -> Files:
