@@ -38,6 +38,7 @@ from xmd.http.deps import Viewer, current_user
 from xmd.http.health import HealthOut, HealthProbe
 from xmd.http.inputs import InputGuard
 from xmd.http.redact import redact_url_secrets
+from xmd.http.strict import refuse_bool_numbers
 from xmd.http.tempfiles import clean_stale_uploads
 from xmd.http.uploads import BodyLimit, max_bytes
 from xmd.jobs import flows as job_flows
@@ -161,6 +162,7 @@ def create_app(
         version=__version__,
         description="Explanation-based debugging of NLP classifiers with people in the loop.",
         lifespan=lifespan,
+        dependencies=[Depends(refuse_bool_numbers)],  # booleans are not numbers, in every request body
         docs_url=None,  # served from local files below: the default page loads Swagger UI from a CDN
         redoc_url=None,
     )
