@@ -45,12 +45,20 @@ def rows(doc: dict[str, Any]) -> list[list[Any]]:
     return out
 
 
+def every_accepted(doc: dict[str, Any] | None) -> list[int]:
+    """The ``attribution_every`` K whose runs were accepted on every seed (K = 1: the term on every batch)."""
+    accepted = (doc or {}).get("summary", {})
+    ks = {spec: int(spec.split(":")[5]) if spec.count(":") >= 5 else 1 for spec in accepted}
+    return sorted(k for spec, k in ks.items() if accepted[spec].get("meets_acceptance"))
+
+
 def context(results: Path) -> dict[str, Any]:
     docs = {n: load(results, n) for n in FILES}
     grid = docs["effect_sweep_cuda"]
     default = effect_summary(grid)["both:1:mse"]
     return {
         **docs,
+        "every_accepted": every_accepted(docs["effect_every_cuda"]),
         "tables": {n: rows(d) for n, d in docs.items() if d and d.get("runs")},
         "targets": [],
         "headline": {

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from bench.effect.tables import every_accepted
 from bench.er_speed.tables import GPU_ER_TARGET, gpu_targets
 from bench.graphs_gpu import tables as graphs
 from bench.real_data import tables as real
@@ -101,6 +102,17 @@ def test_levers_pair_by_seed_and_compare_with_seed_noise():
     by_metric = {d[1]: d for d in diffs}
     assert by_metric["id. share, grad x input"][2:] == ["+0.020", "0.000", "beyond seed noise"]
     assert by_metric["identity FPR"][4] == "within seed noise"  # +0.005 against a seed std of 0.010
+
+
+def test_every_k_reading_lists_only_the_k_accepted_on_every_seed():
+    summary = {
+        "both:1:mse": {"meets_acceptance": True},
+        "both:1:mse:2:5:2": {"meets_acceptance": True},
+        "both:1:mse:2:5:4": {"meets_acceptance": False},
+        "both:1:mse:2:5:8": {},
+    }
+    assert every_accepted({"summary": summary}) == [1, 2]
+    assert every_accepted(None) == []
 
 
 def test_formats_and_verdicts():
