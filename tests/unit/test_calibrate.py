@@ -8,7 +8,7 @@ import dataclasses
 
 import pytest
 import torch
-from xmd.core import calibrate, graphs
+from xmd.core import calibrate
 from xmd.core.calibrate import (
     BF16_KINDS,
     FP32_KINDS,
@@ -19,7 +19,9 @@ from xmd.core.calibrate import (
     sample_size,
     time_retrain_work,
 )
-from xmd.core.training import ERConfig, RetrainConfig, token_lengths
+from xmd.core.retrain import ERConfig, RetrainConfig, token_lengths
+from xmd.core.retrain.steps import graphed as graphs
+from xmd.core.retrain.steps import static
 from xmd.core.types import Example
 from xmd.jobs.phases import calibrated_rates, calibration_log, rates
 
@@ -174,8 +176,8 @@ def test_the_graphed_timing_batch_is_one_length_bucket_near_the_median(tiny):
     lengths = dict(zip([ex.id for ex in pool], token_lengths(tiny, pool, 64), strict=True))
     group = _one_bucket(tiny, pool, 4, 64)
     assert len(group) == 4
-    assert len({graphs.bucket(lengths[ex.id], 64) for ex in group}) == 1
-    assert graphs.bucket(lengths["3"], 64) == graphs.bucket(lengths[group[0].id], 64)  # the median text's bucket
+    assert len({static.bucket(lengths[ex.id], 64) for ex in group}) == 1
+    assert static.bucket(lengths["3"], 64) == static.bucket(lengths[group[0].id], 64)  # the median text's bucket
 
 
 def test_graphed_steps_are_priced_by_the_calibrations_graphed_steps_where_it_timed_them():

@@ -18,7 +18,7 @@ from xmd.core.deletion import delete_feedback_words, delete_positions
 from xmd.core.feedback import FeedbackSet
 from xmd.core.modeling import load_model, save_model
 from xmd.core.pipeline import debug, fine_tune
-from xmd.core.training import ERConfig, TrainConfig, token_lengths, train_loop
+from xmd.core.retrain import ERConfig, token_lengths, train_loop, TrainConfig
 from xmd.core.types import Action, Example, InstanceFeedback, TaskFeedback, XMDError
 from xmd.core.words import split_words
 

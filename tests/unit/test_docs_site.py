@@ -117,3 +117,43 @@ def test_strict_build_fails_on_a_broken_link(tmp_path: Path, page: str, bad: str
         f.write(bad)
     done = _build(root)
     assert done.returncode != 0 and named in done.stderr, done.stderr
+
+
+def _docs_text() -> str:
+    return "".join(p.read_text() for p in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))])
+
+
+def test_every_flag_of_every_command_is_documented() -> None:
+    import argparse
+
+    from xmd.cli import build_parser
+
+    docs, missing = _docs_text(), []
+
+    def walk(parser: argparse.ArgumentParser, name: str) -> None:
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for sub, subparser in action.choices.items():
+                    walk(subparser, f"{name} {sub}")
+            missing.extend(
+                f"{name} {o}"
+                for o in action.option_strings
+                if o.startswith("--") and o not in ("--help", "--version")
+                if not re.search(rf"(?<![\w-]){o}(?![\w-])", docs)
+            )
+
+    walk(build_parser(), "xmd")
+    assert not missing, f"flags no docs page names: {missing}"
+
+
+INTERNAL_VARIABLES = {"XMD_PARENT_PID", "XMD_WORKER_READY_FILE", "XMD_TEST_REDIS_URL"}
+"""Set by xmd for its own child processes, or by the tests: not for users."""
+
+
+def test_every_environment_variable_is_documented() -> None:
+    used = set()
+    for path in [*(ROOT / "backend").rglob("*.py"), *(ROOT / "workers").rglob("*.py")]:
+        used |= set(re.findall(r"XMD_[A-Z0-9_]+", path.read_text()))
+    docs = _docs_text()
+    missing = sorted(v for v in used - INTERNAL_VARIABLES if f"`{v}`" not in docs)
+    assert not missing, f"variables no docs page names: {missing}"

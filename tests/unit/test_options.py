@@ -13,7 +13,7 @@ from pydantic import ValidationError, create_model
 from xmd.cli import build_parser
 from xmd.core import options
 from xmd.core.options import add_arguments, build, opt
-from xmd.core.training import RETRAIN_SETTINGS, ControlOptions, ERConfig, RetrainConfig, TrainConfig
+from xmd.core.retrain import RETRAIN_SETTINGS, ControlOptions, ERConfig, RetrainConfig, TrainConfig
 from xmd.jobs.schemas import RetrainIn, settings_fields
 
 

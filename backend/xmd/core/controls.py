@@ -45,7 +45,7 @@ from xmd.core.modelcard import render_model_card
 from xmd.core.modeling import LoadedModel, load_model
 from xmd.core.pipeline import RunResult, _finish, _meta, _parent_meta, _prepare_output, feedback_targets
 from xmd.core.predict import predict_proba
-from xmd.core.training import CONTROL_ARMS, ERConfig, ProgressCallback, TrainConfig, token_lengths, train_loop
+from xmd.core.retrain import CONTROL_ARMS, ERConfig, ProgressCallback, token_lengths, train_loop, TrainConfig
 from xmd.core.types import DataError, Example, XMDError
 
 #: Called with ``(arm, seed, epoch, batch index, example ids)`` before each training batch.
@@ -159,9 +159,7 @@ def base_recipe(
     unknown = sorted(set(given or {}) - set(TrainConfig.__dataclass_fields__))
     if unknown:
         raise DataError(f"the base model's recipe has unknown settings: {', '.join(unknown)}")
-    out = replace(out, **dict(given or {}))
-    out.validate()
-    return out
+    return replace(out, **dict(given or {}))  # checked as it is built (options.Settings)
 
 
 # --------------------------------------------------------------------------- the comparison
@@ -193,8 +191,6 @@ def run_comparison(
     config = config or TrainConfig()
     er = er or ERConfig()
     controls = controls or ControlsConfig()
-    config.validate()
-    er.validate()
     controls.validate()
     sets = dict(eval_sets or {})
     root = Path(out_dir).expanduser().resolve()

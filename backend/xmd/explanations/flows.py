@@ -27,7 +27,7 @@ from sqlalchemy.orm import Session
 from xmd.core import calibrate as timing
 from xmd.core.attribution import DEFAULT_METHOD, METHODS, explain
 from xmd.core.cache import ModelCache, process_cache
-from xmd.core.training import RetrainConfig
+from xmd.core.retrain import RetrainConfig
 from xmd.core.types import DataError, XMDError
 from xmd.core.types import Explanation as CoreExplanation
 from xmd.core.words import word_key

@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from xmd.core import options
-from xmd.core.training import ControlOptions, ERConfig, RetrainConfig, count_steps
+from xmd.core.retrain import ControlOptions, count_steps, ERConfig, RetrainConfig
 from xmd.core.types import DataError, FeedbackError, Scope
 from xmd.datasets import service as datasets
 from xmd.datasets.models import DatasetRole

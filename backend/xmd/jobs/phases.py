@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from xmd.core.pipeline import EFFECT_MAX_EXAMPLES
-from xmd.core.training import ERConfig
+from xmd.core.retrain import ERConfig
 
 SHARE_METHODS = ("grad_x_input", "occlusion")
 """Attribution methods the retrain measures the corrected words' share with (``pipeline.debug``'s default)."""

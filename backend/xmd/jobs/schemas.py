@@ -11,7 +11,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, create_model
 
 from xmd.core.options import options
-from xmd.core.training import RETRAIN_SETTINGS
+from xmd.core.retrain import RETRAIN_SETTINGS
 from xmd.http.params import BodyId
 from xmd.jobs.models import Job, JobKind, JobMetric, JobStatus
 

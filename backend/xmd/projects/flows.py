@@ -137,7 +137,7 @@ def prepare_demo_job(ctx: JobContext) -> dict[str, Any]:
     and the job explaining its training set — each phase with its own progress, and an ETA from the
     measured step rate. What an interrupted run finished is reused."""
     from xmd.core.demo_story import BASELINE_CONFIG, baseline_ready, demo_data_ready, prepare_baseline
-    from xmd.core.training import StepInfo, count_steps
+    from xmd.core.retrain import count_steps, StepInfo
     from xmd.jobs import phases as job_phases
     from xmd.jobs import service as jobs
     from xmd.jobs.models import JobKind

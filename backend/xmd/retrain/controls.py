@@ -24,7 +24,7 @@ from typing import Any
 from xmd.core.attribution import DEFAULT_METHOD
 from xmd.core.controls import ControlsConfig, base_recipe, run_comparison
 from xmd.core.feedback import FeedbackSet
-from xmd.core.training import ControlOptions, ERConfig, StepInfo, TrainConfig
+from xmd.core.retrain import ControlOptions, ERConfig, StepInfo, TrainConfig
 from xmd.core.types import DataError, Example
 from xmd.jobs.context import JobContext
 from xmd.projects import paths

@@ -23,7 +23,7 @@ from xmd.core import options, pipeline
 from xmd.core.cache import process_cache
 from xmd.core.evaluate import evaluate_sets
 from xmd.core.feedback import FeedbackSet
-from xmd.core.training import ControlOptions, ERConfig, RetrainConfig, StepInfo, TrainConfig, count_steps
+from xmd.core.retrain import ControlOptions, count_steps, ERConfig, RetrainConfig, StepInfo, TrainConfig
 from xmd.core.types import DataError, Example
 from xmd.datasets import service as datasets
 from xmd.datasets.models import Dataset, DatasetRole
