@@ -37,7 +37,7 @@ if [[ "${DEVICE}" == "cuda" ]]; then
         [er_overhead_b64_share30]="er_speed.er_overhead --device cuda --n 12 --warmup 2 --repeats 2 --batch-size 64 --feedback-share 0.3 --variants plain erasure both_default both_difference"
         # HateXplain at max length 128, all three seeds (bench/real_data.py --full).
         [real_data]="real_data.real_data --device cuda --full --log runs/bench-real-data-cuda.jsonl --out bench/real_data/results/real_data_cuda.json"
-        [effect_sweep]="effect.effect_sweep --device cuda --workdir runs/bench-demo-cuda --objective both --losses mse mae --lams 0.3 1 3 --seeds 0 1 2 --log runs/bench-effect-cuda.jsonl ${EFFECT_ARGS[*]}"
+        [effect_sweep]="effect.effect_sweep --device cuda --workdir runs/bench-demo-cuda --objective both --losses mse --lams 0.3 1 3 --seeds 0 1 2 --log runs/bench-effect-cuda.jsonl ${EFFECT_ARGS[*]}"
     )
     ORDER=(attribution_throughput er_overhead er_overhead_share30 er_overhead_b64 er_overhead_b64_share30 effect_sweep real_data)
 else
@@ -55,7 +55,7 @@ else
         # orchestration and the store, `--model minilm` the compute.
         [worker_scaling]="worker_scaling.worker_scaling --n 100000 --chunk-size 256"
         # The loss x λ grid, three seeds; the log lets an interrupted sweep resume where it stopped.
-        [effect_sweep]="effect.effect_sweep --device ${DEVICE} --objective both --losses mse mae --lams 0.3 1 3 --seeds 0 1 2 --log runs/bench-effect.jsonl ${EFFECT_ARGS[*]}"
+        [effect_sweep]="effect.effect_sweep --device ${DEVICE} --objective both --losses mse --lams 0.3 1 3 --seeds 0 1 2 --log runs/bench-effect.jsonl ${EFFECT_ARGS[*]}"
         # Why `both` is the default: each ER objective alone and `both` at two epoch/weight settings.
         [effect_objectives]="effect.effect_sweep --device ${DEVICE} --settings erasure:1:mse attribution:10:mse both:1:mse:1:10 both:1:mse:2:5 --seeds 0 1 2 --log runs/bench-objectives.jsonl ${EFFECT_ARGS[*]}"
         # Real data (HateXplain): identity-word remove vs λ = 0 vs deletion, rationale add vs λ = 0, three seeds,

@@ -53,7 +53,7 @@ def _add_train_args(p: argparse.ArgumentParser, *settings: type, defaults: dict[
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from xmd.core.training import RETRAIN_SETTINGS, TrainConfig
+    from xmd.core.retrain import RETRAIN_SETTINGS, TrainConfig
 
     parser = argparse.ArgumentParser(
         prog="xmd", description="Explanation-based debugging of NLP classifiers with people in the loop."
@@ -195,7 +195,7 @@ def _metrics_table(before: dict | None, after: dict | None) -> str:
 
 def _train_config(args, cls: type | None = None):
     from xmd.core.options import build
-    from xmd.core.training import TrainConfig
+    from xmd.core.retrain import TrainConfig
 
     return build(cls or TrainConfig, args)
 
@@ -228,7 +228,7 @@ def cmd_debug(args) -> None:
     from xmd.core.modeling import load_model
     from xmd.core.options import build
     from xmd.core.pipeline import debug
-    from xmd.core.training import ControlOptions, ERConfig, RetrainConfig
+    from xmd.core.retrain import ControlOptions, ERConfig, RetrainConfig
 
     probe = load_model(_resolve_model(args.model), device="cpu")
     train = _load_data(args, args.data, probe.labels)

@@ -62,7 +62,7 @@ def _truncate(train_loop: Callable[..., Any], max_steps: int) -> Callable[..., A
     For the phase profile of a job whose full retrain does not fit the time at hand: the other
     phases run in full and the retrain's time is extrapolated from its measured step rate.
     """
-    from xmd.core.training import TrainHistory, TrainingCancelled
+    from xmd.core.retrain import TrainHistory, TrainingCancelled
 
     def run(*args: Any, **kwargs: Any) -> Any:
         seen: list[Any] = []
@@ -99,7 +99,7 @@ def padding(max_length: int = 64, epochs: int = 2) -> dict[str, Any]:
     import torch
     from transformers import AutoTokenizer
     from xmd.core.modeling import minilm_path
-    from xmd.core.training import batch_order
+    from xmd.core.retrain import batch_order
 
     tok = AutoTokenizer.from_pretrained(minilm_path())
     texts = [ex.text for ex in benchlib.demo_train(2000)]
@@ -148,7 +148,7 @@ def main() -> None:
     )
     args = ap.parse_args()
     if args.static_step:
-        from xmd.core import graphs
+        from xmd.core.retrain.steps import graphed as graphs
 
         graphs.CAPTURE = False
         graphs.wanted = lambda config, device: config.cuda_graphs
@@ -176,7 +176,7 @@ def main() -> None:
     config = replace(demo_story.DEBUG_CONFIG, seed=args.seed, **json.loads(args.train or "{}"))
     er = None
     if args.er:
-        from xmd.core.training import ERConfig
+        from xmd.core.retrain import ERConfig
 
         er = ERConfig(**__import__("json").loads(args.er))
     t0 = time.perf_counter()

@@ -7,7 +7,7 @@ training examples with grad x input (what the UI shows) and occlusion (which no 
 This is the measurement behind the default ER objective. Prints one JSON document.
 
     python -m bench.effect.effect_sweep --settings erasure:1:mse both:3:mse attribution:10:mse --seeds 0 1 2
-    python -m bench.effect.effect_sweep --objective both --losses mse mae --lams 0.3 1 3 --seeds 0 1 2
+    python -m bench.effect.effect_sweep --objective both --losses mse --lams 0.3 1 3 --seeds 0 1 2
 
 The second form is the loss x λ grid (settings ``objective:lam:loss``). Each run fine-tunes MiniLM for
 two epochs, minutes on a CPU: ``--log`` appends every finished run as a JSON line and a rerun with the
@@ -34,7 +34,7 @@ from xmd.core.effect import word_share
 from xmd.core.feedback import FeedbackSet
 from xmd.core.modeling import load_model
 from xmd.core.pipeline import debug
-from xmd.core.training import ERConfig, TrainConfig
+from xmd.core.retrain import ERConfig, TrainConfig
 from xmd.core.types import Action, TaskFeedback
 
 from bench.benchlib import environment, load_average, log, read_jsonl, resolve_device
@@ -46,12 +46,12 @@ def parse_setting(spec: str) -> tuple[ERConfig, int]:
         raise SystemExit(
             f"setting {spec!r}: expected objective:lam:loss[:epochs[:attribution_weight[:attribution_every]]]"
         )
-    er = ERConfig(objective=parts[0], lam=float(parts[1]), loss=parts[2])
-    if len(parts) >= 5:
-        er.attribution_weight = float(parts[4])
+    if parts[2] != "mse":  # the loss setting was removed (docs/settings.md): MSE is the attribution term's loss
+        raise SystemExit(f"setting {spec!r}: the attribution term's loss is mse (the loss setting was removed)")
+    extra = {"attribution_weight": float(parts[4])} if len(parts) >= 5 else {}
     if len(parts) == 6:
-        er.attribution_every = int(parts[5])
-    er.validate()
+        extra["attribution_every"] = int(parts[5])
+    er = ERConfig(objective=parts[0], lam=float(parts[1]), **extra)  # checked as it is built
     return er, int(parts[3]) if len(parts) >= 4 else DEBUG_CONFIG.epochs
 
 
@@ -146,7 +146,7 @@ def main() -> None:
         help="objective:lam:loss[:epochs[:attribution_weight[:attribution_every]]]",
     )
     p.add_argument("--objective", default="both", help="grid form: the ER objective of every setting")
-    p.add_argument("--losses", nargs="+", default=None, help="grid form: ER losses (e.g. mse mae)")
+    p.add_argument("--losses", nargs="+", default=None, help="grid form: ER losses (mse: the loss setting was removed)")
     p.add_argument("--lams", nargs="+", default=None, help="grid form: values of λ")
     p.add_argument("--seeds", nargs="+", type=int, default=[0])
     p.add_argument("--workdir", default="runs/bench-demo", help="demo data and baseline are cached here")

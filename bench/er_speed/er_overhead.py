@@ -1,7 +1,7 @@
 """Cost of explanation regularisation per training step, against plain cross-entropy fine-tuning.
 
 Why: people retrain after every round of feedback, so the ER term's overhead is waiting time. The
-script calls ``xmd.core.training.train_loop`` itself (no re-implementation) on one fixed batch of
+script calls ``xmd.core.retrain.train_loop`` itself (no re-implementation) on one fixed batch of
 demo train texts, ``epochs`` = warm-up + timed steps, so every step sees the same batch; step times
 are the deltas of ``history.steps[i].elapsed_s`` (encode + forward + backward + clip + AdamW step).
 Feedback is *remove* on the planted word wherever it occurs in the batch.
@@ -25,9 +25,9 @@ from collections.abc import Sequence
 from typing import Any
 
 import torch
-from xmd.core import graphs
 from xmd.core.demo import SHORTCUT_WORD
-from xmd.core.training import ERConfig, TrainConfig, train_loop
+from xmd.core.retrain import ERConfig, TrainConfig, train_loop
+from xmd.core.retrain.steps import graphed as graphs
 from xmd.core.types import Action, Example
 from xmd.core.words import split_words, word_key
 

@@ -20,8 +20,8 @@ from unittest import mock
 
 import torch
 from torch.profiler import ProfilerActivity, profile
-from xmd.core import training
-from xmd.core.training import TrainConfig
+from xmd.core.retrain import TrainConfig
+from xmd.core.retrain import loop as training
 
 from bench.benchlib import emit, environment, load_average, load_demo_model, log, resolve_device, set_threads
 from bench.er_speed.er_overhead import TRAIN_BASE, TRAIN_OVERRIDES, VARIANTS, fixed_batch

@@ -18,7 +18,7 @@ import argparse
 import time
 
 from xmd.core.calibrate import time_retrain_work
-from xmd.core.training import ERConfig
+from xmd.core.retrain import ERConfig
 from xmd.retrain.plan import calibrated_rates, graphs_priced
 
 from bench.benchlib import (

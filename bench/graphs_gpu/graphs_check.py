@@ -5,7 +5,7 @@ Three runs of one short retrain from the same demo model (MiniLM, dropout off so
 comparable step for step; task-level *remove* of the planted word, ``ERConfig()`` defaults):
 
 - ``eager``: the default eager step (the joint forward on a GPU);
-- ``static``: the static step of :mod:`xmd.core.graphs`, run eagerly (what each graph records);
+- ``static``: the static step of :mod:`xmd.core.retrain.steps.static`, run eagerly (what each graph records);
 - ``graphs``: the same step recorded and replayed.
 
 ``graphs`` against ``static`` checks capture and replay (same losses to float rounding); ``static`` against
@@ -19,10 +19,10 @@ import time
 from typing import Any
 
 import torch
-from xmd.core import graphs
 from xmd.core.demo import SHORTCUT_WORD
 from xmd.core.feedback import FeedbackSet
-from xmd.core.training import ERConfig, TrainConfig, train_loop
+from xmd.core.retrain import ERConfig, TrainConfig, train_loop
+from xmd.core.retrain.steps import graphed as graphs
 from xmd.core.types import Action, TaskFeedback
 
 from bench.benchlib import demo_train, emit, environment, load_average, load_demo_model, log, resolve_device

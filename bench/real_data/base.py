@@ -13,7 +13,7 @@ from pathlib import Path
 
 from xmd.core.modeling import minilm_path
 from xmd.core.pipeline import fine_tune
-from xmd.core.training import TrainConfig
+from xmd.core.retrain import TrainConfig
 
 from bench.benchlib import log
 from bench.real_data import hatexplain as hx

@@ -36,8 +36,8 @@ from xmd.core.deletion import delete_feedback_words
 from xmd.core.feedback import FeedbackSet
 from xmd.core.modeling import load_model
 from xmd.core.options import build, options
+from xmd.core.retrain import ERConfig, TrainConfig, train_loop
 from xmd.core.simulate import feedback_from_rationales, feedback_from_words
-from xmd.core.training import ERConfig, TrainConfig, train_loop
 from xmd.core.types import Action, Scope
 
 from bench.benchlib import environment, load_average, log, read_jsonl, resolve_device, set_threads
@@ -109,7 +109,7 @@ an arm spec can override any ER setting for itself (:func:`parse_spec`). (``add_
 
 
 def add_er_arguments(p: argparse.ArgumentParser) -> None:
-    """The flags of :data:`ER_FLAGS`, read off ``xmd.core.training.ERConfig`` (help, default, choices)."""
+    """The flags of :data:`ER_FLAGS`, read off ``xmd.core.retrain.ERConfig`` (help, default, choices)."""
     for o in options(ERConfig):
         if o.name in ER_FLAGS:
             p.add_argument(o.flag, type=o.type, default=o.default, choices=o.choices, help=o.help)
@@ -398,7 +398,7 @@ def main() -> None:
             },
             "core_api": (
                 "feedback: xmd.core.simulate.feedback_from_words / feedback_from_rationales; deletion control: "
-                "xmd.core.deletion.delete_feedback_words; training: xmd.core.training.train_loop (every arm from "
+                "xmd.core.deletion.delete_feedback_words; training: xmd.core.retrain.train_loop (every arm from "
                 "the same weights, seed and data order); comparison: xmd.core.compare.compare_predictions"
             ),
             "complete": not not_run,

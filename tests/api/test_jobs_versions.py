@@ -34,19 +34,19 @@ def test_retrain_is_queued_with_defaults_and_validated(api: Api, project, db):
     assert r.status_code == 422 and "no feedback" in r.json()["detail"]
     _feedback(api, project)
     wrong_role = {"eval_dataset_ids": [project["train"]["id"]]}
-    for bad in ({"loss": "l7"}, {"lam": -1}, {"epochs": 0}, wrong_role, {"lr": "x"}):
+    for bad in ({"objective": "l7"}, {"loss": "mae"}, {"lam": -1}, {"epochs": 0}, wrong_role, {"lr": "x"}):
         assert api.post(url, json=bad).status_code == 422, bad
     assert api.post(url, json={"eval_dataset_ids": [987654]}).status_code == 404
     assert api.post(url, role="viewer", json={}).status_code == 403
     assert not api.sent
-    r = api.post(url, role="annotator", json={"loss": "mae", "lam": 2.5, "epochs": 1})
+    r = api.post(url, role="annotator", json={"objective": "erasure", "lam": 2.5, "epochs": 1})
     assert r.status_code == 202, r.text
     job = r.json()
     assert job["status"] == "queued" and job["kind"] == "retrain"
     assert job["params"]["version_id"] == project["base_version_id"]
     assert job["params"]["train_dataset_ids"] == [project["train"]["id"]]
     assert job["params"]["eval_dataset_ids"] == [project["clean"]["id"]]
-    assert job["params"]["loss"] == "mae" and job["params"]["lam"] == 2.5
+    assert job["params"]["objective"] == "erasure" and job["params"]["lam"] == 2.5
     assert [j.id for j, _ in api.sent] == [job["id"]]
     assert [j["id"] for j in api.get(f"/api/projects/{pid}/jobs", role="viewer").json()["items"]] == [job["id"]]
 

@@ -12,12 +12,9 @@ import torch
 from xmd.core.feedback import FeedbackSet
 from xmd.core.options import build
 from xmd.core.pipeline import feedback_targets
-from xmd.core.training import (
-    ERConfig,
-    _attribution_term,
-    _feedback_tensors,
-    signed_shares,
-)
+from xmd.core.retrain import ERConfig
+from xmd.core.retrain.batching import feedback_tensors
+from xmd.core.retrain.objective import attribution_term, signed_shares
 from xmd.core.types import Action, Example, InstanceFeedback, Scope, TaskFeedback
 from xmd.core.words import encode
 
@@ -30,8 +27,7 @@ def _fake_enc(n_words: int) -> SimpleNamespace:
 def _term(scores: list[float], kind: list[int]) -> tuple[float, torch.Tensor]:
     ws = torch.tensor([scores], requires_grad=True)
     k = torch.tensor([kind])
-    value = (k == 1).float()
-    loss = _attribution_term(_fake_enc(len(scores)), ws, (value, k), ERConfig())
+    loss = attribution_term(_fake_enc(len(scores)).word_index, ws, k)
     (grad,) = torch.autograd.grad(loss, ws)
     return float(loss.detach()), grad[0]
 
@@ -98,9 +94,7 @@ def test_task_scope_keeps_task_feedback_on_the_scoped_examples_only(tiny):
     # the loss follows: on the batch, the ER term sees feedback only on the scoped rows
     enc = encode(tiny.tokenizer, [ex.text for ex in train])
     kinds = {
-        scope: _feedback_tensors(train, feedback_targets(tiny, train, fs, 32, task_scope=scope), enc.max_words, "cpu")[
-            1
-        ]
+        scope: feedback_tensors(train, feedback_targets(tiny, train, fs, 32, task_scope=scope), enc.max_words, "cpu")[1]
         for scope in ("all", "correct")
     }
     rows_with = {scope: (k != 0).any(dim=1).tolist() for scope, k in kinds.items()}

@@ -1,4 +1,4 @@
-"""The static step behind ``TrainConfig.cuda_graphs`` (xmd.core.graphs).
+"""The static step behind ``TrainConfig.cuda_graphs`` (xmd.core.retrain.steps.static and .graphed).
 
 CUDA graphs themselves need a GPU (bench/er_overhead.py's ``*_graphs`` variants time them there); what can be
 checked on a CPU is what capture depends on: the static step gives the eager joint step's loss and gradients
@@ -12,10 +12,11 @@ from types import SimpleNamespace
 import pytest
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
-from xmd.core import graphs
 from xmd.core.feedback import FeedbackSet
-from xmd.core.graphs import StaticBatch, bucket, static_losses
-from xmd.core.training import ERConfig, TrainConfig, train_loop
+from xmd.core.retrain import ERConfig, TrainConfig, train_loop
+from xmd.core.retrain.steps import graphed as graphs
+from xmd.core.retrain.steps import static
+from xmd.core.retrain.steps.static import StaticBatch, bucket, static_losses
 from xmd.core.types import Action, TaskFeedback
 from xmd.core.words import encode
 
@@ -37,7 +38,8 @@ FEEDBACK_ROWS = [1, 3, 4, 6]
 
 def _static_case(tiny, objective, attribution, rows=12, extra_length=20, er_rows=None):
     """``_joint_case``'s batch through the static step, padded to ``rows`` rows and a longer bucket; with
-    ``er_rows`` its feedback rows first (as :func:`graphs.run` orders them) and the ER work on that many rows."""
+    ``er_rows`` its feedback rows first (as :meth:`graphs.GraphedStep.run` orders them) and the ER work on
+    that many rows."""
     batch = shortcut_data(8)
     enc = encode(tiny.tokenizer, [ex.text for ex in batch])
     labels = torch.tensor([ex.label for ex in batch])
@@ -47,7 +49,7 @@ def _static_case(tiny, objective, attribution, rows=12, extra_length=20, er_rows
     order = None if er_rows is None else FEEDBACK_ROWS + [i for i in range(8) if i not in FEEDBACK_ROWS]
     b = StaticBatch.pad(enc, labels, kind, attr, rows, enc.input_ids.shape[1] + extra_length, order)
     targets = {"a": {0: Action.REMOVE, 1: Action.ADD}}
-    hide = graphs.hidden_kinds(er, targets)
+    hide = static.hidden_kinds(er, targets)
     tiny.model.zero_grad()
     parts, loss = static_losses(tiny.model, b, er, "attribution" if attr is not None else "erasure", hide, er_rows)
     loss.backward()
@@ -153,9 +155,9 @@ def test_runs_that_cannot_be_graphed_say_why(tiny_model_dir, monkeypatch):
     assert graphs.unsupported(TrainConfig(grad_accum=2), None) == "gradient accumulation"
     assert graphs.unsupported(TrainConfig(), ERConfig()) is None
     tiny = load_model(tiny_model_dir, device="cpu")
-    built = graphs.build(tiny, [], TrainConfig(cuda_graphs=True, grad_accum=2), None, {})
+    built = graphs.build(tiny, [], TrainConfig(cuda_graphs=True, grad_accum=2), None, {}, torch.Generator(), False)
     assert built == (None, "gradient accumulation")
-    assert graphs.build(tiny, [], TrainConfig(), None, {}) == (None, None)  # not asked for
+    assert graphs.build(tiny, [], TrainConfig(), None, {}, torch.Generator(), False) == (None, None)  # not asked for
 
 
 def test_a_model_that_misreads_a_4d_mask_keeps_eager_steps(tiny, monkeypatch):
@@ -173,7 +175,7 @@ def test_a_model_that_misreads_a_4d_mask_keeps_eager_steps(tiny, monkeypatch):
     assert deberta.training  # the probe leaves the mode as it found it
     monkeypatch.setattr(graphs, "wanted", lambda config, device: config.cuda_graphs)
     loaded = SimpleNamespace(model=deberta, device=torch.device("cpu"))
-    built = graphs.build(loaded, [], TrainConfig(cuda_graphs=True), ERConfig(), {})
+    built = graphs.build(loaded, [], TrainConfig(cuda_graphs=True), ERConfig(), {}, torch.Generator(), False)
     assert built == (None, "the model does not read a prepared 4-D attention mask as its padding mask")
 
 
@@ -191,9 +193,9 @@ def test_buckets_and_padding(tiny):
 
 
 def test_er_rows_are_a_quarter_a_half_or_all_of_the_batch():
-    assert [graphs.er_rows(n, 32) for n in (0, 1, 8, 9, 16, 17, 32)] == [8, 8, 8, 16, 16, 32, 32]
-    assert [graphs.er_rows(n, 6) for n in (1, 2, 3, 4)] == [2, 2, 3, 6]
-    assert graphs.er_rows(1, 1) == 1
+    assert [static.er_rows(n, 32) for n in (0, 1, 8, 9, 16, 17, 32)] == [8, 8, 8, 16, 16, 32, 32]
+    assert [static.er_rows(n, 6) for n in (1, 2, 3, 4)] == [2, 2, 3, 6]
+    assert static.er_rows(1, 1) == 1
 
 
 def test_only_the_er_rows_take_the_attribution_pass_and_erased_copies(tiny):

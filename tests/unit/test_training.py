@@ -15,7 +15,9 @@ from xmd.core.attribution import gradient_word_scores
 from xmd.core.feedback import FeedbackSet
 from xmd.core.modeling import load_model
 from xmd.core.pipeline import debug, fine_tune
-from xmd.core.training import ERConfig, TrainConfig, TrainingCancelled, _er_term, _split_forward, train_loop
+from xmd.core.retrain import ERConfig, TrainConfig, TrainingCancelled, train_loop
+from xmd.core.retrain.steps.base import er_term
+from xmd.core.retrain.steps.eager import split_forward
 from xmd.core.types import Action, Example, TaskFeedback, XMDError
 from xmd.core.words import encode
 
@@ -67,7 +69,7 @@ def test_er_term_has_nonzero_gradient_on_weights(tiny, objective):
     else:
         logits, ws = tiny.model(**enc.model_inputs()).logits, None
     er = ERConfig(objective=objective)
-    loss = _er_term(tiny.model, enc, labels, logits, ws, (value, kind), er)
+    loss = er_term(tiny.model, enc, labels, logits, ws, (value, kind), er)
     assert loss.item() > 0
     tiny.model.zero_grad()
     loss.backward()
@@ -271,10 +273,10 @@ def test_attribution_term_on_feedback_rows_only_equals_full_batch(tiny):
             rows = (kind != 0).any(dim=1)
             logits = tiny.model(**enc.model_inputs()).logits
             _, ws, _ = gradient_word_scores(tiny.model, enc.select(rows), labels[rows], create_graph=True)
-            loss = _er_term(tiny.model, enc, labels, logits, ws, (value, kind), er, rows)
+            loss = er_term(tiny.model, enc, labels, logits, ws, (value, kind), er, rows)
         else:
             logits, ws, _ = gradient_word_scores(tiny.model, enc, labels, create_graph=True)
-            loss = _er_term(tiny.model, enc, labels, logits, ws, (value, kind), er)
+            loss = er_term(tiny.model, enc, labels, logits, ws, (value, kind), er)
         loss.backward()
         grads.append((loss.item(), tiny.model.bert.encoder.layer[1].output.dense.weight.grad.clone()))
     assert grads[0][0] == pytest.approx(grads[1][0], rel=1e-5)
@@ -305,11 +307,11 @@ def test_split_forward_gives_the_losses_and_gradients_of_one_full_forward(tiny, 
         tiny.model.zero_grad()
         rows = (kind != 0).any(dim=1)
         if split:
-            logits, ws = _split_forward(tiny.model, enc, labels, rows)
-            er_loss = _er_term(tiny.model, enc, labels, logits, ws, (value, kind), er, rows)
+            logits, ws = split_forward(tiny.model, enc, labels, rows)
+            er_loss = er_term(tiny.model, enc, labels, logits, ws, (value, kind), er, rows)
         else:
             logits, ws, _ = gradient_word_scores(tiny.model, enc, labels, create_graph=True)
-            er_loss = _er_term(tiny.model, enc, labels, logits, ws, (value, kind), er)
+            er_loss = er_term(tiny.model, enc, labels, logits, ws, (value, kind), er)
         task = F.cross_entropy(logits.float(), labels)
         (task + er_loss).backward()
         grad = tiny.model.bert.encoder.layer[1].output.dense.weight.grad.clone()

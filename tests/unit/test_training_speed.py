@@ -11,7 +11,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 from xmd.core.feedback import FeedbackSet
-from xmd.core.training import ERConfig, TrainConfig, batch_order, train_loop
+from xmd.core.retrain import ERConfig, TrainConfig, batch_order, train_loop
 from xmd.core.types import Action, TaskFeedback
 from xmd.core.words import encode
 
@@ -89,7 +89,7 @@ def test_attribution_on_a_subset_of_feedback_rows_still_trains_the_term(tiny_mod
     assert all(v > 0 for v in losses[1])
     assert losses[0] != losses[1]
     with pytest.raises(ValueError):
-        ERConfig(attribution_rows=-1).validate()
+        ERConfig(attribution_rows=-1)
 
 
 def test_the_attribution_rows_go_to_the_feedback_examples_that_took_the_term_least():
@@ -98,17 +98,17 @@ def test_the_attribution_rows_go_to_the_feedback_examples_that_took_the_term_lea
     in three batches and twice in six, whatever the draw."""
     from types import SimpleNamespace
 
-    from xmd.core.training import _attribution_subset, pick_attribution_rows
+    from xmd.core.retrain.batching import attribution_subset, pick_attribution_rows
 
     rows = torch.tensor([True, False, True, True, False, True, True, True])
-    plain = _attribution_subset(rows, 2, torch.Generator().manual_seed(5))
+    plain = attribution_subset(rows, 2, torch.Generator().manual_seed(5))
     idx = rows.nonzero().flatten()
     expected = torch.zeros_like(rows)
     expected[idx[torch.randperm(len(idx), generator=torch.Generator().manual_seed(5))[:2]]] = True
     assert torch.equal(plain, expected)
-    zeros = _attribution_subset(rows, 2, torch.Generator().manual_seed(5), [0] * 8)
+    zeros = attribution_subset(rows, 2, torch.Generator().manual_seed(5), [0] * 8)
     assert torch.equal(zeros, expected)
-    least = _attribution_subset(rows, 2, torch.Generator().manual_seed(5), [3, 0, 1, 0, 0, 2, 2, 2])
+    least = attribution_subset(rows, 2, torch.Generator().manual_seed(5), [3, 0, 1, 0, 0, 2, 2, 2])
     assert least.nonzero().flatten().tolist() == [2, 3]
 
     batch = [SimpleNamespace(id=f"e{i}") for i in range(8)]
@@ -127,20 +127,20 @@ def test_the_attribution_rows_go_to_the_feedback_examples_that_took_the_term_lea
 def _attribution_batches(tiny_model_dir, monkeypatch, n: int, epochs: int, ers: dict) -> dict:
     """Per ``ERConfig`` of ``ers``: the global indices of the batches that ran the attribution forward
     (create_graph) in a run of the tiny model on ``n`` shortcut examples, batch 8, and the run's history."""
-    from xmd.core import training
     from xmd.core.modeling import load_model
+    from xmd.core.retrain.steps import eager
 
     train = shortcut_data(n)
     targets = FeedbackSet(task=[TaskFeedback(word="mango", action=Action.REMOVE)]).expand(train)
     seen: list[int] = []  # global index of every batch, from the batch hook
     calls: list[int] = []  # the batches that ran the attribution forward
-    real = training._split_forward
+    real = eager.split_forward
 
     def counting(*args, **kwargs):
         calls.append(len(seen) - 1)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(training, "_split_forward", counting)
+    monkeypatch.setattr(eager, "split_forward", counting)
     config = TrainConfig(batch_size=8, epochs=epochs, lr=1e-3)
     runs = {}
     for key, er in ers.items():
@@ -170,13 +170,15 @@ def test_attribution_every_k_batches_runs_the_second_derivative_on_those_batches
     without = [er3[i] for i in runs[1][0] if i % 3]
     assert min(with_attr) > max(without)
     with pytest.raises(ValueError):
-        ERConfig(attribution_every=0).validate()
+        ERConfig(attribution_every=0)
 
 
 def _joint_case(tiny, objective: str, attribution: bool, joint: bool):
     """Task loss, ER loss and every parameter gradient of one ER step, through the joint forward or the
     per-part forwards (split attribution forward + the erasure term's own)."""
-    from xmd.core.training import _er_term, _joint_forward, _split_forward
+    from xmd.core.retrain.steps.base import er_term
+    from xmd.core.retrain.steps.eager import split_forward
+    from xmd.core.retrain.steps.joint import joint_forward
 
     batch = shortcut_data(8)
     enc = encode(tiny.tokenizer, [ex.text for ex in batch])
@@ -190,14 +192,14 @@ def _joint_case(tiny, objective: str, attribution: bool, joint: bool):
     rows = (kind != 0).any(dim=1) if attribution and objective != "erasure" else None
     tiny.model.zero_grad()
     if joint:
-        logits, ws, erased = _joint_forward(tiny.model, enc, labels, fb, er, rows)
+        logits, ws, erased = joint_forward(tiny.model, enc, labels, fb, er, rows)
     else:
         erased = None
         if rows is not None:
-            logits, ws = _split_forward(tiny.model, enc, labels, rows)
+            logits, ws = split_forward(tiny.model, enc, labels, rows)
         else:
             logits, ws = tiny.model(**enc.model_inputs()).logits, None
-    er_loss = _er_term(tiny.model, enc, labels, logits, ws, fb, er, rows, rows is None, erased)
+    er_loss = er_term(tiny.model, enc, labels, logits, ws, fb, er, rows, erased)
     task = F.cross_entropy(logits, labels)
     (task + er_loss).backward()
     grads = torch.cat([p.grad.flatten() for p in tiny.model.parameters() if p.grad is not None])
@@ -230,8 +232,8 @@ def test_joint_forward_gives_the_losses_and_gradients_of_the_per_part_forwards(t
 def test_the_joint_step_trains_the_same_run(tiny_model_dir):
     """A whole retrain through the joint step repeats the per-part run step for step (CPU, no dropout);
     the joint step is taken on a GPU and the per-part forwards on the CPU."""
-    from xmd.core import training
     from xmd.core.modeling import load_model
+    from xmd.core.retrain import steps
 
     data = shortcut_data(24)
     targets = FeedbackSet(task=[TaskFeedback(word="mango", action=Action.REMOVE)]).expand(data)
@@ -250,25 +252,26 @@ def test_the_joint_step_trains_the_same_run(tiny_model_dir):
         losses.append([v for s in hist.steps for v in (s.task_loss, s.er_loss)])
     assert losses[0] == pytest.approx(losses[1], rel=1e-4, abs=1e-7)
     assert any(er > 0 for er in losses[0][1::2])
-    assert not training.joint_step(torch.device("cpu")) and training.joint_step(torch.device("cuda"))
+    assert not steps.joint_step(torch.device("cpu")) and steps.joint_step(torch.device("cuda"))
 
 
 def test_the_fused_optimizer_makes_the_updates_of_torchs_default_adamw(tiny_model_dir):
-    """``training.adamw`` takes torch's fused kernel where there is one (a third of the optimiser time on the
+    """``optim.adamw`` takes torch's fused kernel where there is one (a third of the optimiser time on the
     2-core CPU); given the same gradients it must make the updates the default AdamW makes, up to float
     rounding. (Compared after whole training runs, the rounding compounds through the model and the
     difference depends on the CPU's instruction set: an earlier form of this test failed on another host.)"""
     from unittest import mock
 
-    from xmd.core import training
     from xmd.core.modeling import load_model
+    from xmd.core.retrain import optim
+    from xmd.core.retrain.steps import eager
 
     gen = torch.Generator().manual_seed(0)
     shapes = [(64, 32), (32,), (7, 5, 3)]
     start = [torch.randn(s, generator=gen) for s in shapes]
     grads = [[torch.randn(s, generator=gen) for s in shapes] for _ in range(6)]
     finals = []
-    for make in (training.adamw, lambda params, lr, device: torch.optim.AdamW(params, lr=lr)):
+    for make in (optim.adamw, lambda params, lr, device: torch.optim.AdamW(params, lr=lr)):
         params = [t.clone().requires_grad_(True) for t in start]
         groups = [{"params": params[:2], "weight_decay": 0.01}, {"params": params[2:], "weight_decay": 0.0}]
         opt = make(groups, 1e-2, torch.device("cpu"))
@@ -277,7 +280,7 @@ def test_the_fused_optimizer_makes_the_updates_of_torchs_default_adamw(tiny_mode
                 param.grad = g.clone()
             opt.step()
         finals.append(torch.cat([q.detach().flatten() for q in params]))
-    fused = training.adamw([{"params": [torch.zeros(2, requires_grad=True)]}], 1e-3, torch.device("cpu"))
+    fused = optim.adamw([{"params": [torch.zeros(2, requires_grad=True)]}], 1e-3, torch.device("cpu"))
     assert fused.defaults["fused"]
     moved = (finals[1] - torch.cat([t.flatten() for t in start])).abs().max()
     assert moved > 1e-2  # six steps of lr 1e-2 moved the weights
@@ -286,13 +289,13 @@ def test_the_fused_optimizer_makes_the_updates_of_torchs_default_adamw(tiny_mode
     m = load_model(tiny_model_dir, device="cpu")
     before = torch.cat([q.detach().flatten() for q in m.model.parameters()])
     used: list[int] = []
-    real = training.adamw
+    real = optim.adamw
 
     def counting(params, lr, device):
         used.append(1)
         return real(params, lr, device)
 
-    with mock.patch.object(training, "adamw", counting):
+    with mock.patch.object(eager, "adamw", counting):  # the eager step makes its optimiser
         train_loop(m, shortcut_data(24), TrainConfig(batch_size=8, seed=1, lr=1e-3, epochs=1))
     after = torch.cat([q.detach().flatten() for q in m.model.parameters()])
     assert used and (after - before).abs().max() > 1e-4

@@ -13,8 +13,8 @@ from xmd.core.modeling import LoadedModel, load_model, save_model
 from xmd.core.normalize import normalize_scores, shares
 from xmd.core.pipeline import RunResult, debug, fine_tune
 from xmd.core.predict import predict_proba
+from xmd.core.retrain import ERConfig, RetrainConfig, StepInfo, TrainConfig, TrainingCancelled, train_loop
 from xmd.core.suspicion import WordStats
-from xmd.core.training import ERConfig, RetrainConfig, StepInfo, TrainConfig, TrainingCancelled, train_loop
 from xmd.core.types import (
     Action,
     DataError,

@@ -33,7 +33,7 @@ DEFAULT_METHOD = "grad_x_input"
 """The method a project explains with unless it says otherwise (fast, signed, and the one the loss uses)."""
 
 
-def _forward_embeds(model: torch.nn.Module, enc: Encoded, embeds: torch.Tensor) -> torch.Tensor:
+def forward_embeds(model: torch.nn.Module, enc: Encoded, embeds: torch.Tensor) -> torch.Tensor:
     kwargs = {"inputs_embeds": embeds, "attention_mask": enc.attention_mask}
     if enc.token_type_ids is not None:
         kwargs["token_type_ids"] = enc.token_type_ids
@@ -63,7 +63,7 @@ def gradient_word_scores(
         embeds = model.get_input_embeddings()(enc.input_ids)
     if not create_graph:
         embeds = embeds.detach().requires_grad_(True)
-    logits = _forward_embeds(model, enc, embeds)
+    logits = forward_embeds(model, enc, embeds)
     predicted = logits.detach().argmax(dim=-1)
     targets = predicted if targets is None else torch.where(targets < 0, predicted, targets)
     picked = logits.gather(1, targets.view(-1, 1)).sum()

@@ -21,11 +21,11 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from xmd.core import graphs
 from xmd.core.effect import feedback_shares
 from xmd.core.evaluate import evaluate_sets
 from xmd.core.modeling import LoadedModel, native_bf16, use_bf16
-from xmd.core.training import ERConfig, RetrainConfig, TrainConfig, token_lengths, train_loop
+from xmd.core.retrain import ERConfig, RetrainConfig, TrainConfig, token_lengths, train_loop
+from xmd.core.retrain.steps import graphed as graphs
 from xmd.core.types import Action, Example
 
 POOL_BATCHES = 16
@@ -179,7 +179,7 @@ def _replays(
     steps: int,
 ) -> Timing:
     """``steps`` graphed steps of ``group`` (one batch of texts of similar length, so one graph), timed after
-    the graph's :data:`xmd.core.graphs.WARMUP` eager steps and the step that records it."""
+    the graph's :data:`xmd.core.retrain.steps.graphed.WARMUP` eager steps and the step that records it."""
     first = graphs.WARMUP + 1
     history = train_loop(loaded, list(group) * (first + steps), config, er=er, targets=targets)
     elapsed = [s.elapsed_s for s in history.steps]

@@ -28,7 +28,7 @@ from xmd.core.effect import word_share
 from xmd.core.feedback import FeedbackSet, save_feedback
 from xmd.core.modeling import load_model, minilm_path
 from xmd.core.pipeline import debug, fine_tune
-from xmd.core.training import ERConfig, ProgressCallback, TrainConfig, TrainHistory, count_steps
+from xmd.core.retrain import ERConfig, ProgressCallback, TrainConfig, TrainHistory, count_steps
 from xmd.core.types import Action, Progress, TaskFeedback, tick
 
 log = logging.getLogger(__name__)

@@ -4,16 +4,20 @@ schema and the worker's configuration are all read off the dataclass fields.
 A field declares its default, and in its ``metadata`` (built with :func:`opt`) a help text, bounds and
 choices. :func:`options` lists them; :func:`add_arguments` turns them into ``argparse`` flags;
 :func:`build` makes the dataclass from a mapping (a job's stored parameters, parsed CLI arguments),
-keeping the defaults for what the mapping leaves out. ``xmd.jobs.schemas`` builds the Pydantic model
-from the same list, so a field added to :class:`~xmd.core.training.TrainConfig` or
-:class:`~xmd.core.training.ERConfig` reaches ``xmd debug``, ``POST …/jobs/retrain`` (and its OpenAPI
-schema) and the retrain worker with no other edit.
+keeping the defaults for what the mapping leaves out and ignoring keys it has no field for (a setting
+removed since the job was stored). ``xmd.jobs.schemas`` builds the Pydantic model from the same list, so
+a field added to :class:`~xmd.core.retrain.settings.TrainConfig` or
+:class:`~xmd.core.retrain.settings.ERConfig` reaches ``xmd debug``, ``POST …/jobs/retrain`` (and its
+OpenAPI schema) and the retrain worker with no other edit. A settings class derived from
+:class:`Settings` is checked against the same bounds when it is built (:func:`check`), so the library
+refuses what the API and the CLI refuse, and no class re-states a bound by hand.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import typing
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -94,6 +98,54 @@ def options(*classes: type) -> list[Option]:
     return out
 
 
+@functools.cache
+def _options_of(cls: type) -> tuple[Option, ...]:
+    return tuple(options(cls))
+
+
+def problem(o: Option, value: Any) -> str | None:
+    """Why ``value`` breaks ``o``'s bounds or choices (None: it does not). ``None`` is left to the default's
+    meaning (auto) and booleans have no bounds."""
+    if value is None or isinstance(value, bool):
+        return None
+    if o.many:
+        items = tuple(value)
+        if any(o.choices and x not in o.choices for x in items) or len(set(items)) != len(items):
+            return f"must be distinct names from {o.choices}, got {list(items)}"
+        return None
+    if o.choices is not None:
+        return None if value in o.choices else f"must be one of {o.choices}, got {value!r}"
+    if isinstance(value, int | float):
+        if o.ge is not None and value < o.ge:
+            return f"must be >= {o.ge}, got {value}"
+        if o.gt is not None and value <= o.gt:
+            return f"must be > {o.gt}, got {value}"
+        if o.le is not None and value > o.le:
+            return f"must be <= {o.le}, got {value}"
+    return None
+
+
+def check(obj: Any) -> None:
+    """ValueError naming the first field of the settings dataclass ``obj`` outside its metadata's bounds
+    or choices: the same rule the API's schema and the CLI's flags apply."""
+    for o in _options_of(type(obj)):
+        why = problem(o, getattr(obj, o.name))
+        if why:
+            raise ValueError(f"{o.name} {why}")
+
+
+class Settings:
+    """Base of a settings dataclass: checked once, when it is built (:func:`check` against the field
+    metadata, then :meth:`rules`), so whoever holds one holds a valid one."""
+
+    def __post_init__(self) -> None:
+        check(self)
+        self.rules()
+
+    def rules(self) -> None:
+        """Cross-field rules (ValueError); a single field's bounds belong in its metadata. None by default."""
+
+
 def _bounded(o: Option) -> Any:
     """An argparse ``type`` that converts and checks the bounds, so the CLI refuses what the API refuses."""
 
@@ -149,15 +201,11 @@ def add_arguments(
 
 
 def build(cls: type[T], values: Mapping[str, Any] | argparse.Namespace) -> T:
-    """``cls`` from the values it has fields for (missing or None keep the defaults), validated when the
-    class has a ``validate`` method."""
+    """``cls`` from the values it has fields for (missing or None keep the defaults; other keys, such as a
+    setting removed since a job was stored, are ignored), checked as it is built (:class:`Settings`)."""
     if isinstance(values, argparse.Namespace):
         values = vars(values)
     fields = {f.name: f for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
     kept = {k: v for k, v in values.items() if k in fields and v is not None}
     kept = {k: tuple(v) if isinstance(v, list) else v for k, v in kept.items()}  # JSON lists of tuple fields
-    obj = cls(**kept)
-    validate = getattr(obj, "validate", None)
-    if callable(validate):
-        validate()
-    return obj
+    return cls(**kept)

@@ -23,7 +23,7 @@ from xmd.core.feedback import FeedbackSet
 from xmd.core.modelcard import render_model_card
 from xmd.core.modeling import LoadedModel, load_model, save_model
 from xmd.core.predict import predict_proba
-from xmd.core.training import (
+from xmd.core.retrain import (
     ERConfig,
     FeedbackTargets,
     ProgressCallback,
@@ -264,8 +264,6 @@ def debug(
 
     config = config or TrainConfig()
     er = er or ERConfig()
-    er.validate()
-    config.validate()
     out, partial = _prepare_output(out_dir, model_dir)
     try:
         loaded = load_model(model_dir, device=device)
