@@ -37,11 +37,11 @@ def published(root: Path = ROOT) -> dict[str, str]:
 
 
 def studies(root: Path = ROOT) -> list[tuple[str, str]]:
-    """(study folder, title) of every ``bench/<study>/README.md``, the title being its first heading."""
+    """(study folder, title) of every ``bench/<study>/README.md``: its first heading, without emphasis marks."""
     found = []
     for readme in sorted((root / "bench").glob("*/README.md")):
         heading = next((ln[2:].strip() for ln in readme.read_text().splitlines() if ln.startswith("# ")), "")
-        found.append((readme.parent.name, heading or readme.parent.name))
+        found.append((readme.parent.name, re.sub(r"[*`]", "", heading) or readme.parent.name))
     return found
 
 
@@ -57,7 +57,7 @@ def on_config(config: Any) -> Any:
         if isinstance(entry, dict) and "Benchmarks" in entry:
             extra: list[Any] = [{"Summary": "studies/summary.md"}] if (ROOT / "BENCHMARKS.md").is_file() else []
             extra += [{"The bench folder": "studies/README.md"}] if (ROOT / "bench" / "README.md").is_file() else []
-            extra += [{name: f"studies/{name}/README.md"} for name, _ in studies()]
+            extra += [{title: f"studies/{name}/README.md"} for name, title in studies()]
             entry["Benchmarks"] = list(entry["Benchmarks"]) + extra
     return config
 
@@ -110,8 +110,8 @@ def rewrite_links(markdown: str, src_uri: str, pages: dict[str, str], root: Path
 
 
 def studies_table(root: Path = ROOT) -> str:
-    rows = [f"| [{name}](studies/{name}/README.md) | {title} |" for name, title in studies(root)]
-    return "\n".join(["| study | question |", "|---|---|", *rows]) if rows else "No study has a README yet."
+    rows = [f"| [{title}](studies/{name}/README.md) | `bench/{name}/` |" for name, title in studies(root)]
+    return "\n".join(["| study | folder |", "|---|---|", *rows]) if rows else "No study has a README yet."
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:

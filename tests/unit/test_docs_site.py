@@ -99,7 +99,7 @@ def test_strict_build_publishes_the_studies_and_their_links_resolve(site: Path) 
     assert (out / "studies" / "toy" / "results" / "toy.json").is_file()
     bench_page = (out / "benchmarks" / "index.html").read_text()
     assert "Is the toy fast?" in bench_page and 'href="../studies/toy/"' in bench_page  # the generated table
-    assert 'href="studies/toy/">toy<' in (out / "index.html").read_text()  # the nav lists the study
+    assert 'href="studies/toy/">Is the toy fast?<' in (out / "index.html").read_text()  # the nav lists the study
 
 
 @pytest.mark.parametrize(
