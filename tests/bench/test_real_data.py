@@ -1,4 +1,4 @@
-"""The pieces of ``bench/real_data/real_data.py`` on the real HateXplain files, with the tiny model for the training arms.
+"""The pieces of ``bench/real_data/real_data.py`` on the real HateXplain files, with the tiny model for the arms.
 
 The benchmark itself (MiniLM, minutes to an hour) lives in bench/; here each piece is checked fast: CSV
 parsing and rationale alignment, the identity-word derivation, the deletion control, the statistics on
@@ -13,11 +13,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from xmd.core.types import DataError
+from xmd.core.words import split_words
 
 from bench.real_data import hatexplain as hx
 from bench.real_data import real_data_stats as rs
-from xmd.core.types import DataError
-from xmd.core.words import split_words
 
 
 def _row(tokens, labels=(0, 0, 2), targets=None, rationales=None) -> dict[str, str]:
@@ -85,11 +85,12 @@ def test_real_files_split_and_identity_words(val_posts, tmp_path):
 
 def test_core_evaluation_mode_and_deletion_agree_with_the_benchmark_data(val_posts):
     """The core's rationale import and deletion control, run on the real rows, give what the benchmark expects."""
-    from bench.real_data import real_data as rd
     from xmd.core.align import content_words
     from xmd.core.compare import contains_words
     from xmd.core.deletion import delete_feedback_words
     from xmd.core.simulate import feedback_from_rationales
+
+    from bench.real_data import real_data as rd
 
     train_posts, _ = hx.stratified_split(val_posts, 0.2, seed=0)
     words, _ = hx.derive_identity_words(train_posts)
@@ -208,8 +209,9 @@ def test_er_options_reach_the_benchmark_arms_from_the_command_line():
     (``+setting=value``); a setting removed from ``ERConfig`` (docs/settings.md) is refused."""
     import subprocess
 
-    from bench.real_data import real_data as rd
     from xmd.core.types import Example
+
+    from bench.real_data import real_data as rd
 
     args = rd.parse_args(["--attribution-every", "2", "--attribution-rows", "4"])
     name, er = rd.parse_spec("remove:erasure:2", args)
