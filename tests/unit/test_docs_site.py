@@ -157,3 +157,18 @@ def test_every_environment_variable_is_documented() -> None:
     docs = _docs_text()
     missing = sorted(v for v in used - INTERNAL_VARIABLES if f"`{v}`" not in docs)
     assert not missing, f"variables no docs page names: {missing}"
+
+
+def test_every_file_a_page_names_exists() -> None:
+    """A path in backticks (``xmd/http/params.py``, ``bench/<study>/...``) must still be there after a move."""
+    gone = []
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        for token in re.findall(r"`([^`\s]+)`", page.read_text()):
+            path = token.split("#")[0]
+            if "/" not in path or "<" in path or path.startswith("/") or ":" in path:
+                continue
+            if not re.search(r"\.(py|md|json|sh|ts|yml|toml|png)$|/$", path):
+                continue
+            if not any(list(base.glob(path)) for base in (ROOT, ROOT / "backend")):
+                gone.append(f"{page.name}: {token}")
+    assert not gone, f"pages name files that do not exist: {gone}"
