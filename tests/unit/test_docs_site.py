@@ -172,3 +172,29 @@ def test_every_file_a_page_names_exists() -> None:
             if not any(list(base.glob(path)) for base in (ROOT, ROOT / "backend")):
                 gone.append(f"{page.name}: {token}")
     assert not gone, f"pages name files that do not exist: {gone}"
+
+
+def _resolves(dotted: str) -> bool:
+    parts = dotted.split(".")
+    for i in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:i]))
+        except ImportError:
+            continue
+        for attr in parts[i:]:
+            if not hasattr(obj, attr):
+                return False
+            obj = getattr(obj, attr)
+        return True
+    return False
+
+
+def test_every_python_name_a_page_gives_resolves() -> None:
+    """``xmd.core.simulate.merge_feedback`` on a page must import: a moved function strands no reader."""
+    names = set()
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        names |= set(re.findall(r"`((?:xmd|workers)(?:\.[A-Za-z_]\w*)+)(?:\([^`]*\))?`", page.read_text()))
+    names.discard("xmd.json")  # the file a model folder carries, not a module
+    assert len(names) >= 10
+    gone = sorted(n for n in names if not _resolves(n))
+    assert not gone, f"pages name Python objects that do not exist: {gone}"
