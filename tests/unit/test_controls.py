@@ -16,9 +16,11 @@ from safetensors.torch import load_file
 from xmd.core.controls import ControlsConfig, run_comparison
 from xmd.core.deletion import delete_feedback_words, delete_positions
 from xmd.core.feedback import FeedbackSet
+from xmd.core.forecast import strip_words
 from xmd.core.modeling import load_model, save_model
 from xmd.core.pipeline import debug, fine_tune
-from xmd.core.retrain import ERConfig, token_lengths, train_loop, TrainConfig
+from xmd.core.predict import predict_proba
+from xmd.core.retrain import ERConfig, TrainConfig, token_lengths, train_loop
 from xmd.core.types import Action, Example, InstanceFeedback, TaskFeedback, XMDError
 from xmd.core.words import split_words
 
@@ -124,7 +126,7 @@ def comparison(parent, tiny_model_dir, tmp_path_factory):
         er=ER,
         eval_sets={"dev": data(30, seed=2)},
         controls=ControlsConfig(
-            arms=("lambda0", "deletion", "deletion_base"),
+            arms=("lambda0", "deletion", "deletion_base", "strip"),
             seeds=2,
             base_model=str(tiny_model_dir),
             share_methods=("grad_x_input",),
@@ -139,14 +141,15 @@ def comparison(parent, tiny_model_dir, tmp_path_factory):
 
 def test_arms_share_batches_steps_and_seeds(comparison):
     cmp, calls = comparison
-    assert cmp.arms == ["debug", "lambda0", "deletion", "deletion_base"] and cmp.seeds == [3, 4]
+    assert cmp.arms == ["debug", "lambda0", "deletion", "deletion_base", "strip"] and cmp.seeds == [3, 4]
+    trained = cmp.arms[:-1]  # strip trains nothing: it predicts with the λ = 0 arm
     order = {}
     for arm, seed, epoch, bi, ids in calls:
         order.setdefault((arm, seed), []).append((epoch, bi, ids))
-    assert set(order) == {(a, s) for a in cmp.arms for s in cmp.seeds}
+    assert set(order) == {(a, s) for a in trained for s in cmp.seeds}
     for seed in cmp.seeds:
         ref = order[("debug", seed)]
-        assert len(ref) == 10 and all(order[(a, seed)] == ref for a in cmp.arms)  # 2 epochs x 5 batches
+        assert len(ref) == 10 and all(order[(a, seed)] == ref for a in trained)  # 2 epochs x 5 batches
     assert order[("debug", 3)] != order[("debug", 4)]  # a different seed is a different order
     assert cmp.settings["same_data_order"] is True
     for run in cmp.runs:
@@ -188,12 +191,12 @@ def test_comparison_result_shape_and_files(comparison):
     assert d["removed_words"] == ["mango"] and d["positive"] == {"index": 1, "label": "positive", "rule": "word_lift"}
     dev = d["sets"]["dev"]
     assert dev["n"] == 30 and len(dev["gold"]) == 30 and sum(dev["has_words"]) > 0
-    assert [len(dev["predictions"][a]) for a in cmp.arms] == [2, 2, 2, 2]
+    assert [len(dev["predictions"][a]) for a in cmp.arms] == [2, 2, 2, 2, 2]
     assert len(dev["predictions"]["parent"]) == 30
     for arm in cmp.arms:
         acc = [sum(p == g for p, g in zip(pred, dev["gold"], strict=True)) / 30 for pred in dev["predictions"][arm]]
         assert [m["accuracy"] for m in dev["arms"][arm]["per_seed"]] == pytest.approx(acc)
-    assert set(dev["differences"]) == {"lambda0", "deletion", "deletion_base"}
+    assert set(dev["differences"]) == {"lambda0", "deletion", "deletion_base", "strip"}
     for metric in ("accuracy", "macro_f1", "fpr_words"):
         row = dev["differences"]["lambda0"][metric]
         assert row["verdict"] in ("better", "worse", "within_noise")
@@ -207,6 +210,41 @@ def test_comparison_result_shape_and_files(comparison):
     control_card = (Path(d["runs"][1]["out_dir"]) / "README.md").read_text()
     assert "A **control** (`lambda0`, seed 3)" in control_card
     assert "accuracy" in cmp.table() and "Δ vs deletion_base" in cmp.table()
+
+
+def test_strip_is_each_lambda0_model_predicting_without_the_words(comparison):
+    cmp, _ = comparison
+    d = cmp.to_dict()
+    assert d["settings"]["strip"] == {"words": ["mango"], "from": "lambda0"}
+    dev = data(30, seed=2)
+    stripped = [strip_words(ex.text, {"mango"}) for ex in dev]
+    assert any(a != b.text for a, b in zip(stripped, dev, strict=True))
+    lambda0 = {r["seed"]: r["out_dir"] for r in cmp.runs if r["arm"] == "lambda0"}
+    for i, seed in enumerate(cmp.seeds):
+        pred = predict_proba(load_model(lambda0[seed], device="cpu"), stripped, max_length=CONFIG.max_length)
+        assert d["sets"]["dev"]["predictions"]["strip"][i] == pred.argmax(axis=1).tolist()
+    assert "strip" not in {r["arm"] for r in cmp.runs}  # no model is trained or written for it
+
+
+def test_strip_without_lambda0_uses_the_parent_and_says_when_it_does_as_well(parent, tmp_path):
+    dev = data(12, seed=2)
+    cmp = run_comparison(
+        parent,
+        data(16),
+        FEEDBACK,
+        tmp_path / "out",
+        config=TrainConfig(epochs=1, batch_size=8),
+        eval_sets={"dev": dev},
+        controls=ControlsConfig(arms=("strip",), share_methods=(), n_resamples=50),
+        device="cpu",
+    )
+    d = cmp.to_dict()
+    assert cmp.arms == ["debug", "strip"] and d["settings"]["strip"]["from"] == "parent"
+    pred = predict_proba(load_model(parent, device="cpu"), [strip_words(ex.text, {"mango"}) for ex in dev])
+    assert d["sets"]["dev"]["predictions"]["strip"] == [pred.argmax(axis=1).tolist()]
+    rows = d["sets"]["dev"]["differences"]["strip"]
+    said = any("stripping the corrected words" in n for n in d["notes"])
+    assert said == all(rows[m]["verdict"] != "better" for m in ("accuracy", "fpr_words"))
 
 
 def test_comparison_never_overwrites_and_checks_its_settings(comparison, parent, tiny_model_dir, tmp_path):

@@ -353,6 +353,24 @@ def compare_predictions(
     return {"arms": arms, "differences": differences, "verdicts": verdicts}
 
 
+def strip_notes(results: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """Say plainly where stripping the words at prediction time does as well as the debugged model:
+    then the user may not need the debug run (issue 30 §4)."""
+    out = []
+    for name, r in results.items():
+        rows = r.get("differences", {}).get("strip")
+        if not rows:
+            continue
+        beaten = [m for m in ("accuracy", "fpr_words") if rows.get(m, {}).get("verdict") == "better"]
+        if not beaten:
+            out.append(
+                f"{name}: stripping the corrected words from the input of the λ = 0 model (or the parent) does as "
+                "well as the debugged model on accuracy and on the words' false-positive rate (within noise or "
+                "better); a filter may be all this task needs"
+            )
+    return out
+
+
 def format_table(comparison: Mapping[str, Any]) -> str:
     """Plain-text table of a comparison (``Comparison.to_dict()``): per set and metric, the debugged
     arm's mean ± std over seeds, each control's difference with its 95% interval, and the verdict."""

@@ -37,15 +37,17 @@ from xmd.core.compare import (
     format_table,
     removed_task_words,
     set_metrics,
+    strip_notes,
 )
 from xmd.core.deletion import delete_feedback_words
 from xmd.core.feedback import FeedbackSet
+from xmd.core.forecast import feedback_words, strip_words
 from xmd.core.measures import _quality_summary, explanation_quality
 from xmd.core.modelcard import render_model_card
 from xmd.core.modeling import LoadedModel, load_model
 from xmd.core.pipeline import RunResult, _finish, _meta, _parent_meta, _prepare_output, feedback_targets
 from xmd.core.predict import predict_proba
-from xmd.core.retrain import CONTROL_ARMS, ERConfig, ProgressCallback, token_lengths, train_loop, TrainConfig
+from xmd.core.retrain import CONTROL_ARMS, ERConfig, ProgressCallback, TrainConfig, token_lengths, train_loop
 from xmd.core.types import DataError, Example, XMDError
 
 #: Called with ``(arm, seed, epoch, batch index, example ids)`` before each training batch.
@@ -211,6 +213,12 @@ def run_comparison(
         notes.append("the feedback removes no word, so the deletion controls would equal λ = 0; they were skipped")
     if not sets:
         notes.append("no eval sets were given: the arms are trained and their word shares measured, nothing else")
+    strip_keys = set(feedback_words(feedback, train))
+    if "strip" in arms and (not strip_keys or not sets):
+        arms.remove("strip")
+        notes.append("the feedback removes no word or no eval set was given, so the strip control was skipped")
+    stripped = {n: [replace(ex, text=strip_words(ex.text, strip_keys)) for ex in exs] for n, exs in sets.items()}
+    strip_from = "lambda0" if "lambda0" in arms else "parent"
     words = removed_task_words(feedback.task)
     positive = None
     if words:
@@ -252,6 +260,7 @@ def run_comparison(
     before_pred = _predict(parent, sets, config.max_length)
     before = {n: set_metrics(gold[n], before_pred[n], labels, has_words=has[n], positive=pos_index) for n in sets}
     shares_before = measure(parent)
+    parent_strip = _predict(parent, stripped, config.max_length) if "strip" in arms and strip_from == "parent" else {}
     quality_before = quality(parent)
     # Length-bucketed batches follow token counts; every arm takes the original texts' counts, so the
     # deletion arms (shorter texts) train on exactly the debug run's batches.
@@ -270,7 +279,7 @@ def run_comparison(
         "n_feedback_positions": n_positions,
         "n_feedback_examples": len(targets),
     }
-    plan = [(seed, arm) for seed in seeds for arm in ["debug", *arms]]
+    plan = [(seed, arm) for seed in seeds for arm in ["debug", *arms] if arm != "strip"]
     for index, (seed, arm) in enumerate(plan):
         if on_run is not None:
             on_run(arm, seed, index, len(plan))
@@ -299,6 +308,7 @@ def run_comparison(
                 order_lengths=lengths,
             )
             arm_pred = _predict(loaded, sets, config.max_length)
+            strip_pred = _predict(loaded, stripped, config.max_length) if arm == strip_from == "lambda0" else None
             after = {n: set_metrics(gold[n], arm_pred[n], labels, has_words=has[n], positive=pos_index) for n in sets}
             shares_after = measure(loaded)
             q = quality(loaded)
@@ -320,6 +330,10 @@ def run_comparison(
                 shutil.rmtree(partial, ignore_errors=True)
         for n in sets:
             preds[n].setdefault(arm, []).append(arm_pred[n])
+            if strip_pred is not None:
+                preds[n].setdefault("strip", []).append(strip_pred[n])
+            elif arm == "debug" and parent_strip:  # no λ = 0 arm: every seed pairs with the parent's filter
+                preds[n].setdefault("strip", []).append(parent_strip[n])
         if q is not None:
             quality_after.setdefault(arm, []).append(q)
         runs.append(
@@ -372,6 +386,7 @@ def run_comparison(
             },
             **cmp,
         }
+    notes += strip_notes(results)
     comparison = Comparison(
         out_dir=root,
         arms=["debug", *arms],
@@ -390,6 +405,7 @@ def run_comparison(
             "n_train": len(train),
             "n_feedback_positions": n_positions,
             "n_deleted_words": n_deleted,
+            "strip": {"words": sorted(strip_keys), "from": strip_from} if "strip" in arms else None,
             "same_data_order": same_order,
             "bootstrap": {"n_resamples": controls.n_resamples, "seed": controls.bootstrap_seed, "level": 0.95},
         },
