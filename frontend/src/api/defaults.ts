@@ -373,7 +373,8 @@ export const schemaFields = {
       "choices": [
         "lambda0",
         "deletion",
-        "deletion_base"
+        "deletion_base",
+        "strip"
       ]
     },
     "cuda_graphs": {

@@ -2224,7 +2224,7 @@ export interface components {
              * @description control arms trained beside the debug run (none: no comparison)
              * @default []
              */
-            controls?: ("lambda0" | "deletion" | "deletion_base")[];
+            controls?: ("lambda0" | "deletion" | "deletion_base" | "strip")[];
             /**
              * Cuda Graphs
              * @description on a GPU, record each training step once as a CUDA graph and replay it (a small model's step waits on kernel launches, not arithmetic); batches are padded to the batch size and to 16/32/64/128… tokens. Not with gradient accumulation; the run records whether it was used

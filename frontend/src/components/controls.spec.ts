@@ -112,6 +112,10 @@ describe('ControlsPicker', () => {
     expect(w.emitted('update:seeds')).toHaveLength(1) // a chosen seed count is not overridden
     await w.setProps({ controls: ['lambda0', 'deletion'] })
     expect(w.find('[data-testid=runs]').text()).toBe('9 training runs in all')
+    await w.find('[data-testid=control-strip]').setValue(true)
+    expect(w.emitted('update:controls')?.[2]).toEqual([['lambda0', 'deletion', 'strip']])
+    await w.setProps({ controls: ['lambda0', 'deletion', 'strip'] })
+    expect(w.find('[data-testid=runs]').text()).toBe('9 training runs in all') // strip trains nothing
   })
 })
 

@@ -8,6 +8,7 @@ export const ARM_NAMES: Record<string, string> = {
   lambda0: 'λ = 0',
   deletion: 'deletion',
   deletion_base: 'deletion from base',
+  strip: 'strip the words',
 }
 
 export function armName(arm: string): string {
