@@ -8,12 +8,15 @@ column can hold, text with a NUL byte, a body nested too deeply — answers 4xx 
 
 from __future__ import annotations
 
+import dis
 import logging
 import re
 import uuid
+from pathlib import Path
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
+from pydantic import ValidationError
 from sqlalchemy.exc import DataError as SQLDataError
 from sqlalchemy.exc import IntegrityError
 from starlette.datastructures import Headers, MutableHeaders
@@ -89,6 +92,37 @@ class RequestId:
         await self.app(scope, receive, tagged)
 
 
+UNREADABLE = "a value in the request is malformed or out of range"
+_RAISES = frozenset({"RAISE_VARARGS", "RERAISE"})
+_OURS = (str(Path(__file__).resolve().parents[1]), str(Path(__file__).resolve().parents[3] / "workers"))
+
+
+def raised_by_xmd(exc: BaseException) -> bool:
+    """Whether ``exc`` came from a ``raise`` statement in xmd's own code (a message written for the user),
+    not from Python or a library (``int("²")``: "invalid literal for int() with base 10")."""
+    tb = exc.__traceback__
+    if tb is None:
+        return False
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    code = tb.tb_frame.f_code
+    if not code.co_filename.startswith(_OURS):
+        return False
+    op = next((i.opname for i in dis.get_instructions(code) if i.offset == tb.tb_lasti), "")
+    return op in _RAISES
+
+
+def value_error_detail(request: Request, exc: ValueError) -> str:
+    """The user's message of a ValueError: xmd's own text, Pydantic's errors by field, else a plain
+    sentence (the raw text is logged with the request id, never sent)."""
+    if isinstance(exc, ValidationError):
+        return "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'value'}: {e['msg']}" for e in exc.errors())
+    if raised_by_xmd(exc):
+        return str(exc)
+    log.info("request %s: %s: %s", request_id(request), type(exc).__name__, exc)
+    return UNREADABLE
+
+
 def install(app: FastAPI) -> None:
     """Answer xmd's errors with ``{"detail": message}`` and the status of their kind.
 
@@ -104,7 +138,7 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(ValueError)
     async def _value_error(request: Request, exc: ValueError) -> JSONResponse:
-        return _answer(request, {"detail": str(exc), "error": "ValueError"}, 422)
+        return _answer(request, {"detail": value_error_detail(request, exc), "error": "ValueError"}, 422)
 
     @app.exception_handler(IntegrityError)
     async def _integrity(request: Request, _exc: IntegrityError) -> JSONResponse:

@@ -32,14 +32,17 @@ def make(token: ApiToken, version_id: int, *, now: float | None = None) -> tuple
     return f"{token.id}.{expires}.{_signature(token.token_hash, version_id, expires)}", expires
 
 
+def _digits(text: str, most: int) -> bool:
+    return 0 < len(text) <= most and text.isascii() and text.isdigit()
+
+
 def verify(db_session: Session, version_id: int, link: str, *, now: float | None = None) -> User | None:
     """The user a link was made for, or None if it is malformed, expired, for another version, or its
     token is revoked."""
     parts = link.split(".")
-    # Bounded digit runs: a 1,000-digit id would overflow the database's integer before any check.
-    if len(parts) != 3 or not (
-        parts[0].isdigit() and len(parts[0]) <= 18 and parts[1].isdigit() and len(parts[1]) <= 12
-    ):
+    # Bounded runs of ASCII digits: a 1,000-digit id would overflow the database's integer before any
+    # check, and str.isdigit() also takes "²", which int() refuses.
+    if len(parts) != 3 or not (_digits(parts[0], 18) and _digits(parts[1], 12)):
         return None
     token_id, expires, sig = int(parts[0]), int(parts[1]), parts[2]
     if expires < (now if now is not None else time.time()):
