@@ -245,6 +245,8 @@ def test_strip_without_lambda0_uses_the_parent_and_says_when_it_does_as_well(par
     rows = d["sets"]["dev"]["differences"]["strip"]
     said = any("stripping the corrected words" in n for n in d["notes"])
     assert said == all(rows[m]["verdict"] != "better" for m in ("accuracy", "fpr_words"))
+    card = (Path(d["runs"][0]["out_dir"]) / "README.md").read_text()
+    assert "`strip` = no training" in card and ("a filter may be all this task needs" in card) == said
 
 
 def test_comparison_never_overwrites_and_checks_its_settings(comparison, parent, tiny_model_dir, tmp_path):

@@ -128,7 +128,8 @@ class Comparison:
                 }
                 rows[metric]["verdict"] = v["text"]
             sets[name] = rows
-        return {"arms": self.arms, "seeds": self.seeds, "sets": sets, "file": "comparison.json"}
+        strip = [n for n in self.notes if "stripping the corrected words" in n]
+        return {"arms": self.arms, "seeds": self.seeds, "sets": sets, "file": "comparison.json", "strip_notes": strip}
 
     def table(self) -> str:
         """Plain-text table for the terminal (:func:`xmd.core.compare.format_table`)."""

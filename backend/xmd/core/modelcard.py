@@ -67,8 +67,9 @@ def _comparison_lines(cmp: dict[str, Any] | None) -> list[str]:
         "",
         f"Same parent, data order, steps and seeds {cmp.get('seeds')}; mean ± std over seeds. Controls: "
         "`lambda0` = the same training without the ER term, `deletion` = the removed words deleted from the "
-        "training texts, `deletion_base` = the base model's recipe on those cleaned texts. Verdict: the paired "
-        "bootstrap 95% interval of the difference must exclude 0 and the "
+        "training texts, `deletion_base` = the base model's recipe on those cleaned texts, `strip` = no training, "
+        "the `lambda0` model (or the parent) predicting with the removed words stripped from its input. "
+        "Verdict: the paired bootstrap 95% interval of the difference must exclude 0 and the "
         f"difference must exceed the seed std (details in `{cmp.get('file', 'comparison.json')}`).",
         "",
         "| eval set | metric | " + " | ".join(arms) + " | verdict |",
@@ -81,6 +82,7 @@ def _comparison_lines(cmp: dict[str, Any] | None) -> list[str]:
                 mean, std = (row.get(arm) or [None, None])[:2]
                 cells.append(_fmt(mean) + ("" if std is None else f" ± {std:.4f}"))
             lines.append(f"| {name} | {metric} | " + " | ".join(cells) + f" | {row.get('verdict', '–')} |")
+    lines += [f"\n**Note:** {n}" for n in cmp.get("strip_notes") or []]
     return lines
 
 
