@@ -144,6 +144,7 @@ def create_app(
         app.state.models = ModelCache(size=2, device="cpu", locate=versions_service.locator(settings))
         app.state.enqueue = enqueue or sender(settings)
         app.state.health = HealthProbe(eng)
+        app.state.health.start()
         app.state.job_watch = JobWatch(
             app.state.session_factory,
             per_user=settings.event_streams_per_user,
@@ -178,8 +179,19 @@ def create_app(
     async def health(request: Request) -> HealthOut:
         """Liveness, without authentication, within about half a second even when every worker thread and
         pooled connection is busy (``xmd.http.health``): ``degraded`` when the database is slow or down."""
-        database = await request.app.state.health.database()
-        return HealthOut(status="ok" if database == "ok" else "degraded", version=__version__, database=database)
+        probe = request.app.state.health
+        database = await probe.database()
+        lag = probe.loop_lag()
+        loop, threads = ("slow" if lag > probe.budget_s else "ok"), ("busy" if probe.threads_busy() else "ok")
+        fine = database == "ok" and loop == "ok" and threads == "ok"
+        return HealthOut(
+            status="ok" if fine else "degraded",
+            version=__version__,
+            database=database,
+            event_loop=loop,
+            loop_lag_s=round(lag, 3),
+            threads=threads,
+        )
 
     @app.get("/api/health/hub", tags=["meta"])
     def hub_health(_: Viewer) -> dict[str, str]:
