@@ -26,6 +26,7 @@ from xmd.core.evaluate import evaluate_sets
 from xmd.core.modeling import LoadedModel, native_bf16, use_bf16
 from xmd.core.retrain import ERConfig, RetrainConfig, TrainConfig, token_lengths, train_loop
 from xmd.core.retrain.steps import graphed as graphs
+from xmd.core.retrain.steps import static
 from xmd.core.types import Action, Example
 
 POOL_BATCHES = 16
@@ -162,8 +163,8 @@ def _one_bucket(loaded: LoadedModel, pool: Sequence[Example], batch_size: int, m
     lengths = token_lengths(loaded, pool, max_length)
     order = sorted(range(len(pool)), key=lengths.__getitem__)
     median = order[len(order) // 2]
-    bucket = graphs.bucket(lengths[median], max_length)
-    same = [i for i in order if graphs.bucket(lengths[i], max_length) == bucket]
+    bucket = static.bucket(lengths[median], max_length)
+    same = [i for i in order if static.bucket(lengths[i], max_length) == bucket]
     start = max(0, min(same.index(median) - batch_size // 2, len(same) - batch_size))
     chosen = same[start : start + batch_size]
     return [pool[i] for i in (chosen * batch_size)[:batch_size]]

@@ -148,7 +148,7 @@ def wanted(config: TrainConfig, device: torch.device) -> bool:
 
 
 def takes_4d_mask(model: torch.nn.Module) -> bool:
-    """Whether ``model`` reads the prepared 4-D mask of :func:`_additive` as it reads the 2-D padding mask.
+    """Whether ``model`` reads the prepared 4-D mask of :func:`static.additive_mask` as it reads the 2-D padding mask.
 
     Encoders built on transformers' mask utilities (BERT, RoBERTa, DistilBERT, ELECTRA, ALBERT, …) take a 4-D
     mask as it is; others read it otherwise (DeBERTa-v2 turns it to bool, which inverts it) or refuse it. Two
