@@ -37,7 +37,9 @@ LAG_WINDOW_S = 5.0
 
 
 class HealthOut(BaseModel):
-    status: Literal["ok", "degraded"] = Field(description="degraded: the database is slow or unreachable")
+    status: Literal["ok", "degraded"] = Field(
+        description="degraded: the database is slow or unreachable, the event loop late or every request thread busy"
+    )
     version: str
     database: Literal["ok", "slow", "unavailable"] = Field(
         description=f"slow: no answer within {BUDGET_S} s; unavailable: the database refused the check"

@@ -1601,11 +1601,31 @@ export interface components {
              */
             database: "ok" | "slow" | "unavailable";
             /**
+             * Event Loop
+             * @description slow: the event loop ran over 0.5 s late in the last 5 s
+             * @default ok
+             * @enum {string}
+             */
+            event_loop?: "ok" | "slow";
+            /**
+             * Loop Lag S
+             * @description the event loop's largest lag in the last 5 s
+             * @default 0
+             */
+            loop_lag_s?: number;
+            /**
              * Status
-             * @description degraded: the database is slow or unreachable
+             * @description degraded: the database is slow or unreachable, the event loop late or every request thread busy
              * @enum {string}
              */
             status: "ok" | "degraded";
+            /**
+             * Threads
+             * @description busy: every thread of the request pool is taken
+             * @default ok
+             * @enum {string}
+             */
+            threads?: "ok" | "busy";
             /** Version */
             version: string;
         };
