@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
+from xmd import job_kinds  # noqa: F401 - every job kind registers, as in the API process that submits jobs
 from xmd.config import Settings
 from xmd.db import make_engine, make_session_factory, upgrade
 from xmd.jobs import secrets as job_secrets
