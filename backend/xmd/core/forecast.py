@@ -170,7 +170,7 @@ def forecast(
             "n_negative_words": arms["now"]["n_negative_words"],
             "positive_label": loaded.labels[positive],
             "positive_rule": rule,
-            **{m: {arm: arms[arm][m] for arm in arms} for m in pick},
+            **{m: {arm: arms[arm][m] for arm in arms} for m in (*pick, "fpr_other")},
             "erased_vs_now": {m: vs_now[m] for m in pick},
             "erased_vs_random": {m: vs_random[m] for m in pick},
         }
