@@ -194,7 +194,9 @@ def test_health_answers_at_once_with_every_thread_and_connection_busy(api: Api, 
                 r = httpx.get(f"{base}/api/health", timeout=5)
                 times.append(time.perf_counter() - start)
                 assert r.status_code == 200, r.text
-                assert r.json()["status"] == "ok" and r.json()["database"] == "ok", r.json()
+                # the database answers on the probe's own connection; the load may make it say "degraded"
+                # (issue 31: a late loop or a full thread pool is said, not hidden)
+                assert r.json()["database"] == "ok" and r.json()["status"] in ("ok", "degraded"), r.json()
             assert max(times) < 2.0, f"/api/health took {max(times):.2f} s with the pool exhausted"
             assert waiting == [], "a waiting request ended while /api/health was timed: not every thread was busy"
             for conn in held:
