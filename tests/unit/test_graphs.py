@@ -142,10 +142,12 @@ def test_a_run_through_the_static_step_repeats_the_eager_run(tiny_model_dir, mon
     assert a == pytest.approx(b, rel=1e-4, abs=1e-7)
     assert any(st.er_loss > 0 for st in static.steps)
     # Attention's key bias shifts every score of a query alike, so softmax makes its gradient 0 up to rounding,
-    # which Adam scales to full-size steps: its values are rounding noise in both runs, not compared.
+    # which Adam scales to full-size steps: its values are rounding noise in both runs, not compared. The
+    # rest agree to float32 rounding through 8 Adam steps (lr 1e-3, so a step moves a weight up to 1e-3; a
+    # mask or row error shows at that size): 1.8e-5 at most on the AMD EPYC host, which failed atol 1e-5.
     for (name, p), q in zip(m.model.named_parameters(), s.model.parameters(), strict=True):
         if not name.endswith("key.bias"):
-            assert torch.allclose(p, q, atol=1e-5), name
+            assert torch.allclose(p, q, atol=5e-5), name
 
 
 def test_runs_that_cannot_be_graphed_say_why(tiny_model_dir, monkeypatch):
