@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from xmd.core.agreement import annotator_marks
-from xmd.core.feedback import FeedbackSet, parse_scope, resolve_instance, resolve_task, task_key
+from xmd.core.feedback import FeedbackSet, resolve_instance, resolve_task
 from xmd.core.types import Action, FeedbackError, InstanceFeedback, TaskFeedback
 
 
@@ -118,7 +118,8 @@ def consensus(
     ``seen`` (name → example ids) says who saw what; a person's marked examples always count as seen,
     and by default nothing else does. ``k`` is required by (and only by) ``at_least_k``; ``review`` by
     ``reviewed``. Instance entries come out sorted by (example id, position), task entries by key,
-    all with ``source="consensus:<policy>"``; the recorded words of kept positions are carried over.
+    all with ``source="consensus:<policy>"``; task words as their word key (people may spell one word
+    differently); the recorded words of kept positions are carried over.
     """
     policy = parse_policy(policy)
     if policy is Policy.AT_LEAST_K:
@@ -169,15 +170,9 @@ def consensus(
         inst_kept, inst_ties = _vote(inst_votes, inst_raters, policy, k)
         task_kept, task_ties = _vote(task_votes, dict.fromkeys(task_votes, len(people)), policy, k)
 
-    spelled: dict[Unit, str] = {}
-    for fs in (*feedbacks.values(), *([review] if review is not None else [])):
-        for t in fs.task:
-            spelled.setdefault((task_key(t.word), t.label, parse_scope(t.scope)), t.word)
     out = FeedbackSet(
         instance=[InstanceFeedback(u[0], u[1], a, source) for u, a in sorted(inst_kept.items())],
-        task=[
-            TaskFeedback(spelled.get(u, u[0]), a, u[1], u[2], source) for u, a in sorted(task_kept.items(), key=repr)
-        ],
+        task=[TaskFeedback(u[0], a, u[1], u[2], source) for u, a in sorted(task_kept.items(), key=repr)],
         words={key: w for key, w in words.items() if key in inst_kept},
     )
     conflicts = [{"example_id": u[0], "word_index": u[1], **_named(inst_votes[u])} for u in inst_ties]

@@ -1,0 +1,217 @@
+"""core/agreement.py: hand-worked small cases, the edges (one annotator, no overlap, all agree), the
+Fleiss (1971) textbook table, and HateXplain's three annotators against a direct computation from the CSV."""
+
+from __future__ import annotations
+
+import ast
+import csv
+
+import numpy as np
+import pytest
+from sklearn.metrics import cohen_kappa_score
+from xmd.core.agreement import (
+    MAX_TOKENS,
+    agreement,
+    annotator_marks,
+    cohen_kappa,
+    fleiss_kappa,
+    krippendorff_alpha,
+    token_table,
+    value_counts,
+)
+from xmd.core.feedback import FeedbackSet
+from xmd.core.types import DataError
+
+from bench.agreement.agreement_hatexplain import NAMES, import_annotators
+from bench.real_data.hatexplain import align_tokens, data_dir, load_posts
+
+TEXTS = {"e1": "the cat sat down", "e2": "a dull dull film"}
+N_WORDS = {"e1": 4, "e2": 4}
+
+
+def fs(*marks: tuple[str, int, str], task: tuple[tuple[str, str], ...] = ()) -> FeedbackSet:
+    return FeedbackSet.from_json(
+        {
+            "instance": [{"example_id": e, "word_index": i, "action": a} for e, i, a in marks],
+            "task": [{"word": w, "action": a} for w, a in task],
+        }
+    )
+
+
+def test_two_annotators_hand_worked() -> None:
+    # e1, 4 tokens. a: remove, none, add, none -> codes 1 0 2 0; b: remove, none, none, none -> 1 0 0 0.
+    # Observed agreement 3/4. Marginals a: none 2, remove 1, add 1; b: none 3, remove 1.
+    # Expected (2*3 + 1*1 + 1*0) / 16 = 7/16; kappa = (12/16 - 7/16) / (9/16) = 5/9.
+    # Alpha (nominal): coincidences o00 = 4, o11 = 2, o02 = o20 = 1; n = 8, n0 = 5, n1 = 2, n2 = 1;
+    # alpha = 1 - (n - 1) * (o02 + o20) / (n0 n1 + n0 n2 + n1 n2) / 2 = 1 - 7 * 2 / 34 = 10/17.
+    a = annotator_marks("a", fs(("e1", 0, "remove"), ("e1", 2, "add")))
+    b = annotator_marks("b", fs(("e1", 0, "remove")))
+    res = agreement([a, b], N_WORDS, texts=TEXTS)
+    assert res["n_examples"] == 1 and res["n_tokens"] == 4
+    (pair,) = res["pairs"]
+    assert pair["observed"] == pytest.approx(0.75)
+    assert pair["kappa"] == pytest.approx(5 / 9)
+    assert res["alpha"] == pytest.approx(10 / 17)
+    assert res["fleiss_kappa"] is None and "3 annotators" in res["note"]
+
+
+def test_resets_and_overrides_count_as_the_last_click() -> None:
+    # a clicks add then remove on word 1 (remove stands), and adds then resets word 3 (nothing stands).
+    a = annotator_marks("a", fs(("e1", 1, "add"), ("e1", 1, "remove"), ("e1", 3, "add"), ("e1", 3, "reset")))
+    assert dict(a.marks["e1"]) == {1: a.marks["e1"][1]} and a.marks["e1"][1].value == "remove"
+    table = token_table([a, annotator_marks("b", fs(("e1", 1, "remove")))], N_WORDS)
+    assert table.codes.tolist() == [[0, 1, 0, 0], [0, 1, 0, 0]]
+
+
+def test_seen_decides_the_shared_examples() -> None:
+    # b saw e2 and marked nothing there: e2's 4 tokens count (all "none" for b); c never saw e1.
+    a = annotator_marks("a", fs(("e1", 0, "remove"), ("e2", 1, "remove")))
+    b = annotator_marks("b", fs(("e1", 0, "remove")), seen=["e2"])
+    c = annotator_marks("c", fs(("e2", 1, "remove")))
+    table = token_table([a, b, c], N_WORDS)
+    assert table.units == [("e1", i) for i in range(4)] + [("e2", i) for i in range(4)]
+    assert np.isnan(table.codes[2, :4]).all() and table.codes[1, 4:].tolist() == [0, 0, 0, 0]
+    res = agreement([a, b, c], N_WORDS)
+    assert res["fleiss_kappa"] is None  # c is missing on e1: only alpha handles that
+    assert res["alpha"] is not None and -1 <= res["alpha"] <= 1
+    assert [(p["a"], p["b"], p["n_tokens"]) for p in res["pairs"]] == [("a", "b", 8), ("a", "c", 4), ("b", "c", 4)]
+
+
+def test_one_annotator_and_no_overlap_are_explicit() -> None:
+    a = annotator_marks("a", fs(("e1", 0, "remove")))
+    one = agreement([a], N_WORDS)
+    assert one["pairs"] == [] and one["alpha"] is None and "fewer than two" in one["note"]
+    b = annotator_marks("b", fs(("e2", 0, "remove")))
+    apart = agreement([a, b], N_WORDS)
+    assert apart["n_tokens"] == 0 and apart["alpha"] is None and "no example" in apart["note"]
+
+
+def test_all_agree_kappa_undefined_or_one() -> None:
+    # Both mark only word 0 of e1: every token agrees, two categories used -> kappa = alpha = 1.
+    a = annotator_marks("a", fs(("e1", 0, "remove")))
+    b = annotator_marks("b", fs(("e1", 0, "remove")))
+    res = agreement([a, b], N_WORDS)
+    assert res["pairs"][0]["kappa"] == pytest.approx(1.0) and res["alpha"] == pytest.approx(1.0)
+    # Both saw e1 and marked nothing: one category only, chance explains all -> undefined (None), not 1 or NaN.
+    x, y = annotator_marks("x", fs(), seen=["e1"]), annotator_marks("y", fs(), seen=["e1"])
+    res = agreement([x, y], N_WORDS)
+    assert res["pairs"][0] == {"a": "x", "b": "y", "n_tokens": 4, "observed": 1.0, "kappa": None}
+    assert res["alpha"] is None
+    assert fleiss_kappa(np.array([[3, 0], [3, 0]])) is None
+
+
+def test_fleiss_textbook_example() -> None:
+    # Fleiss (1971) as worked on Wikipedia ("Fleiss' kappa"): 10 subjects, 14 raters, 5 categories.
+    # P-bar = 0.378, P-e = 0.213, kappa = (0.378 - 0.213) / (1 - 0.213) = 0.210.
+    counts = np.array(
+        [
+            [0, 0, 0, 0, 14],
+            [0, 2, 6, 4, 2],
+            [0, 0, 3, 5, 6],
+            [0, 3, 9, 2, 0],
+            [2, 2, 8, 1, 1],
+            [7, 7, 0, 0, 0],
+            [3, 2, 6, 3, 0],
+            [2, 5, 3, 2, 2],
+            [6, 5, 2, 1, 0],
+            [0, 2, 2, 3, 7],
+        ]
+    )
+    assert fleiss_kappa(counts) == pytest.approx(0.20993, abs=1e-5)
+    with pytest.raises(ValueError, match="same number"):
+        fleiss_kappa(np.array([[2, 1], [1, 1]]))
+
+
+def test_cohen_matches_sklearn_and_alpha_handles_missing() -> None:
+    rng = np.random.default_rng(0)
+    a, b = rng.integers(0, 3, 200).astype(float), rng.integers(0, 3, 200).astype(float)
+    b[:40] = a[:40]
+    assert cohen_kappa(a, b)["kappa"] == pytest.approx(cohen_kappa_score(a.astype(int), b.astype(int)))
+    a[5] = np.nan  # a missing rating drops that unit from the pair
+    assert cohen_kappa(a, b)["n_tokens"] == 199
+    # Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", 4 observers x 12 units with gaps:
+    # nominal alpha = 0.743 (worked out by hand in that paper).
+    m = np.nan
+    k = [[1, 2, 3, 3, 2, 1, 4, 1, 2, m, m, m],
+         [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, m, 3],
+         [m, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, m],
+         [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, m]]  # fmt: skip
+    assert krippendorff_alpha(np.array(k)) == pytest.approx(0.743, abs=1e-3)
+
+
+def test_bad_input_is_refused() -> None:
+    a = annotator_marks("a", fs(("e1", 9, "remove")))
+    with pytest.raises(DataError, match="has 4 words"):
+        token_table([a, annotator_marks("b", fs(("e1", 0, "add")))], N_WORDS)
+    with pytest.raises(DataError, match="distinct"):
+        token_table([a, a], N_WORDS)
+    with pytest.raises(DataError, match="no known length"):
+        token_table([annotator_marks("b", fs(("e3", 0, "add"))), annotator_marks("c", fs(("e3", 0, "add")))], N_WORDS)
+    big = {"e1": MAX_TOKENS}
+    with pytest.raises(DataError, match="MAX_TOKENS"):
+        token_table([annotator_marks("b", fs(("e1", 0, "add"))), annotator_marks("c", fs(("e1", 0, "add")))], big)
+
+
+def test_per_word_and_task_words() -> None:
+    # e2 "a dull dull film": both remove the first "dull", only a the second -> "dull" has 2 tokens, 1 disputed.
+    a = annotator_marks("a", fs(("e2", 1, "remove"), ("e2", 2, "remove"), task=(("the", "remove"), ("bad", "add"))))
+    b = annotator_marks("b", fs(("e2", 1, "remove"), task=(("The", "remove"),)))
+    res = agreement([a, b], N_WORDS, texts=TEXTS)
+    dull = next(w for w in res["per_word"] if w["word"] == "dull")
+    assert (dull["n_tokens"], dull["marked"], dull["unanimous"], dull["disputed"]) == (2, 2, 1, 1)
+    assert res["per_word"][0]["word"] == "dull"  # the most disputed first
+    task = res["task"]
+    assert task["n_words"] == 2
+    assert task["words"] == [{"word": "bad", "a": "add", "b": "none"}, {"word": "the", "a": "remove", "b": "remove"}]
+    assert task["pairs"][0]["observed"] == pytest.approx(0.5)
+
+
+def _direct(rows: list[dict[str, str]]) -> tuple[list[float], float, float]:
+    """Cohen's κ per pair, Fleiss' κ and α straight from the CSV's 0/1 lists (formulas written out here)."""
+    cols: list[list[int]] = [[], [], []]
+    for row in rows:
+        rats = ast.literal_eval(row["rationales"])
+        if len(rats) != 3:
+            continue
+        _, token_words = align_tokens(ast.literal_eval(row["post_tokens"]))
+        for r in range(3):
+            for flag, words in zip(rats[r], token_words, strict=True):
+                cols[r].extend([int(flag)] * len(words))  # a token covering k xmd words is k units
+    x = np.array(cols, dtype=float)
+    kappas = []
+    for i, j in ((0, 1), (0, 2), (1, 2)):
+        po = float((x[i] == x[j]).mean())
+        pi, pj = x[i].mean(), x[j].mean()
+        pe = pi * pj + (1 - pi) * (1 - pj)
+        kappas.append((po - pe) / (1 - pe))
+    ones = x.sum(axis=0)
+    zeros = 3 - ones
+    p_bar = float(((ones * (ones - 1) + zeros * (zeros - 1)) / 6).mean())
+    p1 = ones.sum() / x.size
+    pe = p1**2 + (1 - p1) ** 2
+    fleiss = (p_bar - pe) / (1 - pe)
+    # alpha = 1 - (n - 1) * o01 / (n0 n1) with the coincidence o01 = sum over units of ones * zeros / (m - 1),
+    # m = 3 raters per unit, n = 3 T pairable values (Krippendorff 2011, nominal, two values).
+    o01 = float((ones * zeros / 2).sum())
+    n, n1 = x.size, ones.sum()
+    alpha = 1 - (n - 1) * o01 / (n1 * (n - n1))
+    return kappas, float(fleiss), float(alpha)
+
+
+def test_hatexplain_three_annotators_against_the_csv() -> None:
+    path = data_dir() / "val.csv"
+    posts = [p for p in load_posts(path) if len(p.annotator_rationales) == 3]
+    feedbacks, n_words, texts = import_annotators(posts)
+    ids = [p.id for p in posts]
+    people = [annotator_marks(n, feedbacks[n], ids) for n in NAMES]
+    res = agreement(people, n_words, texts=texts)
+    with path.open(newline="", encoding="utf-8") as fh:
+        kappas, fleiss, alpha = _direct(list(csv.DictReader(fh)))
+    assert len(posts) == 415 and res["n_examples"] == 415
+    assert [p["kappa"] for p in res["pairs"]] == pytest.approx(kappas, abs=1e-9)
+    assert res["fleiss_kappa"] == pytest.approx(fleiss, abs=1e-9)
+    assert res["alpha"] == pytest.approx(alpha, abs=1e-9)
+    # Fleiss' κ and α are different measures that meet on complete data with many units.
+    assert res["fleiss_kappa"] != res["alpha"] and abs(res["fleiss_kappa"] - res["alpha"]) < 1e-3
+    assert 0.3 < res["alpha"] < 0.7  # moderate agreement, as the dataset paper reports for rationales
+    assert value_counts(token_table(people, n_words).codes).sum() == 3 * res["n_tokens"]
