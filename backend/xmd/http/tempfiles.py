@@ -1,10 +1,19 @@
 """Leftover upload folders and download archives from a process that died mid-request are removed at
-start-up. Requests clean up after themselves; only a crash (or a kill) leaves anything behind."""
+start-up. Requests clean up after themselves; only a crash (or a kill) leaves anything behind.
+
+Each temporary name carries its owner, ``upload-<pid>@<host>-…``: at start-up a leftover whose owner
+ran on this host and is gone is removed whatever its age (a killed upload left 48 MB for an hour
+before). One whose owner still runs (another API process sharing the data dir), or ran on another
+host, is removed only once untouched for :data:`STALE_AFTER_S`, as are names without an owner.
+"""
 
 from __future__ import annotations
 
 import logging
+import os
+import re
 import shutil
+import socket
 import time
 from pathlib import Path
 
@@ -12,10 +21,34 @@ log = logging.getLogger(__name__)
 STALE_AFTER_S = 3600.0
 """Older than this is a leftover: other API processes sharing the data dir may be using newer ones."""
 PATTERNS = ("upload-*", "download-*.tar.gz")
+_OWNED = re.compile(r"^(?:upload|download)-(\d+)@(.+)-[A-Za-z0-9_]+(?:\.tar\.gz)?$")
+
+
+def owner_prefix(kind: str) -> str:
+    """``<kind>-<pid>@<host>-``: the prefix of this process's temporary names (``kind``: upload, download)."""
+    return f"{kind}-{os.getpid()}@{socket.gethostname()}-"
+
+
+def _owner_gone(name: str) -> bool:
+    """Whether ``name`` was made by a process of this host that no longer runs."""
+    m = _OWNED.match(name)
+    if m is None or m.group(2) != socket.gethostname():
+        return False
+    pid = int(m.group(1))
+    if pid == os.getpid():
+        return False  # this process: an app starting beside another of the same process may own it
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
 
 
 def clean_stale_uploads(uploads_dir: Path, *, older_than_s: float = STALE_AFTER_S) -> int:
-    """Remove temp folders and files in ``uploads_dir`` untouched for ``older_than_s``; how many."""
+    """Remove temp folders and files in ``uploads_dir`` whose owner is gone, or untouched for
+    ``older_than_s``; how many."""
     if not uploads_dir.is_dir():
         return 0
     cutoff = time.time() - older_than_s
@@ -23,7 +56,7 @@ def clean_stale_uploads(uploads_dir: Path, *, older_than_s: float = STALE_AFTER_
     for pattern in PATTERNS:
         for path in uploads_dir.glob(pattern):
             try:
-                if path.lstat().st_mtime > cutoff:
+                if path.lstat().st_mtime > cutoff and not _owner_gone(path.name):
                     continue
                 if path.is_dir() and not path.is_symlink():
                     shutil.rmtree(path)

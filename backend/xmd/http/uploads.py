@@ -12,6 +12,7 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from xmd.config import Settings
+from xmd.http.tempfiles import owner_prefix
 
 CHUNK = 1 << 20
 
@@ -73,4 +74,4 @@ def remove(path: Path) -> None:
 def temp_dir(settings: Settings) -> Path:
     """A fresh work folder for one upload, under the uploads directory (removed with :func:`remove`)."""
     settings.uploads_dir.mkdir(parents=True, exist_ok=True)
-    return Path(tempfile.mkdtemp(prefix="upload-", dir=settings.uploads_dir))
+    return Path(tempfile.mkdtemp(prefix=owner_prefix("upload"), dir=settings.uploads_dir))

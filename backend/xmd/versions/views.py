@@ -27,6 +27,7 @@ from xmd.http import links
 from xmd.http.deps import DB, Viewer, bearer, link_or_token_user, models_of, settings_of
 from xmd.http.pagination import Limit, Offset, Page, page_of
 from xmd.http.params import Id, OptId, QueryId
+from xmd.http.tempfiles import owner_prefix
 from xmd.projects import service as projects_service
 from xmd.projects.models import Project
 from xmd.users import service as users_service
@@ -172,7 +173,7 @@ def _archive(settings: Settings, mv: ModelVersion, name: str) -> Path:
     """The version as a .tar.gz in a temporary file, streamed from the store (a bucket's objects go
     straight into the archive, not through the model cache)."""
     settings.uploads_dir.mkdir(parents=True, exist_ok=True)
-    fd, out = tempfile.mkstemp(prefix="download-", suffix=".tar.gz", dir=settings.uploads_dir)
+    fd, out = tempfile.mkstemp(prefix=owner_prefix("download"), suffix=".tar.gz", dir=settings.uploads_dir)
     try:
         with open(fd, "wb") as f:
             service.store_of(settings).archive(mv.path, f, name)
