@@ -32,6 +32,8 @@ def test_a_dataset_is_not_deleted_under_a_running_job(api: Api, project, db):
         assert r.status_code == 200, r.text
     before = _rows(db, did)
     assert before[2] == 3
+    listed = {d["id"]: d for d in api.get(f"/api/projects/{project['id']}/datasets").json()["items"]}
+    assert listed[did]["n_feedback"] == 3 and listed[project["clean"]["id"]]["n_feedback"] == 0  # the UI says so
     r = api.post(f"/api/projects/{project['id']}/jobs/explain", json={"dataset_id": did})
     assert r.status_code == 202, r.text
     job_id = r.json()["id"]

@@ -42,6 +42,10 @@ class DatasetOut(BaseModel):
     explained: list[ExplainedOut] = Field(
         default_factory=list, description="per model version and method, how many of its examples are explained"
     )
+    n_feedback: int = Field(
+        default=0,
+        description="current feedback entries on its examples: a delete takes them (the event log keeps them)",
+    )
 
 
 class DatasetRename(BaseModel):
@@ -113,7 +117,8 @@ def dataset_out(ds: Dataset, project: Project, facts: dict[str, Any]) -> Dataset
         ExplainedOut(version_id=v, version=n_v, method=m, n_explained=n, complete=n >= ds.n_examples)
         for _, v, n_v, m, n in facts["explained"]
     ]
-    return DatasetOut.model_validate({**_columns(ds, DatasetOut), "label_counts": named, "explained": explained})
+    extra = {"label_counts": named, "explained": explained, "n_feedback": facts.get("n_feedback", 0)}
+    return DatasetOut.model_validate({**_columns(ds, DatasetOut), **extra})
 
 
 def examples_out(

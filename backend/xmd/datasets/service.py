@@ -131,13 +131,25 @@ def example_facts(
 
 
 def dataset_facts(*, db_session: Session, dataset: Dataset) -> dict[str, Any]:
-    """What a dataset shows beside its columns: label counts, and its examples explained per version and method."""
+    """What a dataset shows beside its columns: label counts, its examples explained per version and method,
+    and its feedback entries."""
     from xmd.explanations import service as explanations_service
 
     explained = explanations_service.explained_counts(
         db_session=db_session, project_id=dataset.project_id, dataset_id=dataset.id
     )
-    return {"label_counts": label_counts(db_session=db_session, dataset_id=dataset.id), "explained": explained}
+    return {
+        "label_counts": label_counts(db_session=db_session, dataset_id=dataset.id),
+        "explained": explained,
+        "n_feedback": feedback_total(db_session=db_session, dataset_id=dataset.id),
+    }
+
+
+def feedback_total(*, db_session: Session, dataset_id: int) -> int:
+    """Current feedback entries on the dataset's examples (what a delete takes with it; the event log
+    keeps their history)."""
+    stmt = select(func.count()).select_from(Feedback).join(Example, Example.id == Feedback.example_id)
+    return int(db_session.scalar(stmt.where(Example.dataset_id == dataset_id)) or 0)
 
 
 def _chunks(rows: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:

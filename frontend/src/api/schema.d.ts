@@ -1323,6 +1323,12 @@ export interface components {
             };
             /** N Examples */
             n_examples: number;
+            /**
+             * N Feedback
+             * @description current feedback entries on its examples: a delete takes them (the event log keeps them)
+             * @default 0
+             */
+            n_feedback?: number;
             /** Name */
             name: string;
             /** Project Id */

@@ -29,3 +29,14 @@ export function labelName(labels: string[] | undefined, i: number | null | undef
 export function exampleRef(ex: { id: number; ext_id?: string | null }): string {
   return ex.ext_id ?? String(ex.id)
 }
+
+/** What deleting a dataset takes with it, said before the second click: its examples, their explanations
+ * and, when there is any, how many feedback entries (their history stays in the event log's export). */
+export function datasetDeleteNote(d: { name: string; n_examples: number; n_feedback?: number }): string {
+  const n = d.n_feedback ?? 0
+  const feedback =
+    n > 0
+      ? ` and ${n.toLocaleString()} feedback ${n === 1 ? 'entry' : 'entries'} on them (their history stays in the feedback export)`
+      : ' (no feedback is given on them)'
+  return `Delete dataset ${d.name}: its ${d.n_examples.toLocaleString()} examples, their explanations (out of the rankings)${feedback}.`
+}

@@ -5,7 +5,7 @@ import { duration, since } from './duration'
 import { metricRows, oneClassNotes, sampleOf, shareRows, versionMetrics } from './metrics'
 import type { ModelVersion } from '../api/types'
 import { describeUndo } from '../stores/undo'
-import { exampleRef } from './format'
+import { datasetDeleteNote, exampleRef } from './format'
 import { ticks } from './scale'
 import { isSuspicious, skewText, splitWords, suspicionText, taskMarks } from './words'
 
@@ -158,5 +158,15 @@ describe('durations', () => {
     expect(since('2026-01-01T00:00:00', now)).toBe(90)
     expect(since('2026-01-01T00:00:00+00:00', now)).toBe(90)
     expect(since(null, now)).toBeNull()
+  })
+})
+
+describe('datasetDeleteNote', () => {
+  it('says how many feedback entries a delete takes with it', () => {
+    expect(datasetDeleteNote({ name: 'train', n_examples: 1200, n_feedback: 3 })).toBe(
+      'Delete dataset train: its 1,200 examples, their explanations (out of the rankings) and 3 feedback entries on them (their history stays in the feedback export).',
+    )
+    expect(datasetDeleteNote({ name: 'train', n_examples: 5, n_feedback: 1 })).toContain('and 1 feedback entry on them')
+    expect(datasetDeleteNote({ name: 'clean', n_examples: 5, n_feedback: 0 })).toContain('(no feedback is given on them)')
   })
 })
