@@ -36,7 +36,7 @@ export function datasetDeleteNote(d: { name: string; n_examples: number; n_feedb
   const n = d.n_feedback ?? 0
   const feedback =
     n > 0
-      ? ` and ${n.toLocaleString()} feedback ${n === 1 ? 'entry' : 'entries'} on them (their history stays in the feedback export)`
+      ? ` and ${n.toLocaleString()} feedback ${n === 1 ? 'entry' : 'entries'} on them (their history stays in the feedback event log)`
       : ' (no feedback is given on them)'
   return `Delete dataset ${d.name}: its ${d.n_examples.toLocaleString()} examples, their explanations (out of the rankings)${feedback}.`
 }

@@ -164,7 +164,7 @@ describe('durations', () => {
 describe('datasetDeleteNote', () => {
   it('says how many feedback entries a delete takes with it', () => {
     expect(datasetDeleteNote({ name: 'train', n_examples: 1200, n_feedback: 3 })).toBe(
-      'Delete dataset train: its 1,200 examples, their explanations (out of the rankings) and 3 feedback entries on them (their history stays in the feedback export).',
+      'Delete dataset train: its 1,200 examples, their explanations (out of the rankings) and 3 feedback entries on them (their history stays in the feedback event log).',
     )
     expect(datasetDeleteNote({ name: 'train', n_examples: 5, n_feedback: 1 })).toContain('and 1 feedback entry on them')
     expect(datasetDeleteNote({ name: 'clean', n_examples: 5, n_feedback: 0 })).toContain('(no feedback is given on them)')
