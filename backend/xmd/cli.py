@@ -118,12 +118,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true")
     p.add_argument("--device", default="auto")
     from xmd.cli_admin import add_parsers as add_admin_parsers
+    from xmd.cli_agreement import add_parsers as add_agreement_parsers
     from xmd.cli_feedback import add_parser as add_feedback_parser
     from xmd.cli_forecast import add_parsers as add_forecast_parsers
 
     add_admin_parsers(sub)
     add_feedback_parser(sub)
     add_forecast_parsers(sub)
+    add_agreement_parsers(sub)
     return parser
 
 
@@ -341,9 +343,9 @@ def cmd_feedback(args) -> None:
 
 def _commands() -> dict[str, Any]:
     """Every subcommand's function; the groups live in ``cli_<group>.py`` (entry points like this file)."""
-    from xmd import cli_admin, cli_explain, cli_forecast
+    from xmd import cli_admin, cli_agreement, cli_explain, cli_forecast
 
-    return {**COMMANDS, **cli_explain.COMMANDS, **cli_admin.COMMANDS, **cli_forecast.COMMANDS}
+    return {**COMMANDS, **cli_explain.COMMANDS, **cli_admin.COMMANDS, **cli_forecast.COMMANDS, **cli_agreement.COMMANDS}
 
 
 COMMANDS = {
