@@ -6,7 +6,8 @@ parameter of every route (read from ``/openapi.json``) gets 2³¹, 2⁶³, 2⁶�
 the same values; uploads get NUL rows, over-long ids and names, JSON nested 100,000 deep and damaged
 model archives; the catastrophic regexes of the issue run as a viewer. Meanwhile a poller times
 ``/api/health`` (its worst latency is reported). "lost" compares the totals of projects, datasets,
-examples and feedback before and after (the probes must change nothing).
+examples and feedback before and after (the probes must change nothing). Issue 31's cases (races,
+column caps, strict numbers, supervision with ``--serve-pid``) follow: :mod:`bench.robustness.probe_issue31`.
 
     python -m bench.robustness.probe_bad_inputs --url http://127.0.0.1:8000 --token ADMIN --viewer VIEWER \\
         --model-dir /path/to/save_pretrained/folder
@@ -28,6 +29,8 @@ from typing import Any
 from urllib.parse import quote
 
 import httpx
+
+from bench.robustness.probe_issue31 import issue31_probes
 
 BIG = [2**31, 2**63, 2**64]
 NUL = "a\x00b"
@@ -215,6 +218,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--model-dir", type=Path, required=True)
     ap.add_argument("--labels", default="negative,positive")
     ap.add_argument("--label", default="", help="names the set-up in the output")
+    ap.add_argument("--serve-pid", type=int, default=None, help="xmd serve's pid: kill one embedded worker")
     args = ap.parse_args(argv)
     labels = args.labels.split(",")
     admin, viewer = Probe(args.url, args.token), Probe(args.url, args.viewer)
@@ -233,6 +237,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     stop.set()
     poller.join()
     after = totals(admin.client, ids)
+    issue31 = issue31_probes(args.url, args.token, ids, labels, args.serve_pid)  # these change state on purpose
     counts = {k: admin.counts.get(k, 0) + viewer.counts.get(k, 0) for k in set(admin.counts) | set(viewer.counts)}
     out = {
         "setup": args.label,
@@ -243,10 +248,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "seconds": round(time.perf_counter() - t0, 1),
         "server_errors": (admin.server_errors + viewer.server_errors)[:20],
         "accepted": (admin.accepted + viewer.accepted)[:20],
+        "issue31": issue31,
     }
     print(json.dumps(out, indent=2))
     return out
 
 
 if __name__ == "__main__":
-    sys.exit(0 if not main()["server_errors"] else 1)
+    result = main()
+    sys.exit(0 if not result["server_errors"] and not result["issue31"]["problems"] else 1)
