@@ -10,11 +10,15 @@ from sklearn.metrics import cohen_kappa_score
 from xmd.core.agreement import (
     MAX_TOKENS,
     agreement,
+    alpha_from_coincidences,
     annotator_marks,
     cohen_kappa,
+    coincidences,
     fleiss_kappa,
+    kappa_from_confusion,
     krippendorff_alpha,
     token_table,
+    value_counts,
 )
 from xmd.core.feedback import FeedbackSet
 from xmd.core.types import DataError
@@ -158,3 +162,25 @@ def test_per_word_and_task_words() -> None:
     assert task["n_words"] == 2
     assert task["words"] == [{"word": "bad", "a": "add", "b": "none"}, {"word": "the", "a": "remove", "b": "remove"}]
     assert task["pairs"][0]["observed"] == pytest.approx(0.5)
+
+
+def test_count_forms_for_incremental_updates_equal_the_array_forms() -> None:
+    # A service keeps a pair's confusion matrix and the 3x3 coincidence matrix and updates them per click.
+    rng = np.random.default_rng(1)
+    codes = rng.choice([0, 0, 0, 1, 2], size=(3, 300)).astype(float)
+    codes[1, :30] = codes[0, :30]
+    codes[2, rng.random(300) < 0.3] = np.nan  # the third person skipped some tokens
+    both = ~np.isnan(codes[0]) & ~np.isnan(codes[2])
+    conf = np.zeros((3, 3))
+    np.add.at(conf, (codes[0, both].astype(int), codes[2, both].astype(int)), 1)
+    assert kappa_from_confusion(conf) == pytest.approx(cohen_kappa(codes[0], codes[2])["kappa"])
+    o = coincidences(value_counts(codes))
+    assert alpha_from_coincidences(o) == pytest.approx(krippendorff_alpha(codes))
+    # one click: token 7 of person 0 goes from "add" to "remove"; subtract that token's term, add the new one
+    assert codes[0, 7] == 2
+    before = value_counts(codes[:, 7:8])
+    codes[0, 7] = 1
+    o = o - coincidences(before) + coincidences(value_counts(codes[:, 7:8]))
+    assert alpha_from_coincidences(o) == pytest.approx(krippendorff_alpha(codes))
+    assert kappa_from_confusion(np.zeros((3, 3))) is None and kappa_from_confusion(np.diag([5, 0, 0])) is None
+    assert alpha_from_coincidences(coincidences(np.array([[3, 0, 0]]))) is None

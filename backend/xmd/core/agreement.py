@@ -6,11 +6,13 @@ overrides; only examples that at least ``min_raters`` people *saw* count (a pers
 and marked nothing said "none" on every word of it; one who never saw it said nothing). Which examples
 a person saw comes from the caller (a work queue); by default, the examples they marked.
 
-The statistics take arrays, not feedback objects, so a service can keep their sufficient statistics
-and update them per click: Cohen's κ needs a pair's 3×3 confusion counts, Fleiss' κ and α the per-token
-category counts (:func:`value_counts`, additive over tokens). Cost: building the table is
-O(R·T) for R annotators and T tokens of the shared examples; Cohen's κ O(R²·T); Fleiss' κ O(T);
-α O(R·T) (the ``krippendorff`` package). Tables over :data:`MAX_TOKENS` are refused, not truncated.
+The statistics take arrays and counts, not feedback objects, so a service can keep their sufficient
+statistics and update them per click in O(1): Cohen's κ needs a pair's 3×3 confusion counts
+(:func:`kappa_from_confusion`), α the 3×3 coincidence matrix (:func:`coincidences`, a sum over tokens:
+a click subtracts its token's old term and adds the new one; :func:`alpha_from_coincidences`), Fleiss'
+κ the per-token category counts (:func:`value_counts`). Cost of the full computation here: the table
+O(R·T) for R annotators and T tokens of the shared examples; Cohen's κ O(R²·T); Fleiss' κ O(T); α O(R·T)
+(the ``krippendorff`` package). Tables over :data:`MAX_TOKENS` are refused, not truncated.
 """
 
 from __future__ import annotations
@@ -168,6 +170,47 @@ def krippendorff_alpha(codes: np.ndarray) -> float | None:
     if pairable.size == 0 or len(np.unique(pairable[~np.isnan(pairable)])) < 2:
         return None
     return float(krippendorff.alpha(reliability_data=pairable, level_of_measurement="nominal"))
+
+
+def kappa_from_confusion(confusion: np.ndarray) -> float | None:
+    """Cohen's κ from a pair's confusion counts (rows: one rater's category, columns: the other's).
+
+    None when undefined (no units, or expected agreement 1). Equal to scikit-learn's on the same labels.
+    """
+    c = np.asarray(confusion, dtype=float)
+    n = c.sum()
+    if n == 0:
+        return None
+    p_o = np.trace(c) / n
+    p_e = float((c.sum(axis=1) * c.sum(axis=0)).sum() / (n * n))
+    return None if np.isclose(p_e, 1.0) else float((p_o - p_e) / (1 - p_e))
+
+
+def coincidences(counts: np.ndarray) -> np.ndarray:
+    """Krippendorff's coincidence matrix from per-unit category counts (units with < 2 values add nothing).
+
+    o[c, k] = Σ_u n_uc (n_uk − [c = k]) / (m_u − 1), m_u the values of unit u: a sum over units, so it
+    can be kept up to date per change.
+    """
+    n = np.asarray(counts, dtype=float)
+    m = n.sum(axis=1)
+    n, m = n[m >= 2], m[m >= 2]
+    if not len(n):
+        return np.zeros((counts.shape[1], counts.shape[1]))
+    pairs = np.einsum("uc,uk->uck", n, n) - np.einsum("uc,ck->uck", n, np.eye(n.shape[1]))
+    return (pairs / (m - 1)[:, None, None]).sum(axis=0)
+
+
+def alpha_from_coincidences(o: np.ndarray) -> float | None:
+    """Nominal α = 1 − (n − 1)·Σ_{c≠k} o_ck / Σ_{c≠k} n_c n_k; None when fewer than two values occur."""
+    o = np.asarray(o, dtype=float)
+    n_c = o.sum(axis=1)
+    n = n_c.sum()
+    off = ~np.eye(len(n_c), dtype=bool)
+    expected = (np.outer(n_c, n_c)[off]).sum()
+    if n < 2 or expected == 0:
+        return None
+    return float(1 - (n - 1) * o[off].sum() / expected)
 
 
 def cohen_kappa(a: np.ndarray, b: np.ndarray) -> dict[str, Any]:
