@@ -1,5 +1,5 @@
-"""Celery workers: explain / retrain / evaluate / push jobs. Each task opens a session and calls the
-job body its domain defines (``xmd.explanations.flows``, ``xmd.versions.flows``, ``xmd.versions.hub``);
+"""Celery workers: one task per registered job kind (``xmd.jobs.kinds``). Each task opens a session and calls the
+job body its domain registered (``xmd.job_kinds`` imports them all);
 no domain rule and no table update lives here. Workers never import FastAPI.
 
 The jobs table is the source of truth; see ``xmd.jobs.runner`` for the job life cycle and

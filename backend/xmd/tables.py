@@ -8,7 +8,7 @@ from xmd.datasets.models import Dataset, DatasetRole, Example
 from xmd.db.base import Base
 from xmd.explanations.models import AggregateState, Explanation, WordAggregate, WordOccurrence
 from xmd.feedback.models import Feedback, FeedbackEvent, FeedbackLevel
-from xmd.jobs.models import Job, JobKind, JobMetric, JobSecret, JobStatus
+from xmd.jobs.models import Job, JobMetric, JobSecret, JobStatus
 from xmd.projects.models import Project
 from xmd.users.models import ApiToken, Role, User
 from xmd.versions.models import ModelKind, ModelStatus, ModelVersion
@@ -27,7 +27,6 @@ __all__ = [
     "FeedbackEvent",
     "FeedbackLevel",
     "Job",
-    "JobKind",
     "JobMetric",
     "JobSecret",
     "JobStatus",

@@ -16,9 +16,11 @@ from apihelpers import Api
 from xmd.core.demo import make_demo_dataset
 from xmd.datasets import service as datasets
 from xmd.db.base import utcnow
+from xmd.demo import flows
 from xmd.jobs import service as jobs
-from xmd.jobs.models import Job, JobKind, JobStatus
-from xmd.projects import flows, service
+from xmd.jobs.models import Job, JobStatus
+from xmd.projects import flows as projects_flows
+from xmd.projects import service
 from xmd.versions import service as versions
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
@@ -29,7 +31,7 @@ def _sets() -> dict[str, list]:
 
 
 def test_jobs_of_no_project_are_listed(api: Api, project, db):
-    prep = jobs.create(db_session=db, kind=JobKind.PREPARE_DEMO, params={"n_train": 64})
+    prep = jobs.create(db_session=db, kind="prepare_demo", params={"n_train": 64})
     jobs.mark_running(db_session=db, job_id=prep.id, worker_host="test:1")
     jobs.report_progress(
         db_session=db,
@@ -61,7 +63,7 @@ def test_jobs_of_no_project_are_listed(api: Api, project, db):
 
 
 def _prep(db, status: JobStatus, worker_host: str | None = None, *, age_s: float = 0) -> Job:
-    job = jobs.create(db_session=db, kind=JobKind.PREPARE_DEMO, params={})
+    job = jobs.create(db_session=db, kind="prepare_demo", params={})
     if status is JobStatus.RUNNING:
         jobs.mark_running(db_session=db, job_id=job.id, worker_host=worker_host)
         job.heartbeat_at = utcnow() - timedelta(seconds=age_s)
@@ -77,7 +79,7 @@ def test_a_restart_marks_abandoned_preparations_and_queues_a_new_one(api: Api, d
     project, job = flows.start_demo(db, settings, lambda j, s=None: sent.append(j), Path("/nowhere"), n_train=64)
     assert project is None and job is not None and [j.id for j in sent] == [job.id]
     assert (
-        job.kind is JobKind.PREPARE_DEMO
+        job.kind == "prepare_demo"
         and job.project_id is None
         and job.params
         == {
@@ -102,7 +104,7 @@ def test_a_half_made_demo_project_is_completed_not_left_broken(db, settings, tin
     enqueue = lambda j, s=None: sent.append(j)  # noqa: E731
     sets = _sets()
     # killed after the project and its train set were made, before the eval sets and the explain job
-    made = flows.create_project(
+    made = projects_flows.create_project(
         db_session=db, settings=settings, name=flows.DEMO_PROJECT, source="base", model_dir=tiny_model_dir
     )
     datasets.add_dataset(db_session=db, project=made, name="train", role="train", examples=sets["train"])

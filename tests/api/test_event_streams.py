@@ -16,7 +16,6 @@ from typing import Any
 import httpx
 from apihelpers import Api, start_server
 from xmd.jobs import service as jobs
-from xmd.jobs.models import JobKind
 
 STREAMS = 100
 
@@ -76,7 +75,7 @@ async def _next_event(resp: httpx.Response) -> tuple[str, dict]:
 
 
 def test_hundred_streams_share_one_poller_and_leave_the_api_responsive(api: Api, project, db, db_url, tmp_path):
-    job = jobs.create(db_session=db, kind=JobKind.EXPLAIN, project_id=project["id"], params={})
+    job = jobs.create(db_session=db, kind="explain", project_id=project["id"], params={})
     jobs.mark_running(db_session=db, job_id=job.id, worker_host="test:1")
     env = {"XMD_EVENT_STREAMS_PER_USER": str(STREAMS)}
     proc, base = start_server(db_url, api.settings.data_dir, tmp_path / "api.log", env=env)

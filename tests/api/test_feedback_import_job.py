@@ -21,7 +21,7 @@ from xmd.feedback import flows
 from xmd.feedback.models import Feedback, FeedbackEvent
 from xmd.jobs import service as jobs
 from xmd.jobs.context import JobContext
-from xmd.jobs.models import JobKind, JobStatus
+from xmd.jobs.models import JobStatus
 from xmd.jobs.runner import execute
 
 N_ROWS = 120
@@ -89,7 +89,7 @@ def test_a_large_import_runs_as_a_job_with_progress(api: Api, big, db) -> None:
     assert r.status_code == 202, r.text
     out = r.json()
     assert out["job_id"] and out["imported"] == 0 and out["dataset_rows"] == N_ROWS
-    assert [(job.kind, job.id) for job, _ in api.sent] == [(JobKind.IMPORT, out["job_id"])]
+    assert [(job.kind, job.id) for job, _ in api.sent] == [("import", out["job_id"])]
     assert _count(db, FeedbackEvent, big["id"]) == 0  # nothing written inside the request
     job = api.get(f"/api/jobs/{out['job_id']}", role="viewer").json()
     assert job["kind"] == "import" and job["status"] == "queued"

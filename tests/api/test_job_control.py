@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from apihelpers import Api
 from xmd.jobs import service as jobs
-from xmd.jobs.models import JobKind, JobStatus
+from xmd.jobs.models import JobStatus
 
 
 def _feedback(api: Api, project) -> None:
@@ -55,7 +55,7 @@ def test_a_queued_job_says_whom_it_waits_behind(api: Api, project, db):
     assert listed[second]["queue_position"] == 1 and listed[explain]["waiting_behind"]["id"] == first
     # with a retrain queue of its own, an explain waits behind nothing
     places = jobs.queue_info(
-        db_session=db, job_ids=[explain], queue_of=lambda kind: "long" if kind is JobKind.RETRAIN else "short"
+        db_session=db, job_ids=[explain], queue_of=lambda kind: "long" if kind == "retrain" else "short"
     )
     assert places[explain] == {"position": 1, "running_in_queue": 0, "behind": None}
 
@@ -84,7 +84,7 @@ def test_retrain_estimate_names_the_phases_and_uses_the_last_measured_rates(api:
     assert by_name["measure_after:clean"]["label"] == "measuring v2 on clean"
 
     # a finished retrain that measured 0.01 s per eval example, 0.02 per explained one, 0.1 per trained one
-    done = jobs.create(db_session=db, kind=JobKind.RETRAIN, project_id=project["id"], params={})
+    done = jobs.create(db_session=db, kind="retrain", project_id=project["id"], params={})
     jobs.mark_running(db_session=db, job_id=done.id)
     log = [
         {"name": "measure_before:clean", "kind": "measure", "done": 100, "total": 100, "scale": 1, "seconds": 1.0},
@@ -117,7 +117,7 @@ def test_retrain_estimate_names_the_phases_and_uses_the_last_measured_rates(api:
     assert abs(cmp["expected_s"] - expected_cmp) < 1e-6
 
 
-def _succeeded(db, kind: JobKind, project_id: int, log: list[dict]) -> None:
+def _succeeded(db, kind: str, project_id: int, log: list[dict]) -> None:
     """A finished job of ``kind`` whose phase log is ``log``."""
     job = jobs.create(db_session=db, kind=kind, project_id=project_id, params={})
     jobs.mark_running(db_session=db, job_id=job.id)
@@ -148,7 +148,7 @@ def test_before_any_retrain_the_estimate_uses_the_calibration_of_the_projects_ex
     log = [
         {"name": f"calibrate:{k}", "kind": k, "done": n, "total": n, "scale": 1, "seconds": s} for k, n, s in timings
     ]
-    _succeeded(db, JobKind.EXPLAIN, project["id"], log)
+    _succeeded(db, "explain", project["id"], log)
     est = api.post(url, json=body, role="viewer").json()
     assert (est["rates_from"], est["measured_before"]) == ("calibration", False)
     by_name = {p["name"]: p for p in est["phases"]}
@@ -175,7 +175,7 @@ def test_before_any_retrain_the_estimate_uses_the_calibration_of_the_projects_ex
     log += [
         {"name": f"calibrate:{k}", "kind": k, "done": n, "total": n, "scale": 1, "seconds": s} for k, n, s in graphed
     ]
-    _succeeded(db, JobKind.EXPLAIN, project["id"], log)
+    _succeeded(db, "explain", project["id"], log)
     est = api.post(url, json={**body, "cuda_graphs": True}).json()
     assert {p["name"]: p for p in est["phases"]}["train"]["expected_s"] == pytest.approx(10 * 8 * 0.12)
     assert est["graphs_priced"] is True
@@ -185,7 +185,7 @@ def test_before_any_retrain_the_estimate_uses_the_calibration_of_the_projects_ex
 
     # the project's own retrain, once it has run, comes first
     retrain = [{"name": "train", "kind": "train", "done": 10, "total": 10, "scale": 4, "seconds": 4.0}]
-    _succeeded(db, JobKind.RETRAIN, project["id"], retrain)
+    _succeeded(db, "retrain", project["id"], retrain)
     est = api.post(url, json=body).json()
     assert (est["rates_from"], est["measured_before"]) == ("retrain", True)
     assert {p["name"]: p for p in est["phases"]}["train"]["expected_s"] == pytest.approx(10 * 8 * 0.1)

@@ -8,7 +8,7 @@ the prediction of the training set it costs. SQLite and PostgreSQL; jobs are rec
 from __future__ import annotations
 
 from apihelpers import Api
-from xmd.jobs.phases import needs_predictions, retrain_plan
+from xmd.retrain.plan import needs_predictions, retrain_plan
 
 ADVANCED = {
     "attribution_weight": 2.0,

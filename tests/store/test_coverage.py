@@ -12,10 +12,10 @@ from xmd.core.words import split_words
 from xmd.datasets import service as datasets
 from xmd.explanations import service as explanations
 from xmd.jobs import service as jobs
-from xmd.jobs.models import JobKind, JobStatus
+from xmd.jobs.models import JobStatus
 from xmd.projects import service as projects
+from xmd.retrain.flows import explain_after
 from xmd.versions import service as versions
-from xmd.versions.flows import explain_after
 from xmd.versions.models import ModelStatus
 
 LABELS = ["neg", "pos"]
@@ -74,7 +74,7 @@ def test_a_retrain_starts_explaining_the_training_sets_under_its_version(db, tmp
     started = explain_after(ctx, project, v2.id, [train], enqueue=lambda job, secrets=None: sent.append(job.id))
     assert len(started) == 1 and started[0]["job_id"] == sent[0] and started[0]["method"] == "saliency"
     job = jobs.get_or_raise(db_session=db, job_id=sent[0])
-    assert job.kind is JobKind.EXPLAIN and job.status is JobStatus.QUEUED and job.project_id == project.id
+    assert job.kind == "explain" and job.status is JobStatus.QUEUED and job.project_id == project.id
     assert job.params["version_id"] == v2.id and job.params["dataset_id"] == train.id
     assert job.params["method"] == "saliency"
 
@@ -88,4 +88,4 @@ def test_a_queue_that_refuses_the_follow_up_leaves_a_failed_row_not_a_failed_ret
     started = explain_after(SimpleNamespace(db=db, settings=None), project, v2.id, [train], enqueue=refuse)
     assert started[0]["job_id"] is None and "unavailable" in started[0]["error"]
     (row,) = jobs.list_jobs(db_session=db, project_id=project.id)
-    assert row.kind is JobKind.EXPLAIN and row.status is JobStatus.FAILED and "broker down" in row.error
+    assert row.kind == "explain" and row.status is JobStatus.FAILED and "broker down" in row.error

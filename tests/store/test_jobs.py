@@ -9,7 +9,7 @@ from sqlalchemy import update
 from xmd.db import ConflictError, NotFoundError
 from xmd.db.base import utcnow
 from xmd.jobs import service as jobs
-from xmd.jobs.models import Job, JobKind, JobStatus
+from xmd.jobs.models import Job, JobStatus
 from xmd.projects import service as projects
 
 
@@ -20,7 +20,7 @@ def project(db):
 
 def test_lifecycle_progress_and_metrics(db, project, session_factory):
     job = jobs.create(db_session=db, kind="retrain", project_id=project.id, params={"epochs": 2})
-    assert len(job.id) == 36 and job.status is JobStatus.QUEUED and job.kind is JobKind.RETRAIN
+    assert len(job.id) == 36 and job.status is JobStatus.QUEUED and job.kind == "retrain"
     assert job.progress == 0.0 and job.cancel_requested is False
 
     # The worker has its own session; the API's session sees its writes at once.

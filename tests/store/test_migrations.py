@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+import sqlalchemy as sa
 import xmd.tables as models
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
@@ -36,7 +37,7 @@ def _tables(engine) -> set[str]:
 def test_migrations_dir_is_found_next_to_the_package():
     d = migrations_dir()
     assert (d / "env.py").is_file() and (d / "versions").is_dir()
-    assert head_revisions() == {"0009"}
+    assert head_revisions() == {"0010"}
 
 
 def test_upgrade_downgrade_upgrade(db_url):
@@ -74,4 +75,43 @@ def test_upgrade_downgrade_upgrade(db_url):
             conn.execute(text("UPDATE alembic_version SET version_num = :head"), {"head": next(iter(head_revisions()))})
         check_migrated(engine)
     finally:
+        engine.dispose()
+
+
+def _add_job(engine, job_id: str, kind: str) -> None:
+    with engine.begin() as conn:
+        conn.execute(
+            text(
+                "INSERT INTO jobs (id, kind, status, progress, params, cancel_requested, created_at) "
+                "VALUES (:id, :kind, 'queued', 0, '{}', false, CURRENT_TIMESTAMP)"
+            ),
+            {"id": job_id, "kind": kind},
+        )
+
+
+def _kinds(engine) -> dict[str, str]:
+    with engine.connect() as conn:
+        return dict(conn.execute(text("SELECT id, kind FROM jobs")).all())
+
+
+def test_a_new_job_kind_needs_no_migration(db_url):
+    """0010: the kind is a plain string (the domains' registry checks it), no CHECK constraint listing the
+    kinds as 0008 and 0009 changed; the jobs that exist keep their kind, and a downgrade drops only the
+    rows of kinds the old constraint cannot hold."""
+    engine = make_engine(db_url)
+    try:
+        downgrade(db_url, "base")  # whatever an earlier test left
+        upgrade(db_url, "0009")
+        _add_job(engine, "old", "prepare_demo")
+        with pytest.raises(sa.exc.IntegrityError):  # before: a kind the constraint does not list is refused
+            _add_job(engine, "new", "a_new_kind")
+        upgrade(db_url)
+        _add_job(engine, "new", "a_kind_named_forty_characters_long_ok_40")
+        assert _kinds(engine) == {"old": "prepare_demo", "new": "a_kind_named_forty_characters_long_ok_40"}
+        downgrade(db_url, "0009")
+        assert _kinds(engine) == {"old": "prepare_demo"}
+        with pytest.raises(sa.exc.IntegrityError):
+            _add_job(engine, "new", "a_new_kind")
+    finally:
+        downgrade(db_url, "base")
         engine.dispose()

@@ -1,5 +1,5 @@
 """Timing a retrain's kinds of work before any retrain ran (xmd.core.calibrate) and the rates it gives
-(xmd.jobs.phases): every kind is timed through the retrain's own code on a copy of the model, the model
+(xmd.retrain.plan): every kind is timed through the retrain's own code on a copy of the model, the model
 given is left as it was, and training is priced by the share of rows with feedback."""
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ from xmd.core.retrain import ERConfig, RetrainConfig, token_lengths
 from xmd.core.retrain.steps import graphed as graphs
 from xmd.core.retrain.steps import static
 from xmd.core.types import Example
-from xmd.jobs.phases import calibrated_rates, calibration_log, rates
+from xmd.jobs.phases import rates
+from xmd.retrain.plan import calibrated_rates, calibration_log
 
 from tests.unit.test_training import shortcut_data
 

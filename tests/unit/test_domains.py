@@ -12,20 +12,16 @@ from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2] / "backend" / "xmd"
-DOMAINS = ("jobs", "users", "projects", "datasets", "versions", "explanations", "feedback")
+DOMAINS = ("users", "jobs", "projects", "datasets", "versions", "feedback", "explanations", "retrain", "demo")
 """Bottom up: a domain may import the ones before it."""
 KNOWN_CYCLES = {
     ("datasets", "explanations"),
     ("datasets", "feedback"),
     ("datasets", "projects"),
     ("datasets", "versions"),
-    ("explanations", "jobs"),
     ("explanations", "versions"),
-    ("feedback", "jobs"),
     ("feedback", "projects"),
     ("feedback", "versions"),
-    ("jobs", "projects"),
-    ("jobs", "versions"),
     ("projects", "versions"),
 }
 """Pairs that still import each other both ways (measured 2026-11-27: 12 of the 15 pairs among the six

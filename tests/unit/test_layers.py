@@ -13,9 +13,11 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-UPPER = {"schemas": 4, "flows": 4, "hub": 4, "runner": 4, "controls": 4, "views": 5}
+UPPER = {"schemas": 4, "flows": 4, "hub": 4, "runner": 4, "controls": 4, "estimate": 4, "calibration": 4, "views": 5}
 TOP = ("app", "serve", "cli", "tables")
 """Composition roots and entry points: the router list, the table list, the commands."""
+FRONT = ("job_kinds",)
+"""Every job kind (the domains' modules that register them), for the two front ends: the API and the worker."""
 
 
 def layer(module: str) -> int:
@@ -24,6 +26,8 @@ def layer(module: str) -> int:
         return 5
     if len(parts) == 1:
         return 0  # xmd/__init__.py holds the version only
+    if parts[1] in FRONT:
+        return 5
     if parts[1] in TOP or parts[1].startswith("cli_"):
         return 6  # cli_<group>.py: a command group of the CLI, an entry point like cli.py
     top = parts[1]

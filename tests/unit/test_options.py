@@ -14,7 +14,8 @@ from xmd.cli import build_parser
 from xmd.core import options
 from xmd.core.options import add_arguments, build, opt
 from xmd.core.retrain import RETRAIN_SETTINGS, ControlOptions, ERConfig, RetrainConfig, TrainConfig
-from xmd.jobs.schemas import RetrainIn, settings_fields
+from xmd.http.fields import settings_fields
+from xmd.retrain.schemas import RetrainIn
 
 
 def _flags(parser: argparse.ArgumentParser) -> dict[str, argparse.Action]:
@@ -28,7 +29,7 @@ def _subparser(name: str) -> argparse.ArgumentParser:
 
 def test_every_retrain_field_is_a_cli_flag_an_api_field_and_reaches_the_worker():
     from xmd.app import create_app
-    from xmd.versions.flows import _configs
+    from xmd.retrain.flows import _configs
 
     names = [f.name for cls in RETRAIN_SETTINGS for f in dataclasses.fields(cls)]
     assert {"epochs", "lr", "lam", "objective", "attribution_weight", "attribution_every", "warmup_ratio"} <= set(names)
@@ -65,7 +66,7 @@ def test_a_boolean_left_to_the_worker_has_three_states_in_every_front_end():
     """``mixed_precision`` unset is auto (the worker's device decides): the CLI's neither flag, the API's
     null or absence, and the worker's None; ``--mixed-precision`` / ``--no-mixed-precision`` and true / false
     force it either way."""
-    from xmd.versions.flows import _configs
+    from xmd.retrain.flows import _configs
 
     base = ["debug", "m", "d", "f.json", "--out", "o"]
     for extra, want in (([], None), (["--mixed-precision"], True), (["--no-mixed-precision"], False)):

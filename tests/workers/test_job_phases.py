@@ -86,7 +86,8 @@ def test_retrain_names_its_phases_with_their_progress_and_caps_eval_sets(stack: 
 
 def test_expected_rates_come_from_the_last_retrain(stack: Stack, seeded: dict) -> None:
     """A second retrain knows its ETA from the first one's measured rates before it measures any."""
-    from xmd.jobs.phases import expected, rates, retrain_plan
+    from xmd.jobs.phases import expected, rates
+    from xmd.retrain.plan import retrain_plan
 
     with stack.factory() as db:
         log = jobs.last_phases(db_session=db, kind="retrain", project_id=seeded["project_id"])
@@ -237,9 +238,9 @@ def test_a_projects_first_explain_job_times_a_retrain_so_the_first_retrain_has_a
     explained examples plus the one with instance feedback). Only the first explain job calibrates."""
     from xmd.core.calibrate import FP32_KINDS, KINDS
     from xmd.core.modeling import native_bf16
-    from xmd.jobs import flows as job_flows
-    from xmd.jobs.schemas import RetrainIn
     from xmd.projects import service as projects
+    from xmd.retrain import estimate as job_flows
+    from xmd.retrain.schemas import RetrainIn
 
     if not any(w.poll() is None for w in stack.workers):
         stack.start_workers(["p1"])

@@ -19,36 +19,39 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from xmd.core import calibrate as timing
 from xmd.core.attribution import DEFAULT_METHOD, METHODS, explain
 from xmd.core.cache import ModelCache, process_cache
-from xmd.core.retrain import RetrainConfig
 from xmd.core.types import DataError, XMDError
 from xmd.core.types import Explanation as CoreExplanation
 from xmd.core.words import word_key
 from xmd.datasets import service as datasets
-from xmd.datasets.models import Dataset, Example
+from xmd.datasets.models import Dataset, DatasetRole, Example
 from xmd.db.engine import lock_row
 from xmd.explanations import service as explanations
-from xmd.explanations.schemas import WordMark
+from xmd.explanations.schemas import ExplainIn, WordMark
+from xmd.explanations.service import EXPLAIN
 from xmd.feedback import service as feedback_service
 from xmd.feedback.models import FeedbackLevel
-from xmd.jobs import phases as job_phases
-from xmd.jobs import queue
+from xmd.jobs import kinds, queue
 from xmd.jobs import service as jobs
 from xmd.jobs.context import JobCancelled, JobContext, process_alive, worker_id
-from xmd.jobs.models import Job, JobKind, JobStatus
+from xmd.jobs.flows import start
+from xmd.jobs.models import Job, JobStatus
+from xmd.jobs.queue import Enqueue
 from xmd.projects import service as projects
 from xmd.projects.models import Project
 from xmd.versions import service as versions
 from xmd.versions.models import ModelVersion
 
 log = logging.getLogger("xmd.workers")
+
+NO_TRAIN = "the project has no training dataset; upload one first"
 
 DEFAULT_CHUNK_SIZE = 256
 DEFAULT_MAX_LENGTH = 256
@@ -289,48 +292,32 @@ def work(ctx: JobContext, *, lead: bool) -> dict[str, Any] | None:
         time.sleep(POLL_S)
 
 
-def calibrate(ctx: JobContext) -> bool:
-    """Time each kind of a retrain's work on this version and a sample of the dataset
-    (:mod:`xmd.core.calibrate`), so that the project's first retrain shows an expected duration before it
-    starts; the times go into the job's phase log, where ``jobs.flows.retrain_prior`` finds them. Runs
-    once per project, until a retrain has measured real rates, and before the helpers are called, so
-    nothing else of this job shares the machine. Returns whether it ran. A failure only costs the
-    estimate (logged); a cancel stops the job. The job parameter ``calibrate: false`` turns it off
-    (``bench/worker_scaling.py`` times the explaining alone)."""
-    if ctx.params.get("calibrate") is False:
-        return False
-    version, dataset = _version_and_dataset(ctx.db, ctx.params)
-    project_id = version.project_id
-    for kind in (JobKind.RETRAIN, JobKind.EXPLAIN):
-        if jobs.last_phases(db_session=ctx.db, kind=kind, project_id=project_id, any_project=False):
-            return False
-    config = RetrainConfig()
-    sample = datasets.sample_core_examples(db_session=ctx.db, dataset=dataset, n=timing.sample_size(config))
-    ctx.db.commit()
+def start_explain(db: Session, enqueue: Enqueue, project: Project, body: ExplainIn) -> Job:
+    """Explain a training dataset (default: the first) with a ready version and a method."""
+    mv = versions.resolve(db_session=db, project=project, version_id=body.version_id)
+    method = projects.method_for(project, body.method)
+    wanted = None if body.dataset_id is None else [body.dataset_id]
+    ids = datasets.resolve_ids(db_session=db, project=project, ids=wanted, role=DatasetRole.TRAIN)
+    if not ids:
+        raise DataError(NO_TRAIN)
+    params = {"version_id": mv.id, "dataset_id": ids[0].id, "method": method, "chunk_size": body.chunk_size}
+    return start(db, enqueue, project, EXPLAIN, params)
 
-    def on_kind(kind: str) -> None:
-        label = f"{job_phases.CALIBRATION_LABELS.get(kind, kind)}, for the retrain's expected duration"
-        if jobs.report_progress(db_session=ctx.db, job_id=ctx.job.id, progress=0.0, phase={"phase": label}):
-            raise JobCancelled("cancelled on request")
 
-    try:
-        with process_cache(ctx.settings.device, versions.locator(ctx.settings)).use(version.path) as loaded:
-            timings = timing.time_retrain_work(loaded, sample, config=config, on_kind=on_kind)
-    except JobCancelled:
-        raise
-    except Exception as exc:  # the estimate is optional; the explanations are the job
-        log.warning("job %s: timing a retrain's work failed, so no expected duration: %s", ctx.job.id, exc)
-        timings = []
-    phase = {"phase": None, "phases": job_phases.calibration_log(timings) or None}
-    jobs.report_progress(db_session=ctx.db, job_id=ctx.job.id, progress=0.0, phase=phase)
-    return bool(timings)
+BEFORE_HELPERS: list[Callable[[JobContext, ModelVersion, Dataset], object]] = []
+"""Work another domain does in an explain job once its chunks are planned and before its helpers are
+called, while nothing else of the job shares the machine (a retrain's calibration,
+:mod:`xmd.retrain.calibration`, registers itself here)."""
 
 
 def explain_job(ctx: JobContext) -> dict[str, Any]:
-    """Body of ``xmd.explain``: plan the chunks, time a retrain's work once per project (:func:`calibrate`),
-    call helpers, work, and wait until all are done."""
+    """Body of ``xmd.explain``: plan the chunks, run :data:`BEFORE_HELPERS` (time a retrain's work once per
+    project), call helpers, work, and wait until all are done."""
     st = plan(ctx)
-    calibrate(ctx)
+    if BEFORE_HELPERS:
+        version, dataset = _version_and_dataset(ctx.db, ctx.params)
+        for hook in BEFORE_HELPERS:
+            hook(ctx, version, dataset)
     queue.send_helpers(ctx.settings, ctx.job, min(ctx.settings.explain_fanout, len(st["bounds"]) - 1))
     result = work(ctx, lead=True)
     if result is None:
@@ -341,3 +328,6 @@ def explain_job(ctx: JobContext) -> dict[str, Any]:
             raise JobCancelled("cancelled on request")
         raise XMDError(f"the job stopped while explaining (it is now {job.status.value})")
     return result
+
+
+kinds.register(EXPLAIN, explain_job, helper=lambda ctx: work(ctx, lead=False))

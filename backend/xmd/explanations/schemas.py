@@ -103,6 +103,13 @@ class WordExamplePage(Page[WordExample]):
     coverage: Coverage
 
 
+class ExplainIn(BaseModel):
+    dataset_id: BodyId | None = Field(default=None, description="default: every training dataset")
+    version_id: BodyId | None = None
+    method: str | None = None
+    chunk_size: int = Field(default=256, ge=8, le=10_000)
+
+
 class WhatIf(BaseModel):
     text: str = Field(min_length=1)
     version_id: BodyId | None = None

@@ -50,6 +50,10 @@ from xmd.versions.models import ModelVersion
 MAX_PAGE = 1000
 
 
+EXPLAIN = "explain"
+"""The job kind that explains a dataset (its body and registration: :mod:`xmd.explanations.flows`)."""
+
+
 def encode_scores(scores: Sequence[float]) -> bytes:
     """Raw word scores as little-endian float32 bytes (the stored form)."""
     return np.asarray(scores, dtype="<f4").tobytes()
@@ -410,7 +414,6 @@ def coverage(
     from xmd.datasets import service as datasets_service
     from xmd.datasets.models import DatasetRole
     from xmd.jobs import service as jobs_service
-    from xmd.jobs.models import JobKind
 
     if state is UNREAD:
         state = get_state(db_session=db_session, model_version_id=mv.id, method=method)
@@ -424,7 +427,7 @@ def coverage(
         (
             j
             for j in jobs_service.active_jobs(db_session=db_session, project_id=project.id)
-            if j.kind is JobKind.EXPLAIN and j.params.get("version_id") == mv.id and j.params.get("method") == method
+            if j.kind == EXPLAIN and j.params.get("version_id") == mv.id and j.params.get("method") == method
         ),
         None,
     )

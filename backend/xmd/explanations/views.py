@@ -13,10 +13,11 @@ from xmd.core.types import DataError
 from xmd.core.words import split_words, word_key
 from xmd.datasets import service as datasets_service
 from xmd.datasets.schemas import examples_out
-from xmd.explanations import ranking, service
+from xmd.explanations import flows, ranking, service
 from xmd.explanations.flows import explanation_for, marks_for
 from xmd.explanations.schemas import (
     Coverage,
+    ExplainIn,
     ExplanationOut,
     WhatIf,
     WordExample,
@@ -28,14 +29,17 @@ from xmd.explanations.schemas import (
 )
 from xmd.feedback import service as feedback_service
 from xmd.feedback.models import FeedbackLevel
-from xmd.http.deps import DB, Viewer, models_of, settings_of
+from xmd.http.deps import DB, Annotator, Viewer, enqueue_of, models_of, settings_of
 from xmd.http.pagination import Offset
 from xmd.http.params import MAX_INT, Id, Label, OptId
 from xmd.http.responses import json_of
+from xmd.jobs.schemas import JobOut, job_out
 from xmd.projects import service as projects_service
 from xmd.versions import service as versions_service
 
 router = APIRouter(prefix="/api", tags=["explanations"])
+job_router = APIRouter(prefix="/api", tags=["jobs"])
+"""Starting an explain job (listed with the other job routes, before ``xmd.jobs.views``)."""
 
 
 @router.get("/examples/{example_id}/explanation", response_model=ExplanationOut)
@@ -155,6 +159,13 @@ def word_examples(
         limit=limit,
         coverage=Coverage(**service.coverage(db_session=db, project=project, mv=mv, method=m)),
     )
+
+
+@job_router.post("/projects/{project_id}/jobs/explain", status_code=202, response_model=JobOut)
+def start_explain(project_id: Id, body: ExplainIn, request: Request, db: DB, _: Annotator) -> JobOut:
+    """Explain every example of a training dataset (default: the first) with a version and method."""
+    project = projects_service.get_or_raise(db_session=db, project_id=project_id)
+    return job_out(flows.start_explain(db, enqueue_of(request), project, body))
 
 
 @router.get("/projects/{project_id}/coverage", response_model=Coverage)

@@ -27,12 +27,15 @@ from xmd.datasets import service as datasets
 from xmd.datasets.models import Dataset, DatasetRole
 from xmd.feedback import service
 from xmd.feedback.schemas import ImportIn, ImportOut, RationalesIn, WordsIn
+from xmd.jobs import kinds
 from xmd.jobs.context import JobCancelled, JobContext
 from xmd.jobs.phases import Phase
 from xmd.projects import service as projects
 from xmd.projects.models import Project
 from xmd.versions import service as versions
 
+IMPORT = "import"
+"""The job kind that imports feedback simulated from a large dataset (registered below)."""
 CHUNK = 500
 PREVIEW_ROWS = 1_000
 """Rows a rationale preview (and the check before an import job) aligns: the dataset's first rows."""
@@ -186,3 +189,6 @@ def import_job(ctx: JobContext) -> dict[str, Any]:
     ctx.end_phase("write")
     entries = len(fs.instance) + len(fs.task)
     return {"imported": written, "entries": entries, "source": s.source, "summary": s.to_dict(), "rows": len(examples)}
+
+
+kinds.register(IMPORT, import_job)

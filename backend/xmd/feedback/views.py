@@ -34,7 +34,6 @@ from xmd.http.pagination import Offset, Page, page
 from xmd.http.params import Cursor, Id, OptId
 from xmd.http.responses import json_of
 from xmd.jobs import flows as job_flows
-from xmd.jobs.models import JobKind
 from xmd.projects import service as projects_service
 from xmd.users.models import User
 
@@ -186,7 +185,7 @@ def import_feedback(
     ds = flows.train_dataset(db, project, body.dataset_id)
     if flows.runs_as_job(ds, body, settings_of(request).import_sync_rows):
         params = flows.job_params(db, project, body, user.id)
-        job = job_flows.start(db, request.app.state.enqueue, project, JobKind.IMPORT, params)
+        job = job_flows.start(db, request.app.state.enqueue, project, flows.IMPORT, params)
         response.status_code = 202
         return ImportOut(preview=False, imported=0, entries=0, source=None, dataset_rows=ds.n_examples, job_id=job.id)
     return flows.import_feedback(db, project, body, user.id)

@@ -19,6 +19,7 @@ from starlette.concurrency import run_in_threadpool
 from xmd.config import Settings
 from xmd.core.cache import ModelCache
 from xmd.http import links
+from xmd.jobs.queue import Enqueue
 from xmd.users import service as users_service
 from xmd.users.models import Role, User
 
@@ -120,6 +121,11 @@ Admin = Annotated[User, Depends(require(Role.ADMIN))]
 def settings_of(request: Request) -> Settings:
     """The settings the app was created with."""
     return request.app.state.settings
+
+
+def enqueue_of(request: Request) -> Enqueue:
+    """How this app sends jobs (set by the composition root; tests record instead)."""
+    return request.app.state.enqueue
 
 
 def models_of(request: Request) -> ModelCache:

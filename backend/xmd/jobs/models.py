@@ -17,16 +17,6 @@ from sqlalchemy.orm import Mapped, mapped_column
 from xmd.db.base import Base, enum_column, utcnow
 
 
-class JobKind(str, enum.Enum):
-    EXPLAIN = "explain"
-    RETRAIN = "retrain"
-    EVALUATE = "evaluate"
-    PUSH = "push"
-    PREPARE_DEMO = "prepare_demo"
-    """``xmd serve --demo``'s set-up (fine-tune, project, datasets): a job of no project, shown on the project list."""
-    IMPORT = "import"
-
-
 class JobStatus(str, enum.Enum):
     QUEUED = "queued"
     RUNNING = "running"
@@ -39,6 +29,10 @@ class JobStatus(str, enum.Enum):
         return self in (JobStatus.SUCCEEDED, JobStatus.FAILED, JobStatus.CANCELLED)
 
 
+KIND_LENGTH = 40
+"""The longest job kind name (:func:`xmd.jobs.kinds.register` checks it)."""
+
+
 def new_job_id() -> str:
     return str(uuid.uuid4())
 
@@ -49,7 +43,8 @@ class Job(Base):
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_job_id)
     project_id: Mapped[int | None] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"))
-    kind: Mapped[JobKind] = mapped_column(enum_column(JobKind, "job_kind"))
+    kind: Mapped[str] = mapped_column(String(KIND_LENGTH))
+    """A kind a domain registered (:mod:`xmd.jobs.kinds`): a plain string, so a new kind needs no migration."""
     status: Mapped[JobStatus] = mapped_column(enum_column(JobStatus, "job_status"), default=JobStatus.QUEUED)
     progress: Mapped[float] = mapped_column(Double, default=0.0)
     step: Mapped[int | None]

@@ -18,25 +18,14 @@ from typing import Any
 
 from xmd.config import Settings
 from xmd.core.types import XMDError
-from xmd.jobs.models import Job, JobKind
+from xmd.jobs import kinds
+from xmd.jobs.models import Job
 
 
 class QueueUnavailableError(XMDError):
     """The broker refused a job or is down (the API answers 503; the job row is marked failed)."""
 
 
-HELPER_TASK = "xmd.explain_chunk"
-"""Extra hands for a running explain job: a message that joins it and claims chunks."""
-TASK_NAMES: dict[JobKind, str] = {
-    JobKind.EXPLAIN: "xmd.explain",
-    JobKind.RETRAIN: "xmd.retrain",
-    JobKind.EVALUATE: "xmd.evaluate",
-    JobKind.PUSH: "xmd.push",
-    JobKind.PREPARE_DEMO: "xmd.prepare_demo",
-    JobKind.IMPORT: "xmd.import",
-}
-LONG_KINDS = (JobKind.RETRAIN, JobKind.PREPARE_DEMO)
-"""Kinds that train a model for minutes: they go to the retrain queue, so short jobs never wait behind them."""
 SQLITE_BUSY_TIMEOUT_S = 30
 """The embedded broker is one SQLite file shared by the API and every worker: wait for its lock."""
 
@@ -76,9 +65,10 @@ def _client(settings: Settings) -> Any:
     return app
 
 
-def queue_for(settings: Settings, kind: JobKind) -> str:
-    """Retrains (and the demo's fine-tune) can go to a separate (GPU) queue; everything else to the default queue."""
-    return settings.retrain_queue if kind in LONG_KINDS else settings.default_queue
+def queue_for(settings: Settings, kind: str) -> str:
+    """Kinds registered ``long`` (a retrain, the demo's fine-tune) can go to a separate (GPU) queue; everything
+    else to the default queue."""
+    return settings.retrain_queue if kinds.get(kind).long else settings.default_queue
 
 
 def enqueue(settings: Settings, job: Job, *, secrets: dict[str, str] | None = None) -> None:
@@ -86,7 +76,7 @@ def enqueue(settings: Settings, job: Job, *, secrets: dict[str, str] | None = No
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     secrets = dict(secrets or {})
     _client(settings).send_task(
-        TASK_NAMES[job.kind],
+        kinds.task_name(kinds.check(job.kind)),
         args=[job.id],
         kwargs={"secrets": secrets},
         kwargsrepr=repr({"secrets": dict.fromkeys(secrets, "***")}),
@@ -96,11 +86,11 @@ def enqueue(settings: Settings, job: Job, *, secrets: dict[str, str] | None = No
 
 
 def send_helpers(settings: Settings, job: Job, n: int) -> None:
-    """Ask ``n`` more workers to join a running job (explain chunks are shared through the job row)."""
+    """Ask ``n`` more workers to join a running job with its kind's helper body (explain chunks are shared
+    through the job row)."""
+    task = kinds.helper_task_name(job.kind)
     for k in range(max(0, n)):
-        _client(settings).send_task(
-            HELPER_TASK, args=[job.id], queue=settings.default_queue, task_id=f"{job.id}-helper-{k}"
-        )
+        _client(settings).send_task(task, args=[job.id], queue=settings.default_queue, task_id=f"{job.id}-helper-{k}")
 
 
 Enqueue = Callable[[Job, "dict[str, str] | None"], None]

@@ -32,11 +32,11 @@ from xmd.db.base import utcnow
 from xmd.db.engine import make_engine, make_session_factory
 from xmd.db.migrate import check_migrated
 from xmd.jobs import flows as job_flows
+from xmd.jobs import kinds
 from xmd.jobs import secrets as job_secrets
 from xmd.jobs import service as jobs
 from xmd.jobs.context import Body, JobCancelled, JobContext, process_alive, worker_id
 from xmd.jobs.models import Job, JobStatus
-from xmd.versions import service as versions
 
 log = logging.getLogger("xmd.workers")
 
@@ -109,7 +109,7 @@ def handle_redelivery(db: Session, cfg: Settings, job: Job) -> str:
     last = job.heartbeat_at or job.started_at or job.created_at
     stale = last is not None and utcnow() - last > timedelta(seconds=cfg.stale_after_s)
     if alive is False or (alive is None and stale):
-        versions.fail_orphans(db_session=db, job_id=job.id)
+        kinds.clean_up(db, job.id)
         jobs.fail(db_session=db, job_id=job.id, error=_lost_error(job))
         log.warning("job %s: its worker %s was lost; marked failed", job.id, job.worker_host)
         return "failed"
@@ -161,7 +161,7 @@ def execute(ctx: JobContext, body: Body) -> dict[str, Any] | None:
         result = body(ctx)
     except (Cancelled, JobCancelled):  # Cancelled: a core loop stopped by the job's progress hook
         db.rollback()
-        versions.fail_orphans(db_session=db, job_id=job_id)
+        kinds.clean_up(db, job_id)
         jobs.mark_cancelled(db_session=db, job_id=job_id)
         log.info("job %s cancelled", job_id)
         return None
@@ -175,7 +175,7 @@ def execute(ctx: JobContext, body: Body) -> dict[str, Any] | None:
             for secret in secret_values:
                 tb = tb.replace(secret, "***")
             log.error("job %s failed:\n%s", job_id, tb)
-        versions.fail_orphans(db_session=db, job_id=job_id)
+        kinds.clean_up(db, job_id)
         jobs.fail(db_session=db, job_id=job_id, error=message[:4000] or type(exc).__name__)
         return None
     if result is None:
@@ -187,14 +187,12 @@ def execute(ctx: JobContext, body: Body) -> dict[str, Any] | None:
 
 def sweep(cfg: Settings | None = None) -> dict[str, list]:
     """Fail running jobs whose heartbeat is older than ``stale_after_s`` (their worker died without a
-    word) and clean up the model versions they left half-made (:func:`xmd.jobs.flows.sweep`)."""
+    word) and clean up what they left half-made (:func:`xmd.jobs.flows.sweep`)."""
     cfg = cfg or settings()
     with session_factory(cfg)() as db:
         swept = job_flows.sweep(db, stale_after_s=cfg.stale_after_s)
-    if swept["jobs"] or swept["versions"]:
-        log.warning(
-            "sweeper: failed stale jobs %s, failed half-made model versions %s", swept["jobs"], swept["versions"]
-        )
+    if any(swept.values()):
+        log.warning("sweeper: failed stale jobs and cleaned up after them: %s", swept)
     return swept
 
 

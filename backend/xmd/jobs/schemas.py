@@ -1,21 +1,41 @@
-"""Jobs as the API takes and shows them.
-
-``RetrainIn`` carries the retrain settings of the core's dataclasses (see :mod:`xmd.core.options`).
-"""
+"""Jobs as the API shows them. A job's ``kind`` is any kind a domain registered (:mod:`xmd.jobs.kinds`);
+the OpenAPI schema lists them as the ``JobKind`` enum."""
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, create_model
+from pydantic import BaseModel, Field, GetCoreSchemaHandler, GetJsonSchemaHandler
+from pydantic_core import core_schema
 
-from xmd.core.options import options
-from xmd.core.retrain import RETRAIN_SETTINGS
-from xmd.http.params import BodyId
-from xmd.jobs.models import Job, JobKind, JobMetric, JobStatus
+from xmd.jobs import kinds
+from xmd.jobs.models import Job, JobMetric, JobStatus
 
-REPO_ID = r"^[A-Za-z0-9][A-Za-z0-9_.-]*(/[A-Za-z0-9][A-Za-z0-9_.-]*)?$"
+
+def _registered(name: str) -> str:
+    if name not in kinds.names():
+        raise ValueError(f"unknown job kind {name!r}; the kinds are {', '.join(kinds.names())}")
+    return name
+
+
+class _Registered:
+    """A registered kind: checked against :mod:`xmd.jobs.kinds` when validated, and listed as the
+    ``JobKind`` enum when the OpenAPI schema is built (by then every domain has registered)."""
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
+        return core_schema.no_info_after_validator_function(_registered, core_schema.str_schema(), ref="JobKind")
+
+    @classmethod
+    def __get_pydantic_json_schema__(cls, schema: core_schema.CoreSchema, handler: GetJsonSchemaHandler) -> Any:
+        out = handler(schema)
+        handler.resolve_ref_schema(out).update(type="string", enum=kinds.names(), title="JobKind")
+        return out
+
+
+JobKind = Annotated[str, _Registered]
+"""A job kind as the API takes and shows it."""
 
 
 class JobOut(BaseModel):
@@ -60,86 +80,6 @@ class MetricOut(BaseModel):
     er_loss: float | None
     loss: float | None
     lr: float | None
-
-
-class ExplainIn(BaseModel):
-    dataset_id: BodyId | None = Field(default=None, description="default: every training dataset")
-    version_id: BodyId | None = None
-    method: str | None = None
-    chunk_size: int = Field(default=256, ge=8, le=10_000)
-
-
-def settings_fields(*classes: type) -> dict[str, Any]:
-    """Pydantic field definitions read off settings dataclasses (type, default, bounds, choices, help)."""
-    fields: dict[str, Any] = {}
-    for o in options(*classes):
-        kind: Any = Literal[o.choices] if o.choices else o.type  # type: ignore[valid-type]
-        if o.many:  # several of the choices: a JSON list of distinct names
-            kind = list[Literal[o.choices]] if o.choices else list[str]  # type: ignore[valid-type]
-            field = Field(default=list(o.default), description=o.help, json_schema_extra={"uniqueItems": True})
-        else:
-            field = Field(default=o.default, ge=o.ge, gt=o.gt, le=o.le, description=o.help)
-        fields[o.name] = (kind, field)
-    return fields
-
-
-class _RetrainTargets(BaseModel):
-    """What a retrain starts from and trains on; the settings are added from :data:`RETRAIN_SETTINGS`.
-    An unknown field (a setting removed since, docs/settings.md) answers 422 instead of being ignored."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    version_id: BodyId | None = Field(default=None, description="the version to start from (default: latest ready)")
-    train_dataset_ids: list[BodyId] | None = Field(default=None, description="default: every training dataset")
-    eval_dataset_ids: list[BodyId] | None = Field(default=None, description="default: every eval dataset")
-
-
-RetrainIn = create_model(
-    "RetrainIn",
-    __base__=_RetrainTargets,
-    __doc__="A retrain: what it starts from, and every field of the core's retrain settings.",
-    **settings_fields(*RETRAIN_SETTINGS),
-)
-
-
-class PhaseEstimate(BaseModel):
-    name: str
-    label: str
-    total: int
-    unit: str
-    expected_s: float | None = Field(description="at the rate of ``rates_from``; None: never measured")
-
-
-class RetrainEstimate(BaseModel):
-    """What a retrain will do and how long it should take, before it starts."""
-
-    phases: list[PhaseEstimate]
-    expected_s: float | None = Field(description="the whole retrain; None until a retrain has measured every phase")
-    measured_before: bool = Field(description="whether an earlier retrain measured the rates used")
-    rates_from: Literal["retrain", "calibration"] | None = Field(
-        default=None,
-        description="where the rates come from: an earlier retrain, or the calibration the project's first "
-        "explain job ran (a few timed batches of each kind of a retrain's work); None: nothing measured yet",
-    )
-    graphs_priced: bool = Field(
-        default=False,
-        description="with cuda_graphs: whether the project's calibration timed graphed training steps, which price "
-        "the training here; false: priced on eager steps (a GPU's graphed retrain then takes less)",
-    )
-
-
-class EvaluateIn(BaseModel):
-    version_id: BodyId
-    dataset_ids: list[BodyId] | None = Field(default=None, description="default: every eval dataset")
-
-
-class PushIn(BaseModel):
-    version_id: BodyId
-    repo_id: str = Field(min_length=1, max_length=96, pattern=REPO_ID)
-    private: bool = True
-    token: SecretStr | None = Field(
-        default=None, description="a Hugging Face write token; used for this push only, never stored"
-    )
 
 
 def job_out(job: Job, queue: dict[str, Any] | None = None) -> JobOut:

@@ -12,15 +12,17 @@ from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import column, func, insert, select, table, update
 from sqlalchemy.orm import Session
 
 from xmd.db.base import utcnow
 from xmd.db.errors import ConflictError, found
-from xmd.jobs.models import Job, JobKind, JobMetric, JobStatus
-from xmd.projects.models import Project
+from xmd.jobs import kinds
+from xmd.jobs.models import Job, JobMetric, JobStatus
 
 ACTIVE = (JobStatus.QUEUED, JobStatus.RUNNING)
+PROJECTS = table("projects", column("id"), column("name"))
+"""The table a job's ``project_id`` refers to, by name as its foreign key does: jobs imports no domain."""
 PHASE_COLUMNS = ("phase", "phase_done", "phase_total", "phase_unit", "eta_s", "phases")
 
 
@@ -39,7 +41,7 @@ def list_jobs(
     db_session: Session,
     project_id: int | None = None,
     status: JobStatus | str | None = None,
-    kind: JobKind | str | None = None,
+    kind: str | None = None,
     offset: int = 0,
     limit: int = 50,
 ) -> list[Job]:
@@ -54,29 +56,30 @@ def count_jobs(
     db_session: Session,
     project_id: int | None = None,
     status: JobStatus | str | None = None,
-    kind: JobKind | str | None = None,
+    kind: str | None = None,
 ) -> int:
     """How many jobs :func:`list_jobs` pages through with these filters."""
     where = _job_filters(project_id, status, kind)
     return int(db_session.scalar(select(func.count()).select_from(Job).where(*where)) or 0)
 
 
-def _job_filters(project_id: int | None, status: JobStatus | str | None, kind: JobKind | str | None) -> list[Any]:
+def _job_filters(project_id: int | None, status: JobStatus | str | None, kind: str | None) -> list[Any]:
     where: list[Any] = []
     if project_id is not None:
         where.append(Job.project_id == project_id)
     if status is not None:
         where.append(Job.status == JobStatus(status))
     if kind is not None:
-        where.append(Job.kind == JobKind(kind))
+        where.append(Job.kind == str(kind))
     return where
 
 
 def create(
-    *, db_session: Session, kind: JobKind | str, project_id: int | None = None, params: dict[str, Any] | None = None
+    *, db_session: Session, kind: str, project_id: int | None = None, params: dict[str, Any] | None = None
 ) -> Job:
-    """A queued job; commit before enqueueing it, so the worker finds the row."""
-    job = Job(kind=JobKind(kind), project_id=project_id, params=dict(params or {}), status=JobStatus.QUEUED)
+    """A queued job of a registered ``kind`` (DataError otherwise); commit before enqueueing it, so the
+    worker finds the row."""
+    job = Job(kind=kinds.check(kind), project_id=project_id, params=dict(params or {}), status=JobStatus.QUEUED)
     db_session.add(job)
     db_session.commit()
     return job
@@ -247,7 +250,7 @@ def metrics(*, db_session: Session, job_id: str, after_id: int | None = None, li
 
 
 def last_phases(
-    *, db_session: Session, kind: JobKind, project_id: int | None = None, any_project: bool = True
+    *, db_session: Session, kind: str, project_id: int | None = None, any_project: bool = True
 ) -> list[dict[str, Any]]:
     """The phase log of the latest succeeded job of ``kind`` (of the project when it has one, else of
     any project unless ``any_project`` is False): where expected durations come from. Empty when no
@@ -256,7 +259,7 @@ def last_phases(
 
 
 def last_run(
-    *, db_session: Session, kind: JobKind, project_id: int | None = None, any_project: bool = True
+    *, db_session: Session, kind: str, project_id: int | None = None, any_project: bool = True
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """:func:`last_phases` and the parameters that job ran with (``{}`` when there is none)."""
     base = select(Job.phases, Job.params).where(
@@ -277,15 +280,15 @@ def active_jobs(*, db_session: Session, project_id: int) -> list[Job]:
     return list(db_session.scalars(stmt))
 
 
-def queue_info(*, db_session: Session, job_ids: list[str], queue_of: Callable[[JobKind], str]) -> dict[str, dict]:
+def queue_info(*, db_session: Session, job_ids: list[str], queue_of: Callable[[str], str]) -> dict[str, dict]:
     """For each queued job of ``job_ids``: its position in its queue (1 = next) and the job it waits
     behind — the one its queue's worker runs (else the queued one just ahead) — with that job's project."""
     mine = [j for j in db_session.scalars(select(Job).where(Job.id.in_(job_ids))) if j.status is JobStatus.QUEUED]
     if not mine:
         return {}
     rows = db_session.execute(
-        select(Job, Project.name)
-        .outerjoin(Project, Project.id == Job.project_id)
+        select(Job, PROJECTS.c.name)
+        .outerjoin(PROJECTS, PROJECTS.c.id == Job.project_id)
         .where(Job.status.in_(ACTIVE))
         .order_by(Job.created_at, Job.id)
     ).all()
@@ -307,7 +310,7 @@ def queue_info(*, db_session: Session, job_ids: list[str], queue_of: Callable[[J
             if behind is None
             else {
                 "id": behind[0].id,
-                "kind": behind[0].kind.value,
+                "kind": behind[0].kind,
                 "status": behind[0].status.value,
                 "project_id": behind[0].project_id,
                 "project_name": behind[1],

@@ -1,9 +1,9 @@
-"""Jobs over HTTP: start (202 + job id), lists (a project's, and all), status, loss curve, server-sent
-events, cancel.
+"""Jobs over HTTP: the list of all jobs, status, loss curve, server-sent events, cancel.
 
 The API only writes the job row and enqueues its id (:mod:`xmd.jobs.queue`); workers do the work and
-write progress to the row, which is what every read here returns. What a job needs is checked by its
-flow (:mod:`xmd.jobs.flows`) before the row exists.
+write progress to the row, which is what every read here returns. Each domain starts its own kinds
+(e.g. ``POST /projects/{id}/jobs/explain`` in :mod:`xmd.explanations.views`), checking what a job
+needs before the row exists; a project's job list is :mod:`xmd.projects.views`'.
 """
 
 from __future__ import annotations
@@ -18,92 +18,24 @@ from fastapi.responses import StreamingResponse
 from fastapi.security import HTTPAuthorizationCredentials
 
 from xmd.db.errors import NotFoundError
-from xmd.http.deps import DB, Admin, Annotator, Viewer, bearer, user_from_token
-from xmd.http.pagination import Offset, Page, page, page_of
-from xmd.http.params import Cursor, Id, JobId, OptId
+from xmd.http.deps import DB, Annotator, Viewer, bearer, user_from_token
+from xmd.http.pagination import Offset, Page, page_of
+from xmd.http.params import Cursor, JobId, OptId
 from xmd.jobs import flows, service
-from xmd.jobs.models import JobKind, JobStatus
-from xmd.jobs.queue import Enqueue, queue_for
-from xmd.jobs.schemas import (
-    EvaluateIn,
-    ExplainIn,
-    JobOut,
-    MetricOut,
-    PushIn,
-    RetrainEstimate,
-    RetrainIn,
-    job_out,
-    metric_out,
-)
+from xmd.jobs.models import JobStatus
+from xmd.jobs.queue import queue_for
+from xmd.jobs.schemas import JobKind, JobOut, MetricOut, job_out, metric_out
 from xmd.jobs.watch import JobWatch, TooManyStreams
-from xmd.projects import service as projects_service
 from xmd.users.models import User
 
 router = APIRouter(prefix="/api", tags=["jobs"])
 SSE_POLL_S = 0.5
 
 
-def queue_of(request: Request) -> Callable[[JobKind], str]:
+def queue_of(request: Request) -> Callable[[str], str]:
     """Which queue a job kind goes to under this app's settings (retrains may have their own)."""
     settings = request.app.state.settings
     return lambda kind: queue_for(settings, kind)
-
-
-def enqueue_of(request: Request) -> Enqueue:
-    """How this app sends jobs (set by the composition root; tests record instead)."""
-    return request.app.state.enqueue
-
-
-@router.post("/projects/{project_id}/jobs/explain", status_code=202, response_model=JobOut)
-def start_explain(project_id: Id, body: ExplainIn, request: Request, db: DB, _: Annotator) -> JobOut:
-    """Explain every example of a training dataset (default: the first) with a version and method."""
-    project = projects_service.get_or_raise(db_session=db, project_id=project_id)
-    return job_out(flows.start_explain(db, enqueue_of(request), project, body))
-
-
-@router.post("/projects/{project_id}/jobs/retrain", status_code=202, response_model=JobOut)
-def start_retrain(project_id: Id, body: RetrainIn, request: Request, db: DB, _: Annotator) -> JobOut:
-    """Retrain a version with the project's feedback (L = L_task + λ·L_ER) into a new version."""
-    project = projects_service.get_or_raise(db_session=db, project_id=project_id)
-    return job_out(flows.start_retrain(db, enqueue_of(request), project, body))
-
-
-@router.post("/projects/{project_id}/jobs/retrain/estimate", response_model=RetrainEstimate)
-def estimate_retrain(project_id: Id, body: RetrainIn, db: DB, _: Viewer) -> RetrainEstimate:
-    """The phases a retrain with these settings will run and its expected duration, from the rates the
-    last retrain measured (nothing is started)."""
-    project = projects_service.get_or_raise(db_session=db, project_id=project_id)
-    return RetrainEstimate(**flows.estimate_retrain(db, project, body))
-
-
-@router.post("/projects/{project_id}/jobs/evaluate", status_code=202, response_model=JobOut)
-def start_evaluate(project_id: Id, body: EvaluateIn, request: Request, db: DB, _: Annotator) -> JobOut:
-    """Measure a version on eval sets (default: all of them); results land in the version's metrics."""
-    project = projects_service.get_or_raise(db_session=db, project_id=project_id)
-    return job_out(flows.start_evaluate(db, enqueue_of(request), project, body))
-
-
-@router.post("/projects/{project_id}/jobs/push", status_code=202, response_model=JobOut)
-def start_push(project_id: Id, body: PushIn, request: Request, db: DB, _: Admin) -> JobOut:
-    """Push a version to the Hugging Face Hub; the token is stored nowhere whole (xmd.jobs.secrets)."""
-    project = projects_service.get_or_raise(db_session=db, project_id=project_id)
-    return job_out(flows.start_push(db, enqueue_of(request), project, body))
-
-
-@router.get("/projects/{project_id}/jobs", response_model=Page[JobOut])
-def list_jobs(
-    project_id: Id,
-    request: Request,
-    db: DB,
-    _: Viewer,
-    status: JobStatus | None = None,
-    kind: JobKind | None = None,
-    offset: Offset = 0,
-    limit: Annotated[int, Query(ge=1, le=500)] = 50,
-) -> Page[JobOut]:
-    """The project's jobs, newest first."""
-    projects_service.get_or_raise(db_session=db, project_id=project_id)
-    return _page(request, db, {"project_id": project_id, "status": status, "kind": kind}, offset, limit)
 
 
 @router.get("/jobs", response_model=Page[JobOut])
@@ -119,16 +51,8 @@ def list_all_jobs(
 ) -> Page[JobOut]:
     """Every job, newest first, including those of no project (``prepare_demo``: ``xmd serve --demo``
     setting up the demo project, which the project list shows while it runs)."""
-    return _page(request, db, {"project_id": project_id, "status": status, "kind": kind}, offset, limit)
-
-
-def _page(request: Request, db: DB, args: dict[str, Any], offset: int, limit: int) -> Page[JobOut]:
-    """A page of jobs with their queue places (a queued job says whom it waits behind)."""
-    rows = service.list_jobs(db_session=db, offset=offset, limit=limit, **args)
-    total = service.count_jobs(db_session=db, **args)
-    queued = [j.id for j in rows if j.status is JobStatus.QUEUED]
-    places = service.queue_info(db_session=db, job_ids=queued, queue_of=queue_of(request)) if queued else {}
-    return Page[JobOut](**page([job_out(j, places.get(j.id)) for j in rows], total, offset, limit))
+    filters = {"project_id": project_id, "status": status, "kind": kind}
+    return flows.jobs_page(db, queue_of(request), filters, offset, limit)
 
 
 @router.get("/jobs/{job_id}", response_model=JobOut)

@@ -25,7 +25,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from xmd.core.types import XMDError
 from xmd.jobs import service as jobs_service
-from xmd.jobs.models import Job, JobKind, JobMetric
+from xmd.jobs.models import Job, JobMetric
 
 log = logging.getLogger(__name__)
 MAX_POINTS = 10_000
@@ -57,7 +57,7 @@ class JobWatch:
         *,
         interval: float = 0.5,
         per_user: int = 10,
-        queue_of: Callable[[JobKind], str] | None = None,
+        queue_of: Callable[[str], str] | None = None,
     ) -> None:
         self.factory, self.interval, self.per_user = factory, interval, per_user
         self.queue_of = queue_of

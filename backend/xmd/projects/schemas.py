@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
 from xmd.core.retrain import TrainConfig
-from xmd.jobs.schemas import settings_fields
+from xmd.http.fields import settings_fields
 from xmd.projects.models import Project
 
 BaseRecipe = create_model(

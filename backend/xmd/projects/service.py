@@ -166,7 +166,7 @@ def lock_when_idle(*, db_session: Session, project: Project, what: str) -> None:
     )
     if active:
         db_session.rollback()
-        listed = ", ".join(f"{j.kind.value} {j.id} ({j.status.value})" for j in active[:5])
+        listed = ", ".join(f"{j.kind} {j.id} ({j.status.value})" for j in active[:5])
         raise ConflictError(
             f"{what} cannot be deleted while {len(active)} job(s) of project {project.name!r} are unfinished: "
             f"{listed}; wait until they finish or cancel them (POST /api/jobs/{{id}}/cancel)"

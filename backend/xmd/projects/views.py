@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Annotated
 
-from fastapi import APIRouter, File, Form, Request, UploadFile
+from fastapi import APIRouter, File, Form, Query, Request, UploadFile
 from fastapi.concurrency import run_in_threadpool
 from pydantic import ValidationError
 
@@ -17,12 +17,36 @@ from xmd.http.deps import DB, Admin, Viewer, settings_of
 from xmd.http.pagination import Limit, Offset, Page, page_of
 from xmd.http.params import Id
 from xmd.http.uploads import remove, save_upload, temp_dir
+from xmd.jobs import flows as jobs_flows
 from xmd.jobs import service as jobs_service
+from xmd.jobs.models import JobStatus
+from xmd.jobs.queue import queue_for
+from xmd.jobs.schemas import JobKind, JobOut
 from xmd.projects import flows, paths, service
 from xmd.projects.schemas import BaseModelIn, ProjectCreate, ProjectOut, ProjectUpdate, project_out
 from xmd.versions import service as versions_service
 
 router = APIRouter(prefix="/api", tags=["projects"])
+job_router = APIRouter(prefix="/api", tags=["jobs"])
+"""A project's job list (listed with the other job routes, before ``xmd.jobs.views``)."""
+
+
+@job_router.get("/projects/{project_id}/jobs", response_model=Page[JobOut])
+def list_jobs(
+    project_id: Id,
+    request: Request,
+    db: DB,
+    _: Viewer,
+    status: JobStatus | None = None,
+    kind: JobKind | None = None,
+    offset: Offset = 0,
+    limit: Annotated[int, Query(ge=1, le=500)] = 50,
+) -> Page[JobOut]:
+    """The project's jobs, newest first."""
+    service.get_or_raise(db_session=db, project_id=project_id)
+    settings = settings_of(request)
+    filters = {"project_id": project_id, "status": status, "kind": kind}
+    return jobs_flows.jobs_page(db, lambda k: queue_for(settings, k), filters, offset, limit)
 
 
 @router.get("/projects", response_model=Page[ProjectOut])
@@ -199,7 +223,7 @@ def delete_project(project_id: Id, request: Request, db: DB, _: Admin) -> None:
     project = service.get_or_raise(db_session=db, project_id=project_id)
     active = jobs_service.active_jobs(db_session=db, project_id=project_id)
     if active:
-        listed = ", ".join(f"{j.kind.value} {j.id} ({j.status.value})" for j in active[:5])
+        listed = ", ".join(f"{j.kind} {j.id} ({j.status.value})" for j in active[:5])
         raise ConflictError(
             f"project {project.name!r} has {len(active)} unfinished job(s): {listed}; cancel them "
             "(POST /api/jobs/{id}/cancel) and wait until they stop, then delete the project"

@@ -1,50 +1,33 @@
-"""Job bodies that make or measure model versions: retrain with the project's feedback, and evaluate
-on eval sets. They orchestrate datasets, feedback and versions around the core's pipeline.
-
-Retraining registers the child version first (status ``training``, ``config["job_id"]`` naming this
-job) and lets ``pipeline.debug`` build the new directory in the version store's hidden scratch space;
-the store publishes it only when complete (a rename on a local folder, an upload whose manifest is
-written last to a bucket), and the parent's files are only read. The child becomes
-``ready`` only through a guarded update while the job still runs; anything else (error, cancel,
-killed worker, swept job) leaves it ``failed`` (:func:`xmd.versions.service.fail_orphans`).
+"""Measuring a model version: the evaluate job (metrics per eval set, merged into the version's metrics),
+started by :func:`start_evaluate`. A retrain, which makes versions, is :mod:`xmd.retrain`.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import json
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from sqlalchemy.orm import Session
 
-from xmd.core import options, pipeline
 from xmd.core.cache import process_cache
 from xmd.core.evaluate import evaluate_sets
-from xmd.core.feedback import FeedbackSet
-from xmd.core.retrain import ControlOptions, count_steps, ERConfig, RetrainConfig, StepInfo, TrainConfig
-from xmd.core.types import DataError, Example
+from xmd.core.types import DataError
 from xmd.datasets import service as datasets
 from xmd.datasets.models import Dataset, DatasetRole
-from xmd.feedback import service as feedback_store
-from xmd.jobs import flows as job_flows
+from xmd.jobs import kinds, queue
 from xmd.jobs import phases as job_phases
-from xmd.jobs import queue
 from xmd.jobs import service as jobs_store
 from xmd.jobs.context import JobContext
-from xmd.jobs.models import JobKind
-from xmd.jobs.queue import QueueUnavailableError
-from xmd.jobs.schemas import ExplainIn
+from xmd.jobs.flows import start
+from xmd.jobs.models import Job
 from xmd.projects import service as projects
 from xmd.projects.models import Project
 from xmd.versions import service as versions
-from xmd.versions.controls import retrain_with_controls
-from xmd.versions.models import ModelStatus, ModelVersion
+from xmd.versions.schemas import EvaluateIn
 
-TRAIN_SHARE = (5.0, 90.0)
-"""Progress range of the training steps when no rate is measured yet (no ETA); with one, the phases'
-measured rates give the progress (:mod:`xmd.jobs.phases`)."""
+EVALUATE = "evaluate"
+"""The job kind that measures a version on eval sets (registered below)."""
+NO_EVAL = "the project has no eval dataset; upload one with role=eval first"
 
 
 def _datasets(db: Session, project: Project, ids: Sequence[int] | None, role: DatasetRole) -> list[Dataset]:
@@ -53,203 +36,14 @@ def _datasets(db: Session, project: Project, ids: Sequence[int] | None, role: Da
     return datasets.resolve_ids(db_session=db, project=project, ids=list(ids) if ids else None, role=role)
 
 
-def training_data(db: Session, project: Project, sets: Sequence[Dataset]) -> tuple[list[Example], FeedbackSet]:
-    """Examples of the train sets and the project's feedback on them, as the core takes them.
-
-    Example ids are unique only within a dataset, so with several train sets each id is prefixed by
-    its dataset id, in the examples and in the instance feedback alike. Task feedback is project-wide
-    and taken once.
-    """
-    examples: list[Example] = []
-    merged = FeedbackSet()
-    prefix = len(sets) > 1
-    for ds in sets:
-        tag = f"{ds.id}:" if prefix else ""
-        for ex in datasets.core_examples(db_session=db, dataset=ds):
-            examples.append(dataclasses.replace(ex, id=tag + ex.id))
-        fb = feedback_store.to_feedback_set(db_session=db, project=project, dataset_id=ds.id)
-        merged.instance += [dataclasses.replace(f, example_id=tag + f.example_id) for f in fb.instance]
-        merged.words.update({(tag + eid, i): w for (eid, i), w in fb.words.items()})
-        if not merged.task:
-            merged.task = list(fb.task)
-    return examples, merged
-
-
-def _configs(params: dict[str, Any]) -> tuple[TrainConfig, ERConfig, ControlOptions]:
-    """The retrain settings stored on the job (every field of the core's dataclasses; what a job row
-    leaves out keeps the core's default)."""
-    return options.build(RetrainConfig, params), options.build(ERConfig, params), options.build(ControlOptions, params)
-
-
-def _record_location(meta_file: Path, location: str) -> None:
-    """The core wrote the scratch folder it saved into as ``out_dir``; the version's metadata names
-    where it is stored instead."""
-    meta = json.loads(meta_file.read_text())
-    meta["out_dir"] = location
-    meta_file.write_text(json.dumps(meta, indent=2, default=str))
-
-
-def retrain_job(ctx: JobContext) -> dict[str, Any]:
-    """Body of ``xmd.retrain``: feedback → ``pipeline.debug`` → a new ready version with metrics."""
-    db, params = ctx.db, ctx.params
-    parent = versions.ready_or_raise(db_session=db, model_version_id=int(params["version_id"]))
-    project = projects.get_or_raise(db_session=db, project_id=parent.project_id)
-    train_config, er, chosen = _configs(params)
-    train_sets = _datasets(db, project, params.get("train_dataset_ids"), DatasetRole.TRAIN)
-    eval_sets = _datasets(db, project, params.get("eval_dataset_ids"), DatasetRole.EVAL)
-    if not train_sets:
-        raise DataError(f"project {project.name!r} has no training dataset to retrain on")
-    train, feedback = training_data(db, project, train_sets)
-    if not feedback.instance and not feedback.task:
-        raise DataError(f"project {project.name!r} has no feedback yet; mark words to remove or add first")
-    evals = {
-        ds.name: [dataclasses.replace(ex, split="eval") for ex in datasets.core_examples(db_session=db, dataset=ds)]
-        for ds in eval_sets
-    }
-    ctx.check_cancel()
-    if chosen.controls:
-        result = retrain_with_controls(ctx, parent, project, train_config, er, chosen, train, feedback, evals)
-    else:
-        result = _retrain(ctx, parent, project, train_config, er, train_sets, eval_sets, train, feedback, evals)
-    return {**result, "explain_jobs": explain_after(ctx, project, int(result["version_id"]), train_sets)}
-
-
-def explain_after(
-    ctx: JobContext,
-    project: Project,
-    version_id: int,
-    train_sets: Sequence[Dataset],
-    enqueue: queue.Enqueue | None = None,
-) -> list[dict]:
-    """Start explaining the training sets under the new version, as jobs of their own (visible, with
-    progress, cancellable), so the explanation screens, which default to the newest version, rank words
-    over the whole training set rather than the few examples explained on demand. A queue that refuses
-    leaves the job row failed with the reason; the retrain itself has succeeded either way. ``enqueue``:
-    how the jobs are sent (default: to this worker's broker)."""
-    send = enqueue or queue.sender(ctx.settings)
-    started: list[dict] = []
-    for ds in train_sets:
-        body = ExplainIn(dataset_id=ds.id, version_id=version_id)
-        try:
-            job = job_flows.start_explain(ctx.db, send, project, body)
-        except QueueUnavailableError as exc:
-            started.append({"dataset_id": ds.id, "job_id": None, "error": str(exc)})
-            continue
-        started.append({"dataset_id": ds.id, "job_id": job.id, "method": job.params["method"]})
-    return started
-
-
-def _retrain(
-    ctx: JobContext,
-    parent: ModelVersion,
-    project: Project,
-    train_config: TrainConfig,
-    er: ERConfig,
-    train_sets: Sequence[Dataset],
-    eval_sets: Sequence[Dataset],
-    train: list[Example],
-    feedback: FeedbackSet,
-    evals: dict[str, list[Example]],
-) -> dict[str, Any]:
-    """The retrain without controls: one new version trained from ``parent``."""
-    db, job = ctx.db, ctx.job
-    child = versions.create_child(
-        db_session=db,
-        parent=parent,
-        path=versions.version_dir(ctx.settings, project.id),
-        status=ModelStatus.TRAINING,
-        config={
-            "job_id": job.id,
-            "train": dataclasses.asdict(train_config),
-            "er": dataclasses.asdict(er),
-            "train_dataset_ids": [ds.id for ds in train_sets],
-            "eval_dataset_ids": [ds.id for ds in eval_sets],
-        },
-    )
-    predicts = job_phases.needs_predictions((t.scope for t in feedback.task), "all")
-    ctx.plan(
-        job_phases.retrain_plan(
-            parent=parent.version,
-            child=child.version,
-            eval_sizes={name: len(examples) for name, examples in evals.items()},
-            eval_cap=train_config.eval_max_examples,
-            total_steps=count_steps(len(train), train_config),
-            examples_per_step=train_config.batch_size * train_config.grad_accum,
-            n_share=len({f.example_id for f in feedback.instance}) if not feedback.task else len(train),
-            n_predict=len(train) if predicts else 0,
-        ),
-        prior=job_flows.retrain_prior(
-            db,
-            project,
-            parent,
-            [ds.id for ds in train_sets],
-            len(train),
-            [t.word for t in feedback.task],
-            er,
-            train_config.batch_size,
-            train_config.mixed_precision,
-            train_config.cuda_graphs,
-        )[0],
-    )
-    lo, hi = TRAIN_SHARE
-
-    def on_step(info: StepInfo) -> bool:
-        per_epoch = max(1.0, info.total_steps / train_config.epochs)
-        assert ctx.tracker is not None
-        ctx.tracker.update("train", info.step, info.total_steps)
-        cancel = ctx.progress(
-            None if ctx.tracker.eta() is not None else lo + (hi - lo) * info.progress,
-            step=info.step,
-            total_steps=info.total_steps,
-            epoch=info.step / per_epoch,
-            task_loss=info.task_loss,
-            er_loss=info.er_loss,
-            loss=info.loss,
-            lr=info.lr,
-        )
-        return not cancel
-
-    with versions.store_of(ctx.settings).build(versions.key_of(ctx.settings, child)) as out:
-        run = pipeline.debug(
-            versions.files_of(ctx.settings, parent),
-            train,
-            feedback,
-            out,
-            config=train_config,
-            er=er,
-            eval_sets=evals or None,
-            device=ctx.settings.device,
-            callback=on_step,
-            name=f"{project.name} v{child.version}",
-            on_phase=ctx.phase,
-        )
-        _record_location(out / "xmd.json", child.path)
-    ctx.end_phase("save")  # the version is stored (uploaded, with an object store)
-    snapshot = {
-        "feedback": feedback.to_dict(train),
-        "counts": feedback.counts(train),
-        "train_dataset_ids": [ds.id for ds in train_sets],
-    }
-    config = {
-        **child.config,
-        "metrics_before": run.metrics_before,
-        "shares_before": run.shares_before,
-        "shares_after": run.shares_after,
-        "history_seconds": run.history.seconds,
-        "bf16": run.history.bf16,  # whether mixed_precision took effect on the worker's device
-    }
-    versions.mark_ready(
-        db_session=db, model_version=child, metrics=run.metrics_after or {}, feedback_snapshot=snapshot, config=config
-    )
-    return {
-        "version_id": child.id,
-        "version": child.version,
-        "path": child.path,
-        "metrics_before": run.metrics_before,
-        "metrics_after": run.metrics_after,
-        "shares_before": run.shares_before,
-        "shares_after": run.shares_after,
-    }
+def start_evaluate(db: Session, enqueue: queue.Enqueue, project: Project, body: EvaluateIn) -> Job:
+    """Measure a ready version on eval sets (default: all of them)."""
+    mv = versions.resolve(db_session=db, project=project, version_id=body.version_id)
+    sets = datasets.resolve_ids(db_session=db, project=project, ids=body.dataset_ids, role=DatasetRole.EVAL)
+    evals = [ds.id for ds in sets]
+    if not evals:
+        raise DataError(NO_EVAL)
+    return start(db, enqueue, project, EVALUATE, {"version_id": mv.id, "dataset_ids": evals})
 
 
 def evaluate_job(ctx: JobContext) -> dict[str, Any]:
@@ -265,7 +59,7 @@ def evaluate_job(ctx: JobContext) -> dict[str, Any]:
         job_phases.Phase(f"measure:{ds.name}", f"measuring v{version.version} on {ds.name}", ds.n_examples)
         for ds in sets
     ]
-    ctx.plan(plan, prior=job_phases.rates(jobs_store.last_phases(db_session=db, kind=JobKind.EVALUATE)))
+    ctx.plan(plan, prior=job_phases.rates(jobs_store.last_phases(db_session=db, kind=EVALUATE)))
     models = process_cache(ctx.settings.device, versions.locator(ctx.settings))
     with models.use(version.path, list(project.labels)) as loaded:
         for i, ds in enumerate(sets):
@@ -284,3 +78,6 @@ def evaluate_job(ctx: JobContext) -> dict[str, Any]:
             ctx.progress(step=i + 1, total_steps=len(sets))
     versions.merge_metrics(db_session=db, model_version=version, metrics=metrics)
     return {"metrics": metrics}
+
+
+kinds.register(EVALUATE, evaluate_job)

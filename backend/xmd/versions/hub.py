@@ -25,15 +25,22 @@ from sqlalchemy.orm import Session
 
 from xmd.core.modelcard import CARD_PLACEHOLDER, render_base_card, render_model_card
 from xmd.core.types import XMDError
+from xmd.jobs import kinds
 from xmd.jobs import service as jobs_store
 from xmd.jobs.context import JobCancelled, JobContext
+from xmd.jobs.flows import start
+from xmd.jobs.models import Job
+from xmd.jobs.queue import Enqueue
 from xmd.projects import service as projects
 from xmd.projects.models import Project
 from xmd.storage import StorageError
 from xmd.versions import service as models
 from xmd.versions.models import ModelKind, ModelStatus, ModelVersion
+from xmd.versions.schemas import PushIn
 
 T = TypeVar("T")
+PUSH = "push"
+"""The job kind that pushes a version to the Hub (registered below)."""
 
 
 class HubError(XMDError):
@@ -137,6 +144,15 @@ def _upload(api: Any, repo_id: str, operations: list[Any], message: str, descrip
     return upload
 
 
+def start_push(db: Session, enqueue: Enqueue, project: Project, body: PushIn) -> Job:
+    """Push a ready version to the Hub; the token is split between the message and a row the worker
+    deletes on reading it (:mod:`xmd.jobs.secrets`): neither the job row nor the broker holds it."""
+    mv = models.resolve(db_session=db, project=project, version_id=body.version_id)
+    secrets = {"hf_token": body.token.get_secret_value()} if body.token is not None else None
+    params = {"version_id": mv.id, "repo_id": body.repo_id, "private": body.private}
+    return start(db, enqueue, project, PUSH, params, secrets)
+
+
 def push_job(ctx: JobContext) -> dict[str, Any]:
     """Body of ``xmd.push``: create the repo if needed, upload the version's folder in one commit."""
     from huggingface_hub import CommitOperationAdd, HfApi
@@ -179,3 +195,6 @@ def push_job(ctx: JobContext) -> dict[str, Any]:
     except OSError as exc:  # connection refused, DNS, TLS: the endpoint is unreachable
         raise HubError(f"could not reach the Hub at {endpoint}: {exc}") from None
     return {"repo_id": repo_url.repo_id, "url": str(repo_url), "commit": info.oid}
+
+
+kinds.register(PUSH, push_job, secrets=True)

@@ -5,11 +5,28 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SecretStr
 
 from xmd.explanations.schemas import ExplanationOut
 from xmd.http.pagination import Page
+from xmd.http.params import BodyId
 from xmd.versions.models import ModelKind, ModelStatus, ModelVersion
+
+REPO_ID = r"^[A-Za-z0-9][A-Za-z0-9_.-]*(/[A-Za-z0-9][A-Za-z0-9_.-]*)?$"
+
+
+class EvaluateIn(BaseModel):
+    version_id: BodyId
+    dataset_ids: list[BodyId] | None = Field(default=None, description="default: every eval dataset")
+
+
+class PushIn(BaseModel):
+    version_id: BodyId
+    repo_id: str = Field(min_length=1, max_length=96, pattern=REPO_ID)
+    private: bool = True
+    token: SecretStr | None = Field(
+        default=None, description="a Hugging Face write token; used for this push only, never stored"
+    )
 
 
 class VersionOut(BaseModel):

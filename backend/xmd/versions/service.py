@@ -19,8 +19,9 @@ from xmd.config import Settings
 from xmd.core.types import DataError
 from xmd.db.engine import lock_row
 from xmd.db.errors import ConflictError, NotFoundError, found
+from xmd.jobs import kinds
 from xmd.jobs import service as jobs_service
-from xmd.jobs.models import Job, JobKind, JobStatus
+from xmd.jobs.models import Job, JobStatus
 from xmd.projects.models import Project
 from xmd.storage import StorageError, VersionStore, shared_store
 from xmd.versions.models import ModelKind, ModelStatus, ModelVersion
@@ -385,12 +386,15 @@ def fail_orphans(*, db_session: Session, job_id: str | None = None) -> list[int]
 
 def retrain_result(*, db_session: Session, mv: ModelVersion) -> dict[str, Any] | None:
     """The result of the retrain job that produced ``mv`` (metrics before/after, shares of the
-    corrected words before/after), if one did."""
-    if mv.kind is not ModelKind.DEBUGGED:
+    corrected words before/after), if one did: the job its ``config["job_id"]`` names."""
+    owner = (mv.config or {}).get("job_id")
+    if mv.kind is not ModelKind.DEBUGGED or not owner:
         return None
-    for job in jobs_service.list_jobs(
-        db_session=db_session, project_id=mv.project_id, kind=JobKind.RETRAIN, status=JobStatus.SUCCEEDED, limit=500
-    ):
-        if job.result and job.result.get("version_id") == mv.id:
-            return job.result
-    return None
+    job = jobs_service.get(db_session=db_session, job_id=str(owner))
+    if job is None or job.status is not JobStatus.SUCCEEDED or not job.result:
+        return None
+    return job.result if job.result.get("version_id") == mv.id else None
+
+
+kinds.on_cleanup("versions", lambda db, job_id: fail_orphans(db_session=db, job_id=job_id))
+"""A job that fails, is cancelled or is swept leaves the versions it was building ``failed``."""

@@ -24,20 +24,47 @@ from xmd.db.errors import NotFoundError
 from xmd.explanations.flows import explanation_for, marks_for
 from xmd.explanations.schemas import explanation_out
 from xmd.http import links
-from xmd.http.deps import DB, Viewer, bearer, link_or_token_user, models_of, settings_of
+from xmd.http.deps import DB, Admin, Annotator, Viewer, bearer, enqueue_of, link_or_token_user, models_of, settings_of
 from xmd.http.pagination import Limit, Offset, Page, page_of
 from xmd.http.params import Id, OptId, QueryId
 from xmd.http.tempfiles import owner_prefix
+from xmd.jobs.schemas import JobOut, job_out
 from xmd.projects import service as projects_service
 from xmd.projects.models import Project
 from xmd.users import service as users_service
 from xmd.users.models import User
+from xmd.versions import flows, hub, service
 from xmd.versions import picks as picks_store
-from xmd.versions import service
 from xmd.versions.models import ModelVersion
-from xmd.versions.schemas import CompareOut, DownloadLinkOut, EvalSetOut, PickOut, PicksPage, VersionOut, version_out
+from xmd.versions.schemas import (
+    CompareOut,
+    DownloadLinkOut,
+    EvalSetOut,
+    EvaluateIn,
+    PickOut,
+    PicksPage,
+    PushIn,
+    VersionOut,
+    version_out,
+)
 
 router = APIRouter(prefix="/api", tags=["model versions"])
+job_router = APIRouter(prefix="/api", tags=["jobs"])
+"""Starting an evaluate or push job (listed with the other job routes, before ``xmd.jobs.views``)."""
+
+
+@job_router.post("/projects/{project_id}/jobs/evaluate", status_code=202, response_model=JobOut)
+def start_evaluate(project_id: Id, body: EvaluateIn, request: Request, db: DB, _: Annotator) -> JobOut:
+    """Measure a version on eval sets (default: all of them); results land in the version's metrics."""
+    project = projects_service.get_or_raise(db_session=db, project_id=project_id)
+    return job_out(flows.start_evaluate(db, enqueue_of(request), project, body))
+
+
+@job_router.post("/projects/{project_id}/jobs/push", status_code=202, response_model=JobOut)
+def start_push(project_id: Id, body: PushIn, request: Request, db: DB, _: Admin) -> JobOut:
+    """Push a version to the Hugging Face Hub; the token is stored nowhere whole (xmd.jobs.secrets)."""
+    project = projects_service.get_or_raise(db_session=db, project_id=project_id)
+    return job_out(hub.start_push(db, enqueue_of(request), project, body))
 
 
 def _version(db: Session, version_id: int) -> ModelVersion:
