@@ -47,13 +47,13 @@ from xmd.jobs.queue import Enqueue, queue_for, sender
 from xmd.jobs.views import router as jobs_router
 from xmd.jobs.watch import JobWatch
 from xmd.projects.views import job_router as project_jobs_router
-from xmd.projects.views import router as projects_router
 from xmd.retrain.views import router as retrain_router
 from xmd.users.models import User
 from xmd.users.views import router as users_router
 from xmd.versions import service as versions_service
 from xmd.versions.views import job_router as version_jobs_router
 from xmd.versions.views import router as versions_router
+from xmd.workspace.views import router as projects_router
 
 ROUTERS = (
     users_router,

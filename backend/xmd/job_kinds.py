@@ -18,7 +18,7 @@ MODULES = (
     "xmd.retrain.calibration",  # (the retrain's calibration inside the explain job)
     "xmd.versions.flows",  # evaluate
     "xmd.versions.hub",  # push
-    "xmd.demo.flows",  # prepare_demo
+    "xmd.workspace.demo",  # prepare_demo
     "xmd.feedback.flows",  # import
 )
 for _module in MODULES:

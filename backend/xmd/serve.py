@@ -6,7 +6,7 @@ newcomer lands in the UI with something to debug.
 The UI answers at once: the demo's set-up (minutes of fine-tuning on a first start) runs as a
 ``prepare_demo`` job on the embedded worker, which the project list shows with its phase, steps and ETA,
 and the terminal summarises in a line now and then. A server stopped half-way marks the job failed;
-the next start resumes from what was finished (:func:`xmd.demo.flows.start_demo`).
+the next start resumes from what was finished (:func:`xmd.workspace.demo.start_demo`).
 
 Two embedded workers run: one for retrains, one for everything else (explain, evaluate, push), so a
 short job never waits behind a long retrain. They are supervised (one that dies is restarted with a
@@ -33,12 +33,12 @@ from sqlalchemy.orm import Session, sessionmaker
 from xmd.config import Settings
 from xmd.db.engine import database_url, make_engine, make_session_factory
 from xmd.db.migrate import upgrade
-from xmd.demo.flows import DEMO_PROJECT, prepare_demo, start_demo
 from xmd.files import secure_data_dir
 from xmd.jobs import flows as job_flows
 from xmd.jobs import service as jobs
 from xmd.jobs.models import Job, JobStatus
 from xmd.jobs.queue import sender
+from xmd.workspace.demo import DEMO_PROJECT, prepare_demo, start_demo
 
 __all__ = ["DEMO_PROJECT", "ensure_admin", "prepare_demo", "serve"]
 

@@ -16,12 +16,12 @@ from apihelpers import Api
 from xmd.core.demo import make_demo_dataset
 from xmd.datasets import service as datasets
 from xmd.db.base import utcnow
-from xmd.demo import flows
 from xmd.jobs import service as jobs
 from xmd.jobs.models import Job, JobStatus
-from xmd.projects import flows as projects_flows
 from xmd.projects import service
 from xmd.versions import service as versions
+from xmd.workspace import demo as flows
+from xmd.workspace import flows as projects_flows
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 

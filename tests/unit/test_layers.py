@@ -13,7 +13,17 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-UPPER = {"schemas": 4, "flows": 4, "hub": 4, "runner": 4, "controls": 4, "estimate": 4, "calibration": 4, "views": 5}
+UPPER = {
+    "schemas": 4,
+    "flows": 4,
+    "hub": 4,
+    "runner": 4,
+    "controls": 4,
+    "estimate": 4,
+    "calibration": 4,
+    "demo": 4,
+    "views": 5,
+}
 TOP = ("app", "serve", "cli", "tables")
 """Composition roots and entry points: the router list, the table list, the commands."""
 FRONT = ("job_kinds",)

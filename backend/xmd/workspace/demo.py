@@ -24,11 +24,11 @@ from xmd.jobs import service as jobs
 from xmd.jobs.context import JobContext
 from xmd.jobs.models import Job
 from xmd.jobs.queue import Enqueue
-from xmd.projects import flows as projects_flows
 from xmd.projects import service as projects
 from xmd.projects.models import Project
 from xmd.users import models as _users  # noqa: F401 - a project's created_by refers to users: a worker making the demo project needs the table
 from xmd.versions import service as versions_service
+from xmd.workspace import flows as projects_flows
 
 PREPARE_DEMO = "prepare_demo"
 """The job kind that sets the demo project up: a job of no project, shown on the project list."""
