@@ -106,10 +106,12 @@ def evaluate_sets(
     max_length: int = 256,
     progress: bool = False,
     on_batch: Callable[[str], Progress] | None = None,
+    predictions: dict[str, np.ndarray] | None = None,
 ) -> dict[str, dict]:
     """Accuracy, macro-F1 and per-class F1 of the model on each named set.
 
     ``on_batch(name)`` gives the progress hook of set ``name`` (it may stop the evaluation).
+    ``predictions``, when given, receives each set's predicted classes (a paired comparison needs them).
 
     Returns ``{set: {"n", "accuracy", "macro_f1", "per_class_f1": {label_name: f1 | None}}}``. The
     prediction is the argmax of :func:`predict_proba` (first class on ties, like
@@ -129,6 +131,8 @@ def evaluate_sets(
             on_batch=on_batch(name) if on_batch is not None else None,
         )
         y_pred = probs.argmax(axis=1)
+        if predictions is not None:
+            predictions[name] = y_pred
         y_true = np.array([int(ex.label) for ex in examples], dtype=np.int64)
         f1s = per_class_f1(y_true, y_pred, k)
         out[name] = {

@@ -9,6 +9,8 @@ from __future__ import annotations
 from pathlib import PurePath
 from typing import Any
 
+from xmd.core.vs_parent import sentences
+
 CARD_PLACEHOLDER = "<this repo or directory>"
 """Where the loading snippet names the model; a push replaces it with the repo id."""
 
@@ -46,6 +48,39 @@ def _metrics_table(before: dict | None, after: dict | None) -> list[str]:
             f"| {_fmt(b.get('macro_f1'))} | {_fmt(a.get('macro_f1'))} |"
         )
     return rows
+
+
+def _pt(x: Any) -> str:
+    return "–" if x is None else f"{x * 100:+.1f}"
+
+
+def _vs_parent_lines(vs: dict[str, Any] | None) -> list[str]:
+    """The version against its parent on the same examples (:mod:`xmd.core.vs_parent`): per eval set
+    and metric, both values, the change in points with its paired bootstrap 95% interval, the verdict."""
+    if not vs or not vs.get("sets"):
+        return []
+    parent = (vs.get("names") or ["the parent"])[0]
+    pos = vs.get("positive") or {}
+    lines = [
+        "",
+        f"## Against the parent model ({parent})",
+        "",
+        "Same examples for both; change in points with its paired bootstrap 95% interval. `fpr_words`: how often "
+        f"examples that are not `{pos.get('label', '–')}` but contain the corrected words "
+        f"({', '.join(f'`{w}`' for w in (vs.get('words') or [])[:10]) or 'none'}) are flagged "
+        f"`{pos.get('label', '–')}`; `fpr_other`: the same on the other examples.",
+        "",
+        "| eval set | metric | parent | this model | change (pt) | 95% interval (pt) | verdict |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for name, s in vs["sets"].items():
+        for metric, r in (s.get("metrics") or {}).items():
+            lines.append(
+                f"| {name} | {metric} | {_fmt(r.get('parent'))} | {_fmt(r.get('new'))} | {_pt(r.get('diff'))} "
+                f"| {_pt(r.get('ci_low'))} to {_pt(r.get('ci_high'))} | {r.get('verdict', '–').replace('_', ' ')} |"
+            )
+    lines += [""] + [f"- {t[:1].upper() + t[1:]}" for t in sentences(vs, names=[parent, "this model"])]
+    return lines
 
 
 def _word_count(entry: Any) -> str:
@@ -157,6 +192,7 @@ def render_model_card(meta: dict[str, Any]) -> str:
         "## Evaluation (before → after)",
         "",
         *_metrics_table(meta.get("metrics_before"), meta.get("metrics_after")),
+        *_vs_parent_lines(meta.get("vs_parent")),
     ]
     lines += _comparison_lines(meta.get("comparison"))
     sb, sa = meta.get("shares_before"), meta.get("shares_after")

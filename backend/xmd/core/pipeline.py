@@ -63,12 +63,14 @@ def measure_sets(
     config: TrainConfig,
     on_phase: PhaseHook | None,
     phase: str,
+    predictions: dict | None = None,
 ) -> dict | None:
-    """Metrics of every (capped) eval set, each saying how many of how many examples it measured."""
+    """Metrics of every (capped) eval set, each saying how many of how many examples it measured
+    (``predictions`` receives each set's predicted classes)."""
     if not sets:
         return None
     hook = (lambda name: on_phase(f"{phase}:{name}")) if on_phase is not None else None
-    metrics = evaluate_sets(loaded, sets, max_length=config.max_length, on_batch=hook)
+    metrics = evaluate_sets(loaded, sets, max_length=config.max_length, on_batch=hook, predictions=predictions)
     for name, m in metrics.items():
         m.update(n_total=totals[name], capped=totals[name] > m["n"], cap=config.eval_max_examples)
     return metrics
@@ -248,6 +250,8 @@ def debug(
     max_share_examples: int = EFFECT_MAX_EXAMPLES,
     name: str | None = None,
     on_phase: PhaseHook | None = None,
+    names: tuple[str, str] = ("the parent", "the new version"),
+    holdout: dict[str, Any] | None = None,
 ) -> RunResult:
     """Retrain the user's fine-tuned model at ``model_dir`` with ``L_task + λ·L_ER``.
 
@@ -258,9 +262,12 @@ def debug(
     still uses a word. The shares are means over at most ``max_share_examples`` examples with
     feedback (the cap and each mean's ``n`` are recorded), since occlusion costs one forward pass per word.
     ``on_phase`` hears the progress of each phase outside training and may stop the run; eval sets are
-    cut to ``config.eval_max_examples`` (:func:`cap_sets`).
+    cut to ``config.eval_max_examples`` (:func:`cap_sets`). ``meta["vs_parent"]`` holds the new version
+    against the parent on the same examples (:func:`xmd.core.vs_parent.compare_sets`; ``names`` are
+    the two versions as its sentences call them, ``holdout`` describes a held-out eval set).
     """
     from xmd.core.effect import feedback_shares
+    from xmd.core.vs_parent import compare_sets
 
     config = config or TrainConfig()
     er = er or ERConfig()
@@ -285,13 +292,21 @@ def debug(
             }
 
         sets, totals = cap_sets(dict(eval_sets or {}), config.eval_max_examples, config.seed)
-        before = measure_sets(loaded, sets, totals, config, on_phase, "measure_before")
+        preds_before: dict = {}
+        preds_after: dict = {}
+        before = measure_sets(loaded, sets, totals, config, on_phase, "measure_before", preds_before)
         shares_before = measure("shares_before")
         if on_phase is not None:  # training starts now (``callback`` first hears of it after one step)
             tick(on_phase("train"), 0, count_steps(len(train), config))
         history = train_loop(loaded, train, config, er=er, targets=targets, callback=callback, progress=progress)
-        after = measure_sets(loaded, sets, totals, config, on_phase, "measure_after")
+        after = measure_sets(loaded, sets, totals, config, on_phase, "measure_after", preds_after)
         shares_after = measure("shares_after")
+        vs = None
+        if sets:
+            vs = compare_sets(
+                sets, preds_before, preds_after, loaded.labels, feedback=feedback, reference=train, names=names,
+                holdout=holdout,
+            )  # fmt: skip
         result = RunResult(
             out_dir=out,
             kind="debug",
@@ -312,6 +327,7 @@ def debug(
                 n_feedback_positions=sum(len(v) for v in targets.values()),
                 n_feedback_examples=len(targets),
                 effect_measurement={"methods": list(share_methods), "max_examples": max_share_examples},
+                vs_parent=vs,
             ),
         )
         if on_phase is not None:
