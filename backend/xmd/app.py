@@ -47,10 +47,12 @@ from xmd.jobs.queue import Enqueue, queue_for, sender
 from xmd.jobs.views import router as jobs_router
 from xmd.jobs.watch import JobWatch
 from xmd.projects.views import job_router as project_jobs_router
+from xmd.retrain.views import compare_router
 from xmd.retrain.views import router as retrain_router
 from xmd.users.models import User
 from xmd.users.views import router as users_router
 from xmd.versions import service as versions_service
+from xmd.versions.views import files_router as version_files_router
 from xmd.versions.views import job_router as version_jobs_router
 from xmd.versions.views import router as versions_router
 from xmd.workspace.views import router as projects_router
@@ -67,6 +69,8 @@ ROUTERS = (
     project_jobs_router,
     jobs_router,
     versions_router,
+    compare_router,
+    version_files_router,
 )
 """Each domain's routes; the job routes in the order the API has always listed them (starting each kind,
 a project's jobs, then ``/jobs``)."""

@@ -15,7 +15,7 @@ from xmd.core.types import Explanation as CoreExplanation
 from xmd.core.words import split_words, word_key
 from xmd.datasets.models import Example
 from xmd.explanations import service as explanations_service
-from xmd.versions import picks as picks_store
+from xmd.retrain import picks as picks_store
 from xmd.versions import service as versions_service
 
 SHORTCUT = "spielberg"

@@ -1,15 +1,18 @@
 """A retrain as the API takes it (``RetrainIn``: what it starts from, and every field of the core's retrain
-settings, :mod:`xmd.core.options`) and the estimate it answers before it starts."""
+settings, :mod:`xmd.core.options`), the estimate it answers before it starts, and two versions compared (its result)."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from xmd.core.retrain import RETRAIN_SETTINGS
+from xmd.explanations.schemas import ExplanationOut
 from xmd.http.fields import settings_fields
+from xmd.http.pagination import Page
 from xmd.http.params import BodyId
+from xmd.versions.schemas import VersionOut
 
 
 class _RetrainTargets(BaseModel):
@@ -55,3 +58,47 @@ class RetrainEstimate(BaseModel):
         description="with cuda_graphs: whether the project's calibration timed graphed training steps, which price "
         "the training here; false: priced on eager steps (a GPU's graphed retrain then takes less)",
     )
+
+
+class EvalSetOut(BaseModel):
+    """What an eval set holds, to read its metrics right (a one-class set caps macro-F1)."""
+
+    dataset_id: int
+    n_examples: int
+    classes: dict[str, int] = Field(description="gold examples per class name (classes with none left out)")
+
+
+class CompareOut(BaseModel):
+    a: VersionOut
+    b: VersionOut
+    metrics: dict[str, Any]
+    shares: dict[str, Any] | None
+    example: dict[str, ExplanationOut] | None = None
+    sets: dict[str, EvalSetOut] = Field(default_factory=dict, description="the eval sets of ``metrics``, by name")
+
+
+class PickOut(BaseModel):
+    """An example the side-by-side picker offers, with the id users see (``ext_id``) and why."""
+
+    id: int = Field(description="database id (what ``compare?example_id=`` takes)")
+    ext_id: str = Field(description="the example's id in its file: the id every screen shows")
+    dataset: str
+    snippet: str = Field(description="the text's first 200 characters")
+    label: int | None
+    change: float | None = Field(
+        description="largest change of one class's probability from a to b (null: not both explained)"
+    )
+    pred_a: int | None
+    pred_b: int | None
+    words: list[str] = Field(default_factory=list, description="task-level feedback words it contains")
+
+
+class PicksPage(Page[PickOut]):
+    group: str
+    method: str
+    words: list[str] = Field(default_factory=list, description="the task-level feedback words (group task_words)")
+    scanned: int | None = Field(
+        default=None, description="rows read: candidate texts (task_words) or explanation pairs (changed)"
+    )
+    capped: bool = Field(default=False, description="more rows exist than were read: the total is a lower bound")
+    note: str | None = Field(default=None, description="why the group is empty, when it is")

@@ -7,48 +7,38 @@ import tempfile
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated
 
-from fastapi import APIRouter, BackgroundTasks, Depends, Query, Request
+from fastapi import APIRouter, BackgroundTasks, Depends, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import FileResponse
 from fastapi.security import HTTPAuthorizationCredentials
 from sqlalchemy.orm import Session
 
 from xmd.config import Settings
-from xmd.core.evaluate import compare_metrics
 from xmd.core.types import DataError
-from xmd.datasets import service as datasets_service
-from xmd.datasets.models import DatasetRole
-from xmd.db.errors import NotFoundError
-from xmd.explanations.flows import explanation_for, marks_for
-from xmd.explanations.schemas import explanation_out
 from xmd.http import links
-from xmd.http.deps import DB, Admin, Annotator, Viewer, bearer, enqueue_of, link_or_token_user, models_of, settings_of
+from xmd.http.deps import DB, Admin, Annotator, Viewer, bearer, enqueue_of, link_or_token_user, settings_of
 from xmd.http.pagination import Limit, Offset, Page, page_of
-from xmd.http.params import Id, OptId, QueryId
+from xmd.http.params import Id
 from xmd.http.tempfiles import owner_prefix
 from xmd.jobs.schemas import JobOut, job_out
 from xmd.projects import service as projects_service
-from xmd.projects.models import Project
 from xmd.users import service as users_service
 from xmd.users.models import User
 from xmd.versions import flows, hub, service
-from xmd.versions import picks as picks_store
 from xmd.versions.models import ModelVersion
 from xmd.versions.schemas import (
-    CompareOut,
     DownloadLinkOut,
-    EvalSetOut,
     EvaluateIn,
-    PickOut,
-    PicksPage,
     PushIn,
     VersionOut,
     version_out,
 )
 
 router = APIRouter(prefix="/api", tags=["model versions"])
+files_router = APIRouter(prefix="/api", tags=["model versions"])
+"""A version's files (download link, download): listed after the comparison routes (:mod:`xmd.retrain.views`)."""
 job_router = APIRouter(prefix="/api", tags=["jobs"])
 """Starting an evaluate or push job (listed with the other job routes, before ``xmd.jobs.views``)."""
 
@@ -87,115 +77,6 @@ def get_version(version_id: Id, db: DB, _: Viewer) -> VersionOut:
     return version_out(mv, service.retrain_result(db_session=db, mv=mv))
 
 
-@router.get("/projects/{project_id}/compare", response_model=CompareOut)
-def compare(
-    project_id: Id,
-    a: QueryId,
-    b: QueryId,
-    request: Request,
-    db: DB,
-    _: Viewer,
-    example_id: OptId = None,
-    method: str | None = None,
-) -> CompareOut:
-    """Metrics per eval set of two versions side by side (with deltas), the corrected words' share
-    before/after, and, for ``example_id``, the example's explanation under both versions."""
-    project = projects_service.get_or_raise(db_session=db, project_id=project_id)
-    va = service.resolve(db_session=db, project=project, version_id=a)
-    vb = service.resolve(db_session=db, project=project, version_id=b)
-    ra = version_out(va, service.retrain_result(db_session=db, mv=va))
-    rb = version_out(vb, service.retrain_result(db_session=db, mv=vb))
-    metrics_a = dict(va.metrics)
-    metrics_b = dict(vb.metrics)
-    if rb.retrain and rb.retrain.get("metrics_before") and vb.parent_id == va.id and not metrics_a:
-        metrics_a = rb.retrain["metrics_before"]
-    shares = None
-    if rb.retrain:
-        shares = {"before": rb.retrain.get("shares_before"), "after": rb.retrain.get("shares_after")}
-    example = None
-    if example_id is not None:
-        ex = datasets_service.get_example_or_raise(db_session=db, example_id=example_id)
-        if ex.project_id != project.id:
-            raise NotFoundError(f"example {example_id} not found in project {project.name!r}")
-        m = projects_service.method_for(project, method)
-        models = models_of(request)
-        example = {}
-        for side, mv in (("a", va), ("b", vb)):
-            exp = explanation_for(db, models, project, mv, ex, m)
-            marks = marks_for(db, project, ex, exp.words, exp.prediction)
-            example[side] = explanation_out(exp, ex.text, project, mv, ex, marks)
-    metrics = compare_metrics(metrics_a, metrics_b)
-    out = CompareOut(a=ra, b=rb, metrics=metrics, shares=shares, example=example, sets=_eval_sets(db, project, metrics))
-    return out
-
-
-def _eval_sets(db: Session, project: Project, metrics: dict[str, object]) -> dict[str, EvalSetOut]:
-    """The project's eval sets that the metrics name, with their gold classes (so a one-class set,
-    whose macro-F1 cannot pass 50 % while any other class is predicted, can say so)."""
-    out = {}
-    for ds in datasets_service.list_datasets(db_session=db, project_id=project.id, role=DatasetRole.EVAL):
-        if ds.name not in metrics:
-            continue
-        counts = datasets_service.label_counts(db_session=db, dataset_id=ds.id)
-        labels = list(project.labels)
-        classes = {labels[k] if 0 <= k < len(labels) else str(k): n for k, n in counts.items() if k is not None}
-        out[ds.name] = EvalSetOut(dataset_id=ds.id, n_examples=ds.n_examples, classes=classes)
-    return out
-
-
-@router.get("/projects/{project_id}/compare/examples", response_model=PicksPage)
-def compare_examples(
-    project_id: Id,
-    a: QueryId,
-    b: QueryId,
-    db: DB,
-    _: Viewer,
-    group: Literal["feedback", "task_words", "changed"] = "feedback",
-    method: str | None = None,
-    offset: Annotated[int, Query(ge=0, le=picks_store.MAX_PICKS)] = 0,
-    limit: Annotated[int, Query(ge=1, le=100)] = 20,
-) -> PicksPage:
-    """Examples worth showing under versions ``a`` and ``b`` side by side, one group a page:
-    ``feedback`` (per-example feedback), ``task_words`` (they contain a task-level feedback word),
-    ``changed`` (the largest change of the predicted probabilities, among at most 20,000 examples both
-    versions explained). ``offset + limit`` is at most 500."""
-    project = projects_service.get_or_raise(db_session=db, project_id=project_id)
-    va = service.resolve(db_session=db, project=project, version_id=a)
-    vb = service.resolve(db_session=db, project=project, version_id=b)
-    if offset + limit > picks_store.MAX_PICKS:
-        raise DataError(f"offset + limit must be at most {picks_store.MAX_PICKS} (got {offset + limit})")
-    m = projects_service.method_for(project, method)
-    got = picks_store.picks(
-        db_session=db, project_id=project.id, a=va, b=vb, method=m, group=group, offset=offset, limit=limit
-    )
-    items = [
-        PickOut(
-            id=p.example.id,
-            ext_id=p.example.ext_id,
-            dataset=p.dataset,
-            snippet=p.example.text[:200],
-            label=p.example.label,
-            change=p.change,
-            pred_a=p.pred_a,
-            pred_b=p.pred_b,
-            words=p.words,
-        )
-        for p in got.items
-    ]
-    return PicksPage(
-        items=items,
-        total=got.total,
-        offset=offset,
-        limit=limit,
-        group=group,
-        method=m,
-        words=got.words,
-        scanned=got.scanned,
-        capped=got.capped,
-        note=got.note,
-    )
-
-
 def _archive(settings: Settings, mv: ModelVersion, name: str) -> Path:
     """The version as a .tar.gz in a temporary file, streamed from the store (a bucket's objects go
     straight into the archive, not through the model cache)."""
@@ -210,7 +91,7 @@ def _archive(settings: Settings, mv: ModelVersion, name: str) -> Path:
     return Path(out)
 
 
-@router.post("/versions/{version_id}/download-link", response_model=DownloadLinkOut)
+@files_router.post("/versions/{version_id}/download-link", response_model=DownloadLinkOut)
 def download_link(
     version_id: Id,
     request: Request,
@@ -231,7 +112,7 @@ def download_link(
     )
 
 
-@router.get("/versions/{version_id}/download", response_class=FileResponse)
+@files_router.get("/versions/{version_id}/download", response_class=FileResponse)
 async def download(
     version_id: Id,
     request: Request,
