@@ -164,6 +164,31 @@ def compare_sets(
     return result
 
 
+def from_comparison(
+    comparison: Mapping[str, Any],
+    sets: Mapping[str, Sequence[Example]],
+    feedback: FeedbackSet,
+    *,
+    reference: Sequence[Example] = (),
+    names: tuple[str, str] = ("the parent", "the new version"),
+    holdout: Mapping[str, Any] | None = None,
+) -> dict[str, Any] | None:
+    """:func:`compare_sets` of the debug arm (every seed) against the parent, from the per-example
+    predictions a comparison with controls keeps (``Comparison.to_dict()``, :mod:`xmd.core.controls`);
+    the flagged class is the comparison's own. None without eval sets."""
+    cmp_sets = comparison.get("sets") or {}
+    parent = {n: s["predictions"]["parent"] for n, s in cmp_sets.items() if "debug" in s.get("predictions", {})}
+    if not parent:
+        return None
+    new = {n: np.asarray(cmp_sets[n]["predictions"]["debug"]) for n in parent}
+    bootstrap = (comparison.get("settings") or {}).get("bootstrap") or {}
+    return compare_sets(
+        {n: sets[n] for n in parent if n in sets}, parent, new, comparison["labels"], feedback=feedback,
+        reference=reference, positive=(comparison.get("positive") or {}).get("index"), names=names,
+        holdout=holdout, n_resamples=int(bootstrap.get("n_resamples", 1000)), seed=int(bootstrap.get("seed", 0)),
+    )  # fmt: skip
+
+
 def _pts(x: float) -> str:
     return f"{x * 100:+.1f}"
 

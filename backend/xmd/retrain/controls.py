@@ -24,8 +24,10 @@ from typing import Any
 from xmd.core.attribution import DEFAULT_METHOD
 from xmd.core.controls import ControlsConfig, base_recipe, run_comparison
 from xmd.core.feedback import FeedbackSet
+from xmd.core.modelcard import render_model_card
 from xmd.core.retrain import ControlOptions, ERConfig, StepInfo, TrainConfig
 from xmd.core.types import DataError, Example
+from xmd.core.vs_parent import from_comparison
 from xmd.jobs.context import JobContext
 from xmd.projects import paths
 from xmd.projects.models import Project
@@ -68,8 +70,10 @@ def retrain_with_controls(
     train: Sequence[Example],
     feedback: FeedbackSet,
     evals: dict[str, list[Example]],
+    holdout: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Train every arm × seed from ``parent`` as new versions and compare them (see module doc)."""
+    """Train every arm × seed from ``parent`` as new versions and compare them (see module doc); the
+    debug versions also record themselves against the parent (``vs_parent``, :mod:`xmd.core.vs_parent`)."""
     db = ctx.db
     record = base_model_of(project) if "deletion_base" in chosen.controls else None
     if "deletion_base" in chosen.controls and not record:
@@ -155,10 +159,16 @@ def retrain_with_controls(
             callback=on_step,
             on_run=on_run,
         )
+        vs = from_comparison(
+            cmp.to_dict(), evals, feedback, reference=train, names=(f"v{parent.version}", f"v{first}"), holdout=holdout
+        )
         for run in cmp.runs:  # store each run as its version (a skipped arm has no run and stays unmade)
             key, run_dir = (run["arm"], run["seed"]), Path(run["out_dir"])
             meta = json.loads((run_dir / "xmd.json").read_text())
             meta["out_dir"] = made[key].path  # where it is stored, not the scratch folder
+            if run["arm"] == "debug" and vs:
+                meta["vs_parent"] = vs
+                (run_dir / "README.md").write_text(render_model_card(meta))
             (run_dir / "xmd.json").write_text(json.dumps(meta, indent=2, default=str))
             if key == ("debug", seeds[0]):  # the full comparison travels with the first debug version
                 shutil.copy2(root / "runs" / "comparison.json", run_dir / "comparison.json")
@@ -178,6 +188,7 @@ def retrain_with_controls(
         config_out = {**mv.config, "metrics_before": meta.get("metrics_before"), "comparison_version_id": debug0.id}
         config_out.update(shares_before=meta.get("shares_before"), shares_after=meta.get("shares_after"))
         config_out["bf16"] = bool((meta.get("history") or {}).get("bf16"))  # mixed_precision took effect
+        config_out.update(vs_parent=meta.get("vs_parent"), holdout=holdout)
         versions.mark_ready(
             db_session=db,
             model_version=mv,
@@ -197,4 +208,5 @@ def retrain_with_controls(
         "shares_before": first_run.get("shares_before"),
         "shares_after": first_run.get("shares_after"),
         "comparison": summary,
+        "vs_parent": first_run.get("vs_parent"),
     }

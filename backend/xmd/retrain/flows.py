@@ -24,6 +24,7 @@ from xmd.core import options, pipeline
 from xmd.core.feedback import FeedbackSet
 from xmd.core.retrain import ControlOptions, ERConfig, RetrainConfig, StepInfo, TrainConfig, count_steps
 from xmd.core.types import DataError, Example, FeedbackError
+from xmd.core.vs_parent import HOLDOUT_NAME, holdout_split
 from xmd.datasets import service as datasets
 from xmd.datasets.models import Dataset, DatasetRole
 from xmd.explanations.flows import start_explain
@@ -137,12 +138,32 @@ def retrain_job(ctx: JobContext) -> dict[str, Any]:
         ds.name: [dataclasses.replace(ex, split="eval") for ex in datasets.core_examples(db_session=db, dataset=ds)]
         for ds in eval_sets
     }
+    train, evals, holdout = held_out(train, feedback, evals, train_config.seed)
     ctx.check_cancel()
     if chosen.controls:
-        result = retrain_with_controls(ctx, parent, project, train_config, er, chosen, train, feedback, evals)
+        result = retrain_with_controls(
+            ctx, parent, project, train_config, er, chosen, train, feedback, evals, holdout=holdout
+        )
     else:
-        result = _retrain(ctx, parent, project, train_config, er, train_sets, eval_sets, train, feedback, evals)
+        result = _retrain(
+            ctx, parent, project, train_config, er, train_sets, eval_sets, train, feedback, evals, holdout=holdout
+        )
     return {**result, "explain_jobs": explain_after(ctx, project, int(result["version_id"]), train_sets)}
+
+
+def held_out(
+    train: list[Example], feedback: FeedbackSet, evals: dict[str, list[Example]], seed: int
+) -> tuple[list[Example], dict[str, list[Example]], dict[str, Any] | None]:
+    """Without an eval set, a seeded share of the training data is held out and measured instead
+    (:func:`xmd.core.vs_parent.holdout_split`), so no version is without an accuracy figure; training
+    data too small to spare an example trains whole, as before."""
+    if evals:
+        return train, evals, None
+    try:
+        rest, held, info = holdout_split(train, feedback, seed=seed)
+    except DataError:
+        return train, evals, None
+    return rest, {HOLDOUT_NAME: [dataclasses.replace(ex, split="eval") for ex in held]}, info
 
 
 def explain_after(
@@ -181,6 +202,7 @@ def _retrain(
     train: list[Example],
     feedback: FeedbackSet,
     evals: dict[str, list[Example]],
+    holdout: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The retrain without controls: one new version trained from ``parent``."""
     db, job = ctx.db, ctx.job
@@ -253,6 +275,8 @@ def _retrain(
             callback=on_step,
             name=f"{project.name} v{child.version}",
             on_phase=ctx.phase,
+            names=(f"v{parent.version}", f"v{child.version}"),
+            holdout=holdout,
         )
         _record_location(out / "xmd.json", child.path)
     ctx.end_phase("save")  # the version is stored (uploaded, with an object store)
@@ -268,6 +292,8 @@ def _retrain(
         "shares_after": run.shares_after,
         "history_seconds": run.history.seconds,
         "bf16": run.history.bf16,  # whether mixed_precision took effect on the worker's device
+        "vs_parent": run.meta.get("vs_parent"),  # against the parent on the same examples (core/vs_parent.py)
+        "holdout": holdout,
     }
     versions.mark_ready(
         db_session=db, model_version=child, metrics=run.metrics_after or {}, feedback_snapshot=snapshot, config=config
@@ -280,6 +306,7 @@ def _retrain(
         "metrics_after": run.metrics_after,
         "shares_before": run.shares_before,
         "shares_after": run.shares_after,
+        "vs_parent": run.meta.get("vs_parent"),
     }
 
 
