@@ -11,7 +11,7 @@ STAMP   = $(VENV)/.xmd-installed
 OFFLINE = HF_HUB_OFFLINE=1
 export TOKENIZERS_PARALLELISM ?= false
 
-.PHONY: install install-e2e services frontend demo demo-story test lint docs bench bench-report clean
+.PHONY: install install-e2e services frontend demo demo-story check test lint docs bench bench-report clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -55,12 +55,22 @@ demo-story: install
 services:
 	bash scripts/ensure-services.sh
 
-## Install, then run the full test suite (what CI runs).
+## The inner loop (about 3 min on 2 cores): lint, the core's type check (new errors against
+## tests/mypy-baseline.txt fail) and the fast tests on every core: no real model, no browser, no long training,
+## no bench code, SQLite only (tests/conftest.py says which test is in which tier; make test runs them all).
+check: install services
+	$(BIN)/ruff check backend workers tests bench scripts
+	$(BIN)/mypy | $(BIN)/mypy-baseline filter
+	$(OFFLINE) $(BIN)/python -m pytest -q -n auto --dist loadfile --durations=15 \
+		-m "not (slow or integration or e2e or bench or postgresql)"
+
+## Install, then run the full test suite (what CI runs), printing the 15 slowest tests.
 test: install frontend install-e2e services
 	$(BIN)/ruff check backend workers tests bench scripts
+	$(BIN)/mypy | $(BIN)/mypy-baseline filter
 	cd frontend && npm run test
 	$(MAKE) docs
-	$(OFFLINE) $(BIN)/python -m pytest -q
+	$(OFFLINE) $(BIN)/python -m pytest -q --durations=15
 
 lint: install
 	$(BIN)/ruff check backend workers tests bench scripts

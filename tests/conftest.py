@@ -25,6 +25,66 @@ HATEXPLAIN_DIR = next((p for p in _HATEXPLAIN if (p / "val.csv").exists()), _HAT
 os.environ.setdefault("XMD_HATEXPLAIN_DIR", str(HATEXPLAIN_DIR))
 
 
+# The tiers. A test's folder says its tier, so nobody has to remember a marker: `make check` runs
+# -m "not (slow or integration or e2e or bench or postgresql)", `make test` everything. A test run on both
+# databases (the db_url fixture) is marked postgresql in its PostgreSQL half. LONG names the few tests in the
+# fast folders that take tens of seconds on two cores (measured with --durations=0); they stay in `make test`.
+FOLDER_TIER = {"integration": "integration", "workers": "integration", "e2e": "e2e"}
+LONG = frozenset(
+    f"{file}::{test}"
+    for file, tests in {
+        "unit/test_training.py": (
+            "test_attribution_objective_lowers_the_gradient_share",
+            "test_erasure_objective_makes_the_prediction_ignore_the_word",
+            "test_a_fine_tune_from_a_base_model_repeats_for_its_seed",
+        ),
+        "unit/test_training_speed.py": (
+            "test_attribution_every_k_batches_runs_the_second_derivative_on_those_batches_only",
+        ),
+        "unit/test_graphs.py": ("test_a_run_through_the_static_step_repeats_the_eager_run",),
+        "unit/test_controls.py": (  # one comparison: 9 retrains
+            "test_arms_share_batches_steps_and_seeds",
+            "test_debug_arm_equals_xmd_debug_and_lambda0_equals_plain_continued_training",
+            "test_comparison_result_shape_and_files",
+            "test_strip_is_each_lambda0_model_predicting_without_the_words",
+            "test_comparison_never_overwrites_and_checks_its_settings",
+        ),
+        "unit/test_cli_controls.py": ("test_debug_with_controls_and_seeds",),
+        "unit/test_cli.py": ("test_train_debug_evaluate",),
+        "unit/test_calibrate.py": (
+            "test_where_a_retrain_would_take_graphed_steps_the_calibration_times_their_replays",
+            "test_every_kind_is_timed_on_a_copy_and_the_model_is_left_as_it_was",
+            "test_a_cancel_raised_by_the_hook_stops_the_timing",
+        ),
+        "unit/test_attribution.py": ("test_integrated_gradients_matches_captum_whatever_the_pass_size",),
+        "api/test_fuzz.py": ("test_no_server_errors",),  # schemathesis over every route, per role
+        "api/test_api_types.py": ("test_generated_api_types_are_current",),  # node generates the types
+        "api/test_feedback_bulk_import.py": ("test_import_of_100k_task_entries_in_one_request",),
+        "api/test_limits.py": ("test_catastrophic_regex_does_not_stall_other_requests",),
+        "api/test_disconnect.py": ("test_health_answers_at_once_with_every_thread_and_connection_busy",),
+        "api/test_event_streams.py": ("test_hundred_streams_share_one_poller_and_leave_the_api_responsive",),
+    }.items()
+    for test in tests
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    here = Path(__file__).resolve().parent
+    for item in items:
+        path = Path(str(item.path)).resolve()
+        if here not in path.parents:
+            continue
+        rel = path.relative_to(here)
+        tier = FOLDER_TIER.get(rel.parts[0])
+        if tier is not None:
+            item.add_marker(getattr(pytest.mark, tier))
+        if f"{rel.as_posix()}::{getattr(item, 'originalname', item.name)}" in LONG:
+            item.add_marker(pytest.mark.slow)
+        callspec = getattr(item, "callspec", None)
+        if callspec is not None and callspec.params.get("db_url") == "postgresql":
+            item.add_marker(pytest.mark.postgresql)
+
+
 @pytest.fixture(scope="session")
 def tiny_model_dir(tmp_path_factory) -> Path:
     return build_tiny_model(tmp_path_factory.mktemp("tiny") / "model")

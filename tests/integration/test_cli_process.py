@@ -1,5 +1,7 @@
-"""``--quiet --json`` in a real process: stdout is the JSON document alone and stderr stays empty (no
-library load bars, notices or warnings) — what a script piping xmd's output relies on."""
+"""The xmd command line in a real process (each start imports torch: seconds apiece). ``--quiet --json``:
+stdout is the JSON document alone and stderr stays empty (no library load bars, notices or warnings) —
+what a script piping xmd's output relies on; every command's ``--help``; the core imports no service code.
+The commands' behaviour is tested in-process in tests/unit/test_cli*.py."""
 
 from __future__ import annotations
 
@@ -43,3 +45,19 @@ def test_quiet_json_prints_nothing_but_the_document(tiny_model_dir: Path, tmp_pa
         timeout=300,
     )
     assert r.returncode == 0 and r.stderr != ""
+
+
+def test_help_for_every_command():
+    for cmd in ["explain", "words", "train", "debug", "evaluate", "demo-data", "demo"]:
+        res = subprocess.run([sys.executable, "-m", "xmd.cli", cmd, "--help"], capture_output=True, text=True)
+        assert res.returncode == 0 and "usage: xmd" in res.stdout
+
+
+def test_core_imports_no_web_db_or_queue_code():
+    code = (
+        "import sys, xmd.core, xmd.core.demo_story; "
+        "bad = sorted({m.split('.')[0] for m in sys.modules} & {'sqlalchemy', 'fastapi', 'celery'}); "
+        "print(','.join(bad))"
+    )
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert res.stdout.strip() == ""
