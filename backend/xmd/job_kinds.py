@@ -16,6 +16,7 @@ MODULES = (
     "xmd.explanations.flows",  # explain
     "xmd.retrain.flows",  # retrain
     "xmd.retrain.calibration",  # (the retrain's calibration inside the explain job)
+    "xmd.retrain.forecast",  # forecast
     "xmd.versions.flows",  # evaluate
     "xmd.versions.hub",  # push
     "xmd.workspace.demo",  # prepare_demo

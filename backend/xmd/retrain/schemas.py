@@ -102,3 +102,16 @@ class PicksPage(Page[PickOut]):
     )
     capped: bool = Field(default=False, description="more rows exist than were read: the total is a lower bound")
     note: str | None = Field(default=None, description="why the group is empty, when it is")
+
+
+class ForecastIn(BaseModel):
+    """What a forecast predicts: a version (default: latest ready) on eval sets, with the project's feedback."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    version_id: BodyId | None = Field(default=None, description="the version to forecast (default: latest ready)")
+    train_dataset_ids: list[BodyId] | None = Field(
+        default=None, description="where instance marks and the flagged class are read (default: every training set)"
+    )
+    eval_dataset_ids: list[BodyId] | None = Field(default=None, description="default: every eval dataset")
+    max_examples: int = Field(default=2000, ge=1, le=20000, strict=True, description="examples per eval set")

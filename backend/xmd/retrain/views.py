@@ -21,8 +21,9 @@ from xmd.jobs.schemas import JobOut, job_out
 from xmd.projects import service as projects_service
 from xmd.projects.models import Project
 from xmd.retrain import estimate, flows
+from xmd.retrain import forecast as forecast_flow
 from xmd.retrain import picks as picks_store
-from xmd.retrain.schemas import CompareOut, EvalSetOut, PickOut, PicksPage, RetrainEstimate, RetrainIn
+from xmd.retrain.schemas import CompareOut, EvalSetOut, ForecastIn, PickOut, PicksPage, RetrainEstimate, RetrainIn
 from xmd.versions import service as versions_service
 from xmd.versions.schemas import version_out
 
@@ -44,6 +45,14 @@ def estimate_retrain(project_id: Id, body: RetrainIn, db: DB, _: Viewer) -> Retr
     last retrain measured (nothing is started)."""
     project = projects_service.get_or_raise(db_session=db, project_id=project_id)
     return RetrainEstimate(**estimate.estimate_retrain(db, project, body))
+
+
+@router.post("/projects/{project_id}/jobs/forecast", status_code=202, response_model=JobOut)
+def start_forecast(project_id: Id, body: ForecastIn, request: Request, db: DB, _: Annotator) -> JobOut:
+    """Forecast a retrain's effect: the eval sets predicted with the marked words erased, and with as many
+    random words erased (inference only; the result is the job's ``result.forecast``)."""
+    project = projects_service.get_or_raise(db_session=db, project_id=project_id)
+    return job_out(forecast_flow.start_forecast(db, enqueue_of(request), project, body))
 
 
 @compare_router.get("/projects/{project_id}/compare", response_model=CompareOut)

@@ -5,6 +5,9 @@ export const schemaDefaults = {
   "ExplainIn": {
     "chunk_size": 256
   },
+  "ForecastIn": {
+    "max_examples": 2000
+  },
   "ImportIn": {
     "preview": false
   },
@@ -214,6 +217,35 @@ export const schemaFields = {
     },
     "version_id": {
       "title": "Version Id",
+      "type": "integer",
+      "nullable": true,
+      "minimum": 1,
+      "maximum": 2147483647
+    }
+  },
+  "ForecastIn": {
+    "eval_dataset_ids": {
+      "title": "Eval Dataset Ids",
+      "help": "default: every eval dataset",
+      "type": "array",
+      "nullable": true
+    },
+    "max_examples": {
+      "title": "Max Examples",
+      "help": "examples per eval set",
+      "type": "integer",
+      "minimum": 1,
+      "maximum": 20000
+    },
+    "train_dataset_ids": {
+      "title": "Train Dataset Ids",
+      "help": "where instance marks and the flagged class are read (default: every training set)",
+      "type": "array",
+      "nullable": true
+    },
+    "version_id": {
+      "title": "Version Id",
+      "help": "the version to forecast (default: latest ready)",
       "type": "integer",
       "nullable": true,
       "minimum": 1,

@@ -635,6 +635,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{project_id}/jobs/forecast": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start Forecast
+         * @description Forecast a retrain's effect: the eval sets predicted with the marked words erased, and with as many
+         *     random words erased (inference only; the result is the job's ``result.forecast``).
+         */
+        post: operations["start_forecast_api_projects__project_id__jobs_forecast_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{project_id}/jobs/push": {
         parameters: {
             query?: never;
@@ -1598,6 +1619,33 @@ export interface components {
             /** Total */
             total: number;
         };
+        /**
+         * ForecastIn
+         * @description What a forecast predicts: a version (default: latest ready) on eval sets, with the project's feedback.
+         */
+        ForecastIn: {
+            /**
+             * Eval Dataset Ids
+             * @description default: every eval dataset
+             */
+            eval_dataset_ids?: number[] | null;
+            /**
+             * Max Examples
+             * @description examples per eval set
+             * @default 2000
+             */
+            max_examples?: number;
+            /**
+             * Train Dataset Ids
+             * @description where instance marks and the flagged class are read (default: every training set)
+             */
+            train_dataset_ids?: number[] | null;
+            /**
+             * Version Id
+             * @description the version to forecast (default: latest ready)
+             */
+            version_id?: number | null;
+        };
         /** HealthOut */
         HealthOut: {
             /**
@@ -1718,7 +1766,7 @@ export interface components {
          * JobKind
          * @enum {string}
          */
-        JobKind: "explain" | "retrain" | "evaluate" | "push" | "prepare_demo" | "import";
+        JobKind: "explain" | "retrain" | "forecast" | "evaluate" | "push" | "prepare_demo" | "import";
         /** JobOut */
         JobOut: {
             /** Cancel Requested */
@@ -3932,6 +3980,42 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ExplainIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobOut"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    start_forecast_api_projects__project_id__jobs_forecast_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a row id */
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ForecastIn"];
             };
         };
         responses: {
