@@ -13,6 +13,7 @@ import type {
   ExampleRow,
   Explanation,
   FeedbackItem,
+  ForecastParams,
   ImportIn,
   ImportOut,
   Job,
@@ -119,6 +120,7 @@ export const api = {
   retrainJob: (pid: number, body: RetrainParams) => http.post<Job>(`${P(pid)}/jobs/retrain`, body, { quiet: true }),
   retrainEstimate: (pid: number, body: RetrainParams) =>
     http.post<RetrainEstimate>(`${P(pid)}/jobs/retrain/estimate`, body, { quiet: true }),
+  forecastJob: (pid: number, body: ForecastParams) => http.post<Job>(`${P(pid)}/jobs/forecast`, body, { quiet: true }),
   evaluateJob: (pid: number, body: { version_id: number; dataset_ids?: number[] }) =>
     http.post<Job>(`${P(pid)}/jobs/evaluate`, body),
   pushJob: (pid: number, body: { version_id: number; repo_id: string; private: boolean; token?: string }) =>

@@ -73,6 +73,8 @@ export interface RetrainResult {
   shares_after?: FeedbackShares | null
   /** With controls: the comparison of the debug run and its controls over seeds. */
   comparison?: ControlComparison | null
+  /** The new version against its parent on the same examples (xmd.core.vs_parent). */
+  vs_parent?: VsParent | null
   /** With controls: the version id of every run, by "<arm>-seed<k>". */
   versions?: Record<string, number>
   /** The jobs explaining the training sets under the new version, started when it became ready. */
@@ -120,6 +122,33 @@ export type Job = S['JobOut']
 export type MetricPoint = S['MetricOut']
 export type RetrainParams = S['RetrainIn']
 export type RetrainEstimate = S['RetrainEstimate']
+export type ForecastParams = S['ForecastIn']
+
+/** One eval set's forecast (the job's ``result.forecast.sets[name]``, from xmd.core.forecast). */
+export interface ForecastInterval {
+  diff: number | null
+  ci_low: number | null
+  ci_high: number | null
+}
+export interface ForecastSet {
+  n: number
+  sampled_from: number
+  n_with_words: number
+  n_negative_words: number
+  positive_label: string
+  fpr_words: { now: number | null; erased: number | null; random: number | null }
+  fpr_other: { now: number | null; erased: number | null; random: number | null }
+  accuracy: { now: number | null; erased: number | null; random: number | null }
+  erased_vs_now: { accuracy: ForecastInterval; fpr_words: ForecastInterval }
+  erased_vs_random: { accuracy: ForecastInterval; fpr_words: ForecastInterval }
+  sentence: string
+}
+export interface Forecast {
+  words: string[]
+  max_examples: number
+  version: number
+  sets: Record<string, ForecastSet>
+}
 
 export interface Diff {
   before: number | null
@@ -200,4 +229,33 @@ export interface ControlComparison {
   } | null
   notes?: string[]
   verdict_rule?: string
+}
+
+/** One metric of a version against its parent: both values, the change (new − parent, a fraction) with
+ * its paired-bootstrap 95 % interval, the seed noise and the verdict (xmd.core.vs_parent.compare_set). */
+export interface VsParentRow {
+  parent: number | null
+  new: number | null
+  diff: number | null
+  ci_low: number | null
+  ci_high: number | null
+  noise: number | null
+  verdict: 'better' | 'worse' | 'within_noise'
+}
+export interface VsParentSet {
+  n: number
+  n_seeds: number
+  n_negative_words: number | null
+  n_negative_other: number | null
+  metrics: Partial<Record<'accuracy' | 'macro_f1' | 'fpr_words' | 'fpr_other', VsParentRow>>
+  sentences?: Partial<Record<'accuracy' | 'fpr_words', string>>
+}
+/** A retrained version against its parent (ModelVersion.config.vs_parent; also the retrain result's). */
+export interface VsParent {
+  names: [string, string]
+  words: string[]
+  positive: { index: number; label: string; rule: string } | null
+  holdout: { name: string; share: number; max_examples: number; seed: number; n: number; n_train: number } | null
+  sets: Record<string, VsParentSet>
+  sentences: string[]
 }
