@@ -52,7 +52,7 @@ def test_the_api_fails_the_jobs_of_dead_workers(api: Api, project, db):
     while time.monotonic() < deadline and any(_status(api, j)["status"] == "running" for j in ids):
         time.sleep(0.1)
     lost, stale = _status(api, dead), _status(api, remote)
-    assert lost["status"] == "failed" and "died" in lost["error"], lost
+    assert lost["status"] == "failed" and "was lost" in lost["error"], lost
     assert stale["status"] == "failed" and "heartbeat" in stale["error"], stale
 
 

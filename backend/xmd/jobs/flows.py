@@ -93,7 +93,7 @@ def sweep(db: Session, *, stale_after_s: float) -> dict[str, list]:
 
 
 LOST = (
-    "the worker running this job ({host}) died (killed or crashed) before it finished; nothing it started "
+    "the worker running this job ({host}) was lost (killed or crashed) before it finished; nothing it started "
     "was kept (the model version it began from, the feedback and earlier results are unchanged). Start the "
     "job again to retry."
 )
