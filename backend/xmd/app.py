@@ -28,8 +28,10 @@ from xmd import __version__, job_kinds  # noqa: F401 - every kind registers befo
 from xmd.config import Settings
 from xmd.core.cache import ModelCache
 from xmd.datasets.views import router as datasets_router
+from xmd.datasets.views import slice_router
 from xmd.db.engine import make_engine, make_session_factory
 from xmd.db.migrate import check_migrated
+from xmd.explanations.views import examples_router
 from xmd.explanations.views import job_router as explain_jobs_router
 from xmd.explanations.views import router as explanations_router
 from xmd.feedback.views import router as feedback_router
@@ -61,6 +63,8 @@ ROUTERS = (
     users_router,
     projects_router,
     datasets_router,
+    examples_router,
+    slice_router,
     explanations_router,
     feedback_router,
     explain_jobs_router,

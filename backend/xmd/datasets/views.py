@@ -7,9 +7,9 @@ once), so a file with one bad row leaves the project unchanged.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
-from fastapi import APIRouter, File, Form, Query, Request, UploadFile
+from fastapi import APIRouter, File, Form, Request, UploadFile
 from fastapi.concurrency import run_in_threadpool
 from sqlalchemy.orm import Session
 
@@ -21,34 +21,23 @@ from xmd.datasets.models import Dataset, DatasetRole
 from xmd.datasets.schemas import (
     LABELS_REQUIRED_FOR,
     SLICE_FILTERS,
-    Correctness,
     DatasetOut,
     DatasetRename,
-    ExampleOut,
-    ExamplePage,
     Preview,
     Slice,
     dataset_out,
-    examples_out,
 )
 from xmd.db.errors import NotFoundError
 from xmd.http.deps import DB, Admin, Annotator, Viewer, settings_of
-from xmd.http.limits import RegexSearchSlot
-from xmd.http.pagination import Limit, Offset, Page, page, page_of
-from xmd.http.params import Id, Label, OptId
+from xmd.http.pagination import Limit, Offset, Page, page_of
+from xmd.http.params import Id
 from xmd.http.uploads import remove, save_upload, temp_dir
 from xmd.projects import service as projects_service
 from xmd.projects.models import Project
-from xmd.versions import service as versions_service
 
 router = APIRouter(prefix="/api", tags=["datasets"])
-
-
-def _examples(db: Session, project: Project, rows: list, mv_id: int | None, method: str | None) -> list[ExampleOut]:
-    preds, counts = service.example_facts(
-        db_session=db, example_ids=[e.id for e in rows], version_id=mv_id, method=method
-    )
-    return examples_out(project, rows, preds, counts)
+slice_router = APIRouter(prefix="/api", tags=["datasets"])
+"""Saved slices: listed after the examples routes (:mod:`xmd.explanations.examples`)."""
 
 
 def _dataset(db: Session, dataset_id: int) -> tuple[Dataset, Project]:
@@ -181,91 +170,14 @@ def delete_dataset(dataset_id: Id, db: DB, _: Admin) -> None:
     service.delete_dataset(db_session=db, dataset=ds)
 
 
-@router.get("/datasets/{dataset_id}/examples", response_model=ExamplePage)
-def list_examples(
-    dataset_id: Id,
-    db: DB,
-    _: Viewer,
-    _slot: RegexSearchSlot,
-    offset: Offset = 0,
-    limit: Annotated[int, Query(ge=0, le=service.MAX_PAGE)] = 50,
-    search: Annotated[str | None, Query(max_length=500, description="case-insensitive substring")] = None,
-    regex: Annotated[str | None, Query(max_length=500, description="case-insensitive regular expression")] = None,
-    label: Label = None,
-    correctness: Correctness = "all",
-    has_feedback: bool | None = None,
-    version_id: OptId = None,
-    method: str | None = None,
-) -> ExamplePage:
-    """A page of examples in file order, filtered; ``correctness`` uses the stored predictions of the
-    version (default: the latest ready one) — examples not explained yet match neither correct nor incorrect."""
-    ds, project = _dataset(db, dataset_id)
-    if label is not None and label >= len(project.labels):
-        raise DataError(f"label {label} is outside the project's labels 0..{len(project.labels) - 1}")
-    m = projects_service.method_for(project, method)
-    mv_id = versions_service.resolve_id(
-        db_session=db, project=project, version_id=version_id, required=version_id is not None or correctness != "all"
-    )
-    filters: dict[str, Any] = {
-        "dataset_id": ds.id,
-        "label": label,
-        "search": search or None,
-        "regex": regex or None,
-        "prediction": None if correctness == "all" else correctness,
-        "version_id": mv_id,
-        "method": m,
-        "has_feedback": has_feedback,
-    }
-    rows = service.list_examples(db_session=db, offset=offset, limit=limit, **filters)
-    total = service.count_examples(db_session=db, **filters)
-    return ExamplePage(**page(_examples(db, project, rows, mv_id, m), total, offset, limit))
-
-
-@router.get("/examples/{example_id}", response_model=ExampleOut)
-def get_example(example_id: Id, db: DB, _: Viewer, version_id: OptId = None, method: str | None = None) -> ExampleOut:
-    """One example with its stored prediction under a version (default: the latest ready one)."""
-    ex = service.get_example_or_raise(db_session=db, example_id=example_id)
-    project = projects_service.get_or_raise(db_session=db, project_id=ex.project_id)
-    m = projects_service.method_for(project, method)
-    mv_id = versions_service.resolve_id(
-        db_session=db, project=project, version_id=version_id, required=version_id is not None
-    )
-    return _examples(db, project, [ex], mv_id, m)[0]
-
-
-@router.get("/projects/{project_id}/examples/find", response_model=ExampleOut)
-def find_example(
-    project_id: Id,
-    db: DB,
-    _: Viewer,
-    ext_id: Annotated[
-        str, Query(min_length=1, max_length=service.MAX_EXT_ID + 1, description="the id shown (train-7)")
-    ],
-    dataset_id: OptId = None,
-    version_id: OptId = None,
-    method: str | None = None,
-) -> ExampleOut:
-    """The example with the id every screen shows (its id in its file, e.g. ``train-7``), for wherever
-    a person types an example id; ``dataset_id`` picks one when several datasets use the id."""
-    project = projects_service.get_or_raise(db_session=db, project_id=project_id)
-    if dataset_id is not None:
-        service.in_project(db_session=db, project=project, dataset_id=dataset_id)
-    ex = service.find_by_ext_id(db_session=db, project=project, ext_id=ext_id, dataset_id=dataset_id)
-    m = projects_service.method_for(project, method)
-    mv_id = versions_service.resolve_id(
-        db_session=db, project=project, version_id=version_id, required=version_id is not None
-    )
-    return _examples(db, project, [ex], mv_id, m)[0]
-
-
-@router.get("/projects/{project_id}/slices", response_model=Page[Slice])
+@slice_router.get("/projects/{project_id}/slices", response_model=Page[Slice])
 def list_slices(project_id: Id, db: DB, _: Viewer, offset: Offset = 0, limit: Limit = 100) -> Page[Slice]:
     """Saved example filters of the project."""
     project = projects_service.get_or_raise(db_session=db, project_id=project_id)
     return Page[Slice](**page_of([Slice(**s) for s in project.settings.get("slices", [])], offset, limit))
 
 
-@router.post("/projects/{project_id}/slices", status_code=201, response_model=Slice)
+@slice_router.post("/projects/{project_id}/slices", status_code=201, response_model=Slice)
 def save_slice(project_id: Id, body: Slice, db: DB, _: Annotator) -> Slice:
     """Save (or replace) a named filter of the examples route."""
     project = projects_service.get_or_raise(db_session=db, project_id=project_id)
@@ -280,7 +192,7 @@ def save_slice(project_id: Id, body: Slice, db: DB, _: Annotator) -> Slice:
     return body
 
 
-@router.delete("/projects/{project_id}/slices/{name}", status_code=204)
+@slice_router.delete("/projects/{project_id}/slices/{name}", status_code=204)
 def delete_slice(project_id: Id, name: str, db: DB, _: Annotator) -> None:
     """Forget a saved filter (404 if there is none of that name)."""
     project = projects_service.get_or_raise(db_session=db, project_id=project_id)

@@ -6,13 +6,14 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request, Response
+from sqlalchemy.orm import Session
 
 from xmd.core.aggregate import SORTS
 from xmd.core.attribution import explain
 from xmd.core.types import DataError
 from xmd.core.words import split_words, word_key
 from xmd.datasets import service as datasets_service
-from xmd.datasets.schemas import examples_out
+from xmd.datasets.schemas import Correctness, ExampleOut, ExamplePage, examples_out
 from xmd.explanations import flows, ranking, service
 from xmd.explanations.flows import explanation_for, marks_for
 from xmd.explanations.schemas import (
@@ -30,11 +31,13 @@ from xmd.explanations.schemas import (
 from xmd.feedback import service as feedback_service
 from xmd.feedback.models import FeedbackLevel
 from xmd.http.deps import DB, Annotator, Viewer, enqueue_of, models_of, settings_of
-from xmd.http.pagination import Offset
+from xmd.http.limits import RegexSearchSlot
+from xmd.http.pagination import Offset, page
 from xmd.http.params import MAX_INT, Id, Label, OptId
 from xmd.http.responses import json_of
 from xmd.jobs.schemas import JobOut, job_out
 from xmd.projects import service as projects_service
+from xmd.projects.models import Project
 from xmd.versions import service as versions_service
 
 router = APIRouter(prefix="/api", tags=["explanations"])
@@ -192,3 +195,94 @@ def what_if(project_id: Id, body: WhatIf, request: Request, db: DB, _: Viewer) -
     with models_of(request).use(mv.path, list(project.labels)) as loaded:
         exp = explain(loaded, [body.text], method=m, max_length=projects_service.max_length(project))[0]
     return explanation_out(exp, body.text, project, mv, None, [])
+
+
+examples_router = APIRouter(prefix="/api", tags=["datasets"])
+"""Examples as the screens browse them, each with its stored prediction and feedback count (listed after
+the dataset routes, before the slices): a dataset's examples filtered by label, text, the stored
+prediction of a version and feedback; one example; an example found by the id every screen shows."""
+
+
+def _examples(db: Session, project: Project, rows: list, mv_id: int | None, method: str | None) -> list[ExampleOut]:
+    preds, counts = datasets_service.example_facts(
+        db_session=db, example_ids=[e.id for e in rows], version_id=mv_id, method=method
+    )
+    return examples_out(project, rows, preds, counts)
+
+
+@examples_router.get("/datasets/{dataset_id}/examples", response_model=ExamplePage)
+def list_examples(
+    dataset_id: Id,
+    db: DB,
+    _: Viewer,
+    _slot: RegexSearchSlot,
+    offset: Offset = 0,
+    limit: Annotated[int, Query(ge=0, le=datasets_service.MAX_PAGE)] = 50,
+    search: Annotated[str | None, Query(max_length=500, description="case-insensitive substring")] = None,
+    regex: Annotated[str | None, Query(max_length=500, description="case-insensitive regular expression")] = None,
+    label: Label = None,
+    correctness: Correctness = "all",
+    has_feedback: bool | None = None,
+    version_id: OptId = None,
+    method: str | None = None,
+) -> ExamplePage:
+    """A page of examples in file order, filtered; ``correctness`` uses the stored predictions of the
+    version (default: the latest ready one) — examples not explained yet match neither correct nor incorrect."""
+    ds = datasets_service.get_or_raise(db_session=db, dataset_id=dataset_id)
+    project = projects_service.get_or_raise(db_session=db, project_id=ds.project_id)
+    if label is not None and label >= len(project.labels):
+        raise DataError(f"label {label} is outside the project's labels 0..{len(project.labels) - 1}")
+    m = projects_service.method_for(project, method)
+    mv_id = versions_service.resolve_id(
+        db_session=db, project=project, version_id=version_id, required=version_id is not None or correctness != "all"
+    )
+    filters: dict[str, Any] = {
+        "dataset_id": ds.id,
+        "label": label,
+        "search": search or None,
+        "regex": regex or None,
+        "prediction": None if correctness == "all" else correctness,
+        "version_id": mv_id,
+        "method": m,
+        "has_feedback": has_feedback,
+    }
+    rows = datasets_service.list_examples(db_session=db, offset=offset, limit=limit, **filters)
+    total = datasets_service.count_examples(db_session=db, **filters)
+    return ExamplePage(**page(_examples(db, project, rows, mv_id, m), total, offset, limit))
+
+
+@examples_router.get("/examples/{example_id}", response_model=ExampleOut)
+def get_example(example_id: Id, db: DB, _: Viewer, version_id: OptId = None, method: str | None = None) -> ExampleOut:
+    """One example with its stored prediction under a version (default: the latest ready one)."""
+    ex = datasets_service.get_example_or_raise(db_session=db, example_id=example_id)
+    project = projects_service.get_or_raise(db_session=db, project_id=ex.project_id)
+    m = projects_service.method_for(project, method)
+    mv_id = versions_service.resolve_id(
+        db_session=db, project=project, version_id=version_id, required=version_id is not None
+    )
+    return _examples(db, project, [ex], mv_id, m)[0]
+
+
+@examples_router.get("/projects/{project_id}/examples/find", response_model=ExampleOut)
+def find_example(
+    project_id: Id,
+    db: DB,
+    _: Viewer,
+    ext_id: Annotated[
+        str, Query(min_length=1, max_length=datasets_service.MAX_EXT_ID + 1, description="the id shown (train-7)")
+    ],
+    dataset_id: OptId = None,
+    version_id: OptId = None,
+    method: str | None = None,
+) -> ExampleOut:
+    """The example with the id every screen shows (its id in its file, e.g. ``train-7``), for wherever
+    a person types an example id; ``dataset_id`` picks one when several datasets use the id."""
+    project = projects_service.get_or_raise(db_session=db, project_id=project_id)
+    if dataset_id is not None:
+        datasets_service.in_project(db_session=db, project=project, dataset_id=dataset_id)
+    ex = datasets_service.find_by_ext_id(db_session=db, project=project, ext_id=ext_id, dataset_id=dataset_id)
+    m = projects_service.method_for(project, method)
+    mv_id = versions_service.resolve_id(
+        db_session=db, project=project, version_id=version_id, required=version_id is not None
+    )
+    return _examples(db, project, [ex], mv_id, m)[0]
