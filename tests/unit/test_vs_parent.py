@@ -36,6 +36,8 @@ def test_shortcut_parent_against_a_model_that_ignores_the_word(shortcut):  # noq
     assert rows["fpr_other"]["parent"] == 0.0 and rows["fpr_other"]["diff"] == 0.0
     assert rows["accuracy"]["parent"] == pytest.approx(3 / 7) and rows["accuracy"]["new"] == pytest.approx(5 / 7)
     assert out["sets"]["s"]["n_negative_words"] == 3 and out["sets"]["s"]["n_negative_other"] == 2
+    assert set(out["sets"]["s"]["sentences"]) == {"accuracy", "fpr_words"}
+    assert out["sentences"][:2] == [out["sets"]["s"]["sentences"][m] for m in ("accuracy", "fpr_words")]
     fpr = [t for t in out["sentences"] if "corrected words" in t]
     assert fpr and "100.0 % of the time by the parent and 0.0 %" in fpr[0] and "lower beyond noise" in fpr[0]
 
@@ -121,3 +123,27 @@ def test_debug_records_the_parent_comparison_in_its_metadata_and_card(tiny_model
     card = (res.out_dir / "README.md").read_text()
     assert "## Against the parent model (v1)" in card and "| held | accuracy |" in card
     assert render_model_card({**stored, "vs_parent": None}).count("Against the parent") == 0
+
+
+def test_from_a_comparison_every_debug_seed_is_paired_with_the_parent():
+    """With controls, the comparison keeps the parent's and each debug seed's predictions; the result is
+    the mean over seeds against the parent, with the comparison's flagged class."""
+    from xmd.core.vs_parent import from_comparison
+
+    exs = examples()
+    parent = [1, 1, 1, 0, 0, 1, 0]
+    seeds = [[0, 0, 1, 0, 0, 1, 1], [0, 1, 1, 0, 0, 1, 1]]
+    cmp = {
+        "labels": LABELS,
+        "positive": {"index": 1, "label": "positive", "rule": "word_lift"},
+        "settings": {"bootstrap": {"n_resamples": 200, "seed": 0}},
+        "sets": {"s": {"predictions": {"parent": parent, "debug": seeds, "lambda0": seeds}}},
+    }
+    out = from_comparison(cmp, {"s": exs}, MANGO, reference=TRAIN, names=("v1", "v2"))
+    assert out is not None
+    s = out["sets"]["s"]
+    assert s["n_seeds"] == 2 and out["bootstrap"]["n_resamples"] == 200
+    fpr = s["metrics"]["fpr_words"]
+    assert fpr["parent"] == 1.0 and fpr["new"] == pytest.approx((1 / 3 + 2 / 3) / 2)
+    assert fpr["noise"] == pytest.approx(np.std([1 / 3, 2 / 3], ddof=1))
+    assert from_comparison({"labels": LABELS, "sets": {}}, {}, MANGO) is None

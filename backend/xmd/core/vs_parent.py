@@ -161,6 +161,8 @@ def compare_sets(
         "sets": out_sets,
     }
     result["sentences"] = sentences(result)
+    for set_name, one in out_sets.items():  # each set's own, by metric (the screen flags a drop with it)
+        one["sentences"] = _set_sentences(set_name, one, names, result["positive"])
     return result
 
 
@@ -235,15 +237,9 @@ def sentences(result: Mapping[str, Any], names: Sequence[str] | None = None) -> 
     noise says so first) and the false-positive rate on the corrected words' slice; ``names`` override
     the stored ones (e.g. "this model" on the model card)."""
     names = list(names or result.get("names") or ("the parent", "the new version"))
-    label = (result.get("positive") or {}).get("label")
     out = []
     for set_name, s in (result.get("sets") or {}).items():
-        rows, k = s.get("metrics") or {}, int(s.get("n_seeds") or 1)
-        acc = _accuracy_sentence(set_name, rows["accuracy"], names, k) if "accuracy" in rows else None
-        fpr = None
-        if label is not None and "fpr_words" in rows:
-            fpr = _fpr_sentence(set_name, rows["fpr_words"], names, k, label, s.get("n_negative_words"))
-        out += [x for x in (acc, fpr) if x]
+        out += list(_set_sentences(set_name, s, names, result.get("positive")).values())
     holdout = result.get("holdout")
     if holdout:
         out.append(
@@ -252,6 +248,18 @@ def sentences(result: Mapping[str, Any], names: Sequence[str] | None = None) -> 
             "held out and left out of training."
         )
     return out
+
+
+def _set_sentences(
+    set_name: str, s: Mapping[str, Any], names: Sequence[str], positive: Mapping[str, Any] | None
+) -> dict[str, str]:
+    """``{"accuracy": …, "fpr_words": …}`` for one set (a metric without a defined change is left out)."""
+    rows, k = s.get("metrics") or {}, int(s.get("n_seeds") or 1)
+    label = (positive or {}).get("label")
+    out = {"accuracy": _accuracy_sentence(set_name, rows["accuracy"], names, k) if "accuracy" in rows else None}
+    if label is not None and "fpr_words" in rows:
+        out["fpr_words"] = _fpr_sentence(set_name, rows["fpr_words"], names, k, label, s.get("n_negative_words"))
+    return {m: t for m, t in out.items() if t}
 
 
 def harms(result: Mapping[str, Any]) -> list[str]:
