@@ -1,6 +1,6 @@
 """Evaluation mode in a real browser (issue 14): import feedback from a rationale column with a preview
-first, retrain with the λ = 0 and deletion controls (and one of the advanced ER settings), and see the three
-arms side by side in Results.
+first, forecast the effect, retrain with the λ = 0, deletion and strip controls (and one of the advanced ER
+settings), and see the arms side by side in Results.
 
 The project and its datasets are made through the API (the upload screens have their own story in
 test_story.py); everything after that is clicked. Real API, worker, SQLite and Chromium; tiny model,
@@ -103,6 +103,15 @@ def test_import_rationales_retrain_with_controls_and_see_three_arms(page, servic
     expect(every).to_have_value("1")
     expect(advanced.locator("[data-field=attribution_every] .help")).to_contain_text("weighted by k")
     every.fill("2")
+    # the cheapest rival: no training, the λ = 0 model predicting with the removed words stripped
+    form.get_by_test_id("control-strip").check()
+    expect(form.get_by_test_id("runs")).to_have_text("3 training runs in all")
+    # before paying for the retrain: what ignoring the marked words would change (issue 30 §2)
+    forecast = form.get_by_test_id("forecast")
+    forecast.get_by_test_id("start-forecast").click()
+    expect(forecast.get_by_test_id("forecast-result")).to_be_visible(timeout=180_000)
+    expect(forecast.get_by_test_id("forecast-clean")).to_contain_text(re.compile(r"\d\.\d{3}"))
+    expect(forecast).to_contain_text("ignoring these words would move")
     assert unlabelled(page) == []
     shot(page, "21-retrain-controls")
     page.get_by_test_id("start-retrain").click()
@@ -115,17 +124,17 @@ def test_import_rationales_retrain_with_controls_and_see_three_arms(page, servic
         assert r.status_code == 200, r.text
         retrains = r.json()["items"]
     assert len(retrains) == 1 and retrains[0]["params"]["attribution_every"] == 2, retrains
-    assert retrains[0]["params"]["controls"] == ["lambda0", "deletion"]
+    assert retrains[0]["params"]["controls"] == ["lambda0", "deletion", "strip"]
 
     page.get_by_test_id("retrain-done").get_by_role("link").click()
     expect(page).to_have_url(re.compile(r"/results\?b=\d+"))
     cmp = page.get_by_test_id("controls-comparison")
     expect(cmp).to_be_visible()
-    expect(cmp.get_by_test_id("arm-header")).to_have_text(["debugged", "λ = 0", "deletion"])
+    expect(cmp.get_by_test_id("arm-header")).to_have_text(["debugged", "λ = 0", "deletion", "strip the words"])
     table = cmp.get_by_test_id("controls-clean")
     expect(table.locator("tbody tr").first).to_contain_text("accuracy")
     expect(table.get_by_test_id("verdict").first).to_have_text(
-        re.compile(r"better than both controls|within noise|worse")
+        re.compile(r"better than (both|all) controls|within noise|worse")
     )
     expect(cmp.get_by_test_id("one-seed-note")).to_be_visible()
     # the controls are versions of their own, named after the debug run
