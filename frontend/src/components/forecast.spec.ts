@@ -59,6 +59,17 @@ describe('ForecastPanel', () => {
     expect(w.text()).toContain('ignoring these words would move')
   })
 
+  it('names the first 20 erased words and counts the rest', async () => {
+    const many = { forecast: { ...RESULT.forecast, words: Array.from({ length: 25 }, (_, i) => `w${i}`) } }
+    A.forecastJob.mockResolvedValue(fx.job({ id: 'f3', kind: 'forecast', status: 'queued', progress: 0 }))
+    A.job.mockResolvedValue(fx.job({ id: 'f3', kind: 'forecast', status: 'succeeded', progress: 100, result: many }))
+    const w = mount(ForecastPanel, { props: { pid: 1, versionId: 9, evalIds: [6], canRun: true } })
+    await w.find('[data-testid=start-forecast]').trigger('click')
+    await vi.waitFor(() => expect(w.find('[data-testid=forecast-result]').exists()).toBe(true))
+    expect(w.text()).toContain('w19 and 5 more')
+    expect(w.text()).not.toContain('w20')
+  })
+
   it('needs an eval set and the annotator role, and says why a forecast failed', async () => {
     const none = mount(ForecastPanel, { props: { pid: 1, versionId: 9, evalIds: [], canRun: true } })
     expect((none.find('[data-testid=start-forecast]').element as HTMLButtonElement).disabled).toBe(true)
