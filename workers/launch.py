@@ -162,6 +162,7 @@ class Supervisor(threading.Thread):
         self._deaths = dict.fromkeys(queues, 0)
         self._since = dict.fromkeys(queues, time.monotonic())
         self._halt = threading.Event()
+        self._stopped = threading.Event()
         self._lock = threading.Lock()
 
     def run(self) -> None:
@@ -194,6 +195,10 @@ class Supervisor(threading.Thread):
                             f"the embedded worker for queue {queue!r} was restarted (pid {self.procs[queue].pid})"
                         )
 
+        # Linux delivers a child's PR_SET_PDEATHSIG when the *thread* that started it ends: this thread
+        # outlives the workers it restarted, so they get their warm shutdown from stop().
+        self._stopped.wait()
+
     def _note(self, line: str) -> None:
         log.warning(line)
         self._say(line)
@@ -205,5 +210,6 @@ class Supervisor(threading.Thread):
             for proc in self.procs.values():
                 with contextlib.suppress(Exception):
                     stop_worker(proc)
+        self._stopped.set()
         if self.is_alive():
             self.join(timeout=5)
