@@ -40,6 +40,9 @@ LONG = frozenset(
         ),
         "unit/test_training_speed.py": (
             "test_attribution_every_k_batches_runs_the_second_derivative_on_those_batches_only",
+            "test_attribution_on_a_subset_of_feedback_rows_still_trains_the_term",
+            "test_bucketed_epochs_differ_but_the_run_repeats",
+            "test_mixed_precision_autocasts_only_where_bf16_is_native",  # 6 cases
         ),
         "unit/test_graphs.py": ("test_a_run_through_the_static_step_repeats_the_eager_run",),
         "unit/test_controls.py": (  # one comparison: 9 retrains
@@ -63,6 +66,10 @@ LONG = frozenset(
         "api/test_limits.py": ("test_catastrophic_regex_does_not_stall_other_requests",),
         "api/test_disconnect.py": ("test_health_answers_at_once_with_every_thread_and_connection_busy",),
         "api/test_event_streams.py": ("test_hundred_streams_share_one_poller_and_leave_the_api_responsive",),
+        "api/test_retrain_vs_parent.py": (  # real retrains through the job body
+            "test_a_retrain_version_carries_its_numbers_against_the_parent",
+            "test_without_an_eval_set_a_held_out_share_is_measured",
+        ),
     }.items()
     for test in tests
 )
