@@ -309,7 +309,8 @@ def run_comparison(
                 order_lengths=lengths,
             )
             arm_pred = _predict(loaded, sets, config.max_length)
-            strip_pred = _predict(loaded, stripped, config.max_length) if arm == strip_from == "lambda0" else None
+            wants_strip = "strip" in arms and arm == strip_from == "lambda0"
+            strip_pred = _predict(loaded, stripped, config.max_length) if wants_strip else None
             after = {n: set_metrics(gold[n], arm_pred[n], labels, has_words=has[n], positive=pos_index) for n in sets}
             shares_after = measure(loaded)
             q = quality(loaded)
