@@ -272,6 +272,7 @@ def cmd_debug(args) -> None:
                     f"share of {kind}d words ({m}): {b[kind]['mean_share']:.3f} -> {a[kind]['mean_share']:.3f}"
                     f" over {b[kind]['n']} examples"
                 )
+    lines += (result.meta.get("vs_parent") or {}).get("sentences", [])  # against the parent, in words
     _print(args, result.to_dict(), "\n".join(lines))
 
 

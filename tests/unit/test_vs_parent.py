@@ -142,7 +142,7 @@ def test_from_a_comparison_every_debug_seed_is_paired_with_the_parent():
     out = from_comparison(cmp, {"s": exs}, MANGO, reference=TRAIN, names=("v1", "v2"))
     assert out is not None
     s = out["sets"]["s"]
-    assert s["n_seeds"] == 2 and out["bootstrap"]["n_resamples"] == 200
+    assert s["n_seeds"] == 2 and out["bootstrap"]["n_resamples"] == 200 and out["positive"] == cmp["positive"]
     fpr = s["metrics"]["fpr_words"]
     assert fpr["parent"] == 1.0 and fpr["new"] == pytest.approx((1 / 3 + 2 / 3) / 2)
     assert fpr["noise"] == pytest.approx(np.std([1 / 3, 2 / 3], ddof=1))

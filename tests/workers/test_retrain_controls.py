@@ -89,6 +89,12 @@ def test_retrain_with_controls_makes_a_version_per_arm_and_a_comparison(stack: S
         assert set(clean["arms"]) == {"debug", "lambda0", "deletion"}
         assert set(clean["verdicts"]) >= {"accuracy", "macro_f1"}
         assert "predictions" not in clean  # per-example arrays stay in comparison.json
+        vs = versions[1]["config"]["vs_parent"]  # the debug version against its parent, as without controls
+        assert vs == result["vs_parent"] and vs["names"] == ["v1", "v2"] and vs["positive"] == cmp["positive"]
+        acc = vs["sets"]["clean"]["metrics"]["accuracy"]
+        assert abs(acc["parent"] - clean["before"]["accuracy"]) < 1e-6
+        assert abs(acc["new"] - clean["arms"]["debug"]["mean"]["accuracy"]) < 1e-6
+        assert versions[2]["config"]["vs_parent"] is None  # a control arm records none
         runs = {r["arm"]: r for r in cmp["runs"]}
         assert runs["debug"]["steps"] == runs["lambda0"]["steps"] == runs["deletion"]["steps"] > 0
         with stack.factory() as db:  # the full file is stored with the first debug version's files

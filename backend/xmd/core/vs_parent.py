@@ -184,11 +184,15 @@ def from_comparison(
         return None
     new = {n: np.asarray(cmp_sets[n]["predictions"]["debug"]) for n in parent}
     bootstrap = (comparison.get("settings") or {}).get("bootstrap") or {}
-    return compare_sets(
+    chosen = comparison.get("positive")
+    out = compare_sets(
         {n: sets[n] for n in parent if n in sets}, parent, new, comparison["labels"], feedback=feedback,
-        reference=reference, positive=(comparison.get("positive") or {}).get("index"), names=names,
+        reference=reference, positive=(chosen or {}).get("index"), names=names,
         holdout=holdout, n_resamples=int(bootstrap.get("n_resamples", 1000)), seed=int(bootstrap.get("seed", 0)),
     )  # fmt: skip
+    if chosen:  # the comparison's class, with the rule that chose it there
+        out["positive"] = dict(chosen)
+    return out
 
 
 def _pts(x: float) -> str:
