@@ -14,15 +14,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2] / "backend" / "xmd"
 DOMAINS = ("users", "jobs", "projects", "datasets", "versions", "feedback", "explanations", "retrain", "workspace")
 """Bottom up: a domain may import the ones before it."""
-KNOWN_CYCLES = {
-    ("datasets", "explanations"),
-    ("datasets", "feedback"),
-}
+KNOWN_CYCLES = {("datasets", "explanations")}
 """Pairs that still import each other both ways: measured 2026-11-27, 12 of the 15 pairs among the six
-non-user domains did; now these two: ``datasets/service.py`` still reads the explanations and feedback
-tables (an example's stored prediction and feedback count, the correct/incorrect and has-feedback
-filters, the explained counts a dataset shows) and asks explanations to take a deleted dataset's
-explanations out of the word aggregates. The set may only shrink."""
+non-user domains did; now this one: ``datasets/service.py`` reads the explanations table (an example's
+stored prediction, which the feedback import reads too, and the correct/incorrect filter) and asks
+explanations to take a deleted dataset's explanations out of the word aggregates. May only shrink."""
 
 
 def domain_of(module: str) -> str | None:

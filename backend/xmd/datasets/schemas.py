@@ -111,11 +111,11 @@ def _columns(row: Any, schema: type[BaseModel]) -> dict[str, Any]:
 
 
 def dataset_out(ds: Dataset, project: Project, facts: dict[str, Any]) -> DatasetOut:
-    """``facts``: :func:`xmd.datasets.service.dataset_facts` (label counts and explained rows)."""
+    """``facts``: :func:`xmd.datasets.service.dataset_facts` (label counts, explained rows, feedback entries)."""
     named = {("(none)" if k is None else project.labels[k]): v for k, v in facts["label_counts"].items()}
     explained = [
         ExplainedOut(version_id=v, version=n_v, method=m, n_explained=n, complete=n >= ds.n_examples)
-        for _, v, n_v, m, n in facts["explained"]
+        for _, v, n_v, m, n in facts.get("explained", [])
     ]
     extra = {"label_counts": named, "explained": explained, "n_feedback": facts.get("n_feedback", 0)}
     return DatasetOut.model_validate({**_columns(ds, DatasetOut), **extra})

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from sqlalchemy import ColumnElement, delete, exists, func, or_, select
@@ -16,7 +16,6 @@ from xmd.db import bulk
 from xmd.db.engine import analyze, compile_regex, is_sqlite, write_scope
 from xmd.db.errors import ConflictError, NotFoundError, found
 from xmd.explanations.models import Explanation
-from xmd.feedback.models import Feedback
 from xmd.projects.models import Project
 
 PREDICTIONS = ("correct", "incorrect")
@@ -110,46 +109,18 @@ def ext_ids(*, db_session: Session, example_ids: Sequence[int | None]) -> dict[i
     return out
 
 
-def feedback_counts(*, db_session: Session, example_ids: Sequence[int]) -> dict[int, int]:
-    """How many current feedback entries each example has."""
-    if not example_ids:
-        return {}
-    stmt = (
-        select(Feedback.example_id, func.count())
-        .where(Feedback.example_id.in_(example_ids))
-        .group_by(Feedback.example_id)
-    )
-    return {eid: int(n) for eid, n in db_session.execute(stmt)}
-
-
-def example_facts(
-    *, db_session: Session, example_ids: Sequence[int], version_id: int | None, method: str | None
-) -> tuple[dict[int, tuple[int, list[float]]], dict[int, int]]:
-    """What a page of examples shows beside each: its stored prediction and its feedback count."""
-    preds = stored_predictions(db_session=db_session, example_ids=example_ids, version_id=version_id, method=method)
-    return preds, feedback_counts(db_session=db_session, example_ids=example_ids)
+FACTS: dict[str, Callable[[Session, Dataset], Any]] = {}
+"""What the domains above add to what a dataset shows, by name, registered at their import (so this domain
+imports none of them): ``explained`` (:mod:`xmd.explanations.service`), ``n_feedback``
+(:mod:`xmd.feedback.service`)."""
 
 
 def dataset_facts(*, db_session: Session, dataset: Dataset) -> dict[str, Any]:
-    """What a dataset shows beside its columns: label counts, its examples explained per version and method,
-    and its feedback entries."""
-    from xmd.explanations import service as explanations_service
-
-    explained = explanations_service.explained_counts(
-        db_session=db_session, project_id=dataset.project_id, dataset_id=dataset.id
-    )
-    return {
-        "label_counts": label_counts(db_session=db_session, dataset_id=dataset.id),
-        "explained": explained,
-        "n_feedback": feedback_total(db_session=db_session, dataset_id=dataset.id),
-    }
-
-
-def feedback_total(*, db_session: Session, dataset_id: int) -> int:
-    """Current feedback entries on the dataset's examples (what a delete takes with it; the event log
-    keeps their history)."""
-    stmt = select(func.count()).select_from(Feedback).join(Example, Example.id == Feedback.example_id)
-    return int(db_session.scalar(stmt.where(Example.dataset_id == dataset_id)) or 0)
+    """What a dataset shows beside its columns: its label counts, and every registered fact (its examples
+    explained per version and method, its feedback entries)."""
+    out: dict[str, Any] = {"label_counts": label_counts(db_session=db_session, dataset_id=dataset.id)}
+    out.update({name: fact(db_session, dataset) for name, fact in FACTS.items()})
+    return out
 
 
 def _chunks(rows: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
@@ -332,11 +303,11 @@ def _filters(
     prediction: str | None = None,
     version_id: int | None = None,
     method: str | None = None,
-    has_feedback: bool | None = None,
+    where: Sequence[ColumnElement[bool]] = (),
 ) -> list[ColumnElement[bool]]:
     if project_id is None and dataset_id is None and ids is None:
         raise ValueError("list examples of a project, a dataset or a list of ids")
-    where: list[ColumnElement[bool]] = []
+    extra, where = where, []
     if project_id is not None:
         where.append(Example.project_id == project_id)
     if dataset_id is not None:
@@ -371,10 +342,7 @@ def _filters(
                 agree,
             )
         )
-    if has_feedback is not None:
-        given = exists().where(Feedback.example_id == Example.id)
-        where.append(given if has_feedback else ~given)
-    return where
+    return [*where, *extra]
 
 
 def list_examples(
@@ -387,7 +355,8 @@ def list_examples(
 ) -> list[Example]:
     """One page of examples in id order (= file order within a dataset), selected by the filters of
     :func:`_filters` (``project_id``, ``dataset_id``, ``label``, ``search``, ``regex``, ``ids``,
-    ``prediction`` with ``version_id`` and ``method``, ``has_feedback``).
+    ``prediction`` with ``version_id`` and ``method``, and ``where``: conditions a domain above adds, e.g.
+    :func:`xmd.feedback.service.given` for "has feedback").
 
     ``after_id`` is keyset pagination (pass the last id of the previous page; cost independent of the
     page number); ``offset`` is there for "jump to page n". ``search`` is a case-insensitive

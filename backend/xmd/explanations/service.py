@@ -27,6 +27,7 @@ from sqlalchemy.orm import Session
 from xmd.core.types import DataError
 from xmd.core.types import Explanation as CoreExplanation
 from xmd.core.words import split_words
+from xmd.datasets import service as datasets_service
 from xmd.datasets.models import Example
 from xmd.db import bulk
 from xmd.db.base import utcnow
@@ -411,7 +412,6 @@ def coverage(
     """What the training sets hold explained under (``mv``, ``method``), and the explain job filling them
     (the fields of ``schemas.Coverage``). ``state``: the (version, method)'s state row when the caller has
     read it already (None: nothing explained yet)."""
-    from xmd.datasets import service as datasets_service
     from xmd.datasets.models import DatasetRole
     from xmd.jobs import service as jobs_service
 
@@ -442,3 +442,8 @@ def coverage(
         "job_id": None if job is None else job.id,
         "datasets": sets,
     }
+
+
+datasets_service.FACTS["explained"] = lambda db, ds: explained_counts(
+    db_session=db, project_id=ds.project_id, dataset_id=ds.id
+)

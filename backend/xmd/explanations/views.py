@@ -142,9 +142,9 @@ def word_examples(
     stats = ranking.word_stats(db_session=db, model_version_id=mv.id, method=m, word=word)
     key = word_key(word.strip())
     items = []
-    preds, counts = datasets_service.example_facts(
-        db_session=db, example_ids=[e.id for e in rows], version_id=mv.id, method=m
-    )
+    ids = [e.id for e in rows]
+    preds = datasets_service.stored_predictions(db_session=db, example_ids=ids, version_id=mv.id, method=m)
+    counts = feedback_service.counts_by_example(db_session=db, example_ids=ids)
     for ex in examples_out(project, rows, preds, counts):
         words, spans = split_words(ex.text)
         hl = [i for i, w in enumerate(words) if word_key(w) == key]
@@ -204,9 +204,9 @@ prediction of a version and feedback; one example; an example found by the id ev
 
 
 def _examples(db: Session, project: Project, rows: list, mv_id: int | None, method: str | None) -> list[ExampleOut]:
-    preds, counts = datasets_service.example_facts(
-        db_session=db, example_ids=[e.id for e in rows], version_id=mv_id, method=method
-    )
+    ids = [e.id for e in rows]
+    preds = datasets_service.stored_predictions(db_session=db, example_ids=ids, version_id=mv_id, method=method)
+    counts = feedback_service.counts_by_example(db_session=db, example_ids=ids)
     return examples_out(project, rows, preds, counts)
 
 
@@ -244,7 +244,7 @@ def list_examples(
         "prediction": None if correctness == "all" else correctness,
         "version_id": mv_id,
         "method": m,
-        "has_feedback": has_feedback,
+        "where": [] if has_feedback is None else [feedback_service.given(has_feedback)],
     }
     rows = datasets_service.list_examples(db_session=db, offset=offset, limit=limit, **filters)
     total = datasets_service.count_examples(db_session=db, **filters)

@@ -24,12 +24,13 @@ import zlib
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import ColumnElement, exists, func, select
 from sqlalchemy.orm import Session
 
 from xmd.core.feedback import FeedbackSet, parse_action, parse_scope, task_key
 from xmd.core.types import Action, FeedbackError, InstanceFeedback, Scope, TaskFeedback
 from xmd.core.words import split_words, word_key
+from xmd.datasets import service as datasets_service
 from xmd.datasets.models import Example
 from xmd.db.base import utcnow
 from xmd.db.engine import is_sqlite, write_scope
@@ -408,3 +409,31 @@ def _bulk_write(
         db_session, project_id=project_id, entries=entries, event_ids=event_ids, user_id=user_id, now=now
     )
     db_session.expire_all()  # rows loaded before the import are stale now
+
+
+def counts_by_example(*, db_session: Session, example_ids: Sequence[int]) -> dict[int, int]:
+    """How many current feedback entries each example has."""
+    if not example_ids:
+        return {}
+    stmt = (
+        select(Feedback.example_id, func.count())
+        .where(Feedback.example_id.in_(example_ids))
+        .group_by(Feedback.example_id)
+    )
+    return {eid: int(n) for eid, n in db_session.execute(stmt)}
+
+
+def given(has_feedback: bool) -> ColumnElement[bool]:
+    """An example filter (``datasets.service.list_examples``' ``where``): it has feedback, or (False) none."""
+    clause = exists().where(Feedback.example_id == Example.id)
+    return clause if has_feedback else ~clause
+
+
+def count_on_dataset(*, db_session: Session, dataset_id: int) -> int:
+    """Current feedback entries on the dataset's examples (what a delete takes with it; the event log
+    keeps their history)."""
+    stmt = select(func.count()).select_from(Feedback).join(Example, Example.id == Feedback.example_id)
+    return int(db_session.scalar(stmt.where(Example.dataset_id == dataset_id)) or 0)
+
+
+datasets_service.FACTS["n_feedback"] = lambda db, ds: count_on_dataset(db_session=db, dataset_id=ds.id)
