@@ -48,3 +48,68 @@ def test_a_dataset_is_not_deleted_under_a_running_job(api: Api, project, db):
     assert jobs_service.finish(db_session=db, job_id=job_id, result={})
     assert api.delete(f"/api/datasets/{did}").status_code == 204
     assert _rows(db, did) == (0, 0, 0)
+
+
+def _fire_pair(session_factory, project_id: int, did: int) -> dict:
+    """A dataset delete and a job start of its project at once; when each finished."""
+    import threading
+    import time
+
+    from xmd.datasets import service as datasets_service
+    from xmd.projects import service as projects_service
+
+    done: dict = {}
+    checked = threading.Event()
+
+    def delete() -> None:
+        with session_factory() as s:
+            ds = datasets_service.get_or_raise(db_session=s, dataset_id=did)
+            proj = projects_service.get_or_raise(db_session=s, project_id=project_id)
+            try:
+                projects_service.lock_when_idle(db_session=s, project=proj, what="d")
+            except Exception as exc:
+                done["delete"] = type(exc).__name__
+                return
+            finally:
+                checked.set()
+            datasets_service.delete_dataset(db_session=s, dataset=ds)
+            done["delete"], done["deleted_at"] = "ok", time.monotonic()
+
+    def start() -> None:
+        checked.wait(10)
+        with session_factory() as s:
+            job = jobs_service.create(db_session=s, kind="explain", project_id=project_id)
+            done["job"], done["job_at"] = job.id, time.monotonic()
+
+    threads = [threading.Thread(target=delete), threading.Thread(target=start)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    return done
+
+
+def test_a_job_cannot_start_between_the_check_and_the_delete(api: Api, project, session_factory, monkeypatch):
+    """The pair fired 6 times: a dataset delete (slowed between its check and its commit) and a job start
+    of the same project, started once the check passed. The job must commit after the delete."""
+    import time
+
+    from xmd.datasets import service as datasets_service
+
+    deleting = datasets_service.delete_dataset
+
+    def slow_delete(**kw):
+        time.sleep(0.2)  # widen the window between the check and the delete's commit
+        return deleting(**kw)
+
+    monkeypatch.setattr(datasets_service, "delete_dataset", slow_delete)
+    for trial in range(6):
+        r = api.post(
+            f"/api/projects/{project['id']}/datasets",
+            files={"file": (f"v{trial}.csv", b"id,text,label\n1,a text,positive\n", "text/csv")},
+            data={"name": f"victim{trial}", "role": "train", "id_column": "id"},
+        )
+        done = _fire_pair(session_factory, project["id"], r.json()["id"])
+        assert done["delete"] == "ok" and done["job_at"] >= done["deleted_at"], (trial, done)
+        with session_factory() as s:
+            jobs_service.fail(db_session=s, job_id=str(done["job"]), error="test")
