@@ -135,6 +135,15 @@ def test_results_offer_examples_for_a_task_level_story_and_read_their_metrics_ri
     expect(base.locator("td").first).to_have_text("v1 (base)")
     expect(base.get_by_test_id("version-accuracy")).to_have_text(re.compile(r"^anti \d+\.\d%$"))
     expect(base.get_by_test_id("version-metrics")).to_contain_text("measured by the retrain to v2")
+    # v2 against its parent v1 on the same examples (issues 30 and 33): both accuracies, the change with
+    # its interval and verdict, one seed said, and the flagged class's FPR on the corrected word's slice
+    vs = page.get_by_test_id("parent-comparison")
+    rows = vs.get_by_test_id("vs-parent-anti").locator("tbody tr")
+    change = r"accuracy\s*\d+\.\d%\s*\d+\.\d%\s*[+−]\d+\.\d pt\s*[+−]\d+\.\d pt to [+−]\d+\.\d pt"
+    expect(rows.first).to_contain_text(re.compile(change))
+    expect(rows.filter(has_text="with the corrected words")).to_contain_text(re.compile(r"\(n = \d+\)"))
+    expect(vs.get_by_test_id("vs-one-seed")).to_be_visible()
+    expect(vs.get_by_test_id("fpr-sentence")).to_contain_text(re.compile(r"contain the corrected words .* by v1"))
     assert unlabelled(page) == []
     shot(page, "r2-results-notes")
 
