@@ -147,3 +147,20 @@ def test_from_a_comparison_every_debug_seed_is_paired_with_the_parent():
     assert fpr["parent"] == 1.0 and fpr["new"] == pytest.approx((1 / 3 + 2 / 3) / 2)
     assert fpr["noise"] == pytest.approx(np.std([1 / 3, 2 / 3], ddof=1))
     assert from_comparison({"labels": LABELS, "sets": {}}, {}, MANGO) is None
+
+
+def test_the_card_states_a_held_out_share_and_reads_from_this_models_side():
+    y = np.array([0, 1] * 20)
+    parent, new = y.copy(), y.copy()
+    new[:6] = 1 - new[:6]
+    vs = {
+        "names": ["v1", "v2"],
+        "words": [],
+        "positive": None,
+        "holdout": {"name": HOLDOUT_NAME, "share": 0.1, "max_examples": 500, "seed": 0, "n": 40, "n_train": 360},
+        "sets": {HOLDOUT_NAME: compare_set(y, parent, new[None], LABELS)},
+    }
+    card = render_model_card({"kind": "debug", "vs_parent": vs})
+    assert "## Against the parent model (v1)" in card
+    assert f"- This model is 15.0 points less accurate on {HOLDOUT_NAME} than v1" in card
+    assert "- No eval set was given: 'held-out training share' is 40 training examples (10 %, at most 500" in card
