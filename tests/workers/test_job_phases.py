@@ -23,6 +23,8 @@ from xmd.versions import service as models
 from xmd.versions.models import ModelStatus
 
 RETRAIN = {"epochs": 2, "batch_size": 4, "lr": 1e-3, "max_length": 32, "lam": 1.0}
+#: A retrain that outlasts the test (50 epochs is the bound; one example a step: 24 x 50 = 1,200 steps).
+LONG_RUN = {"epochs": 50, "batch_size": 1}
 LONG = " and the plot and acting were what we all expected from the story" * 8
 
 
@@ -211,7 +213,7 @@ def test_short_jobs_do_not_wait_behind_a_retrain(stack: Stack, seeded: dict) -> 
     st.stop_all()
     st.start_workers(["long"], queues=[st.settings.retrain_queue])
     st.start_workers(["short"], queues=[st.settings.default_queue])
-    params = {**RETRAIN, "epochs": 400, "version_id": seeded["version_id"]}
+    params = {**RETRAIN, **LONG_RUN, "version_id": seeded["version_id"]}
     first = st.submit("retrain", seeded["project_id"], params)
     st.wait(first, lambda j: j.status is JobStatus.RUNNING and (j.step or 0) >= 2)
     second = st.submit("retrain", seeded["project_id"], params)

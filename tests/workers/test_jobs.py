@@ -24,6 +24,8 @@ from xmd.versions import service as models
 from xmd.versions.models import ModelStatus, ModelVersion
 
 RETRAIN = {"epochs": 2, "batch_size": 4, "lr": 1e-3, "max_length": 32, "lam": 1.0}
+#: A retrain that outlasts the test (50 epochs is the bound; one example a step: 24 x 50 = 1,200 steps).
+LONG_RUN = {"epochs": 50, "batch_size": 1}
 
 
 @pytest.fixture(scope="module")
@@ -110,13 +112,13 @@ def test_retrain_reports_progress_and_makes_a_new_version(two_workers: Stack, se
 def test_cancel_stops_a_running_retrain(two_workers: Stack, seeded: dict) -> None:
     st = two_workers
     before = _feedback_state(st, seeded["project_id"])
-    params = {**RETRAIN, "epochs": 400, "version_id": seeded["version_id"]}
+    params = {**RETRAIN, **LONG_RUN, "version_id": seeded["version_id"]}
     job_id = st.submit("retrain", seeded["project_id"], params)
     st.wait(job_id, lambda j: j.status is JobStatus.RUNNING and (j.step or 0) >= 3)
     with st.factory() as db:
         jobs.request_cancel(db_session=db, job_id=job_id)
     job = st.wait_status(job_id, JobStatus.CANCELLED, timeout=30)
-    assert job.step < job.total_steps == 2400 and job.finished_at is not None
+    assert job.step < job.total_steps == 1200 and job.finished_at is not None
     with st.factory() as db:
         versions = models.list_versions(db_session=db, project_id=seeded["project_id"])
         child = next(v for v in versions if v.config.get("job_id") == job_id)
@@ -210,7 +212,7 @@ def test_a_worker_killed_mid_retrain_fails_the_job_and_keeps_everything_else(two
     parent_files = _dir_digest(Path(parent.path))
     feedback = _feedback_state(st, seeded["project_id"])
 
-    job_id = st.submit("retrain", seeded["project_id"], {**RETRAIN, "epochs": 400, "version_id": parent.id})
+    job_id = st.submit("retrain", seeded["project_id"], {**RETRAIN, **LONG_RUN, "version_id": parent.id})
     job = st.wait(job_id, lambda j: j.status is JobStatus.RUNNING and (j.step or 0) >= 3)
     host = job.worker_host.rsplit(":", 1)[1]
     victim = next(w for w in st.workers if w.poll() is None and _owns(w.pid, int(host)))
