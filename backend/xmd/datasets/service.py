@@ -6,7 +6,7 @@ import random
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from sqlalchemy import ColumnElement, delete, exists, func, or_, select
+from sqlalchemy import ColumnElement, delete, func, or_, select
 from sqlalchemy.orm import Session
 
 from xmd.core.types import DataError
@@ -15,7 +15,6 @@ from xmd.datasets.models import Dataset, DatasetRole, Example
 from xmd.db import bulk
 from xmd.db.engine import analyze, compile_regex, is_sqlite, write_scope
 from xmd.db.errors import ConflictError, NotFoundError, found
-from xmd.explanations.models import Explanation
 from xmd.projects.models import Project
 
 PREDICTIONS = ("correct", "incorrect")
@@ -82,15 +81,9 @@ def in_project(*, db_session: Session, project: Project, dataset_id: int) -> Dat
 def stored_predictions(
     *, db_session: Session, example_ids: Sequence[int], version_id: int | None, method: str | None
 ) -> dict[int, tuple[int, list[float]]]:
-    """Predicted class and probabilities per example id, from the stored explanations of a version."""
-    if not example_ids or version_id is None or not method:
-        return {}
-    stmt = select(Explanation.example_id, Explanation.target, Explanation.probs).where(
-        Explanation.example_id.in_(example_ids),
-        Explanation.model_version_id == version_id,
-        Explanation.method == method,
-    )
-    return {eid: (t, list(p)) for eid, t, p in db_session.execute(stmt)}
+    """Predicted class and probabilities per example id, from the stored explanations of a version (the
+    reader :mod:`xmd.explanations.predictions` registers)."""
+    return _predicted("read")(db_session=db_session, example_ids=example_ids, version_id=version_id, method=method)
 
 
 def id_pairs(*, db_session: Session, dataset: Dataset, limit: int | None = None) -> list[tuple[int, str]]:
@@ -107,6 +100,23 @@ def ext_ids(*, db_session: Session, example_ids: Sequence[int | None]) -> dict[i
         rows = db_session.execute(select(Example.id, Example.ext_id).where(Example.id.in_(chunk)))
         out.update({int(i): str(e) for i, e in rows})
     return out
+
+
+PREDICTED: dict[str, Callable[..., Any]] = {}
+"""How a version predicted examples, from the explanations table of a domain above, registered at its import
+by :mod:`xmd.explanations.predictions` (so this domain imports none of it): ``read`` (see
+:func:`stored_predictions`) and ``agree`` (``correct``, ``version_id``, ``method`` → a condition on ``Example``)."""
+BEFORE_DELETE: dict[str, Callable[..., Any]] = {}
+"""What a domain above takes out before a dataset is deleted, by name, registered at its import:
+``explanations`` (their counts in the word aggregates, :mod:`xmd.explanations.service`). Called with
+``db_session``, ``dataset_id`` and ``commit=False`` inside the delete's transaction."""
+
+
+def _predicted(name: str) -> Callable[..., Any]:
+    hook = PREDICTED.get(name)
+    if hook is None:
+        raise RuntimeError("no predictions reader registered: import xmd.explanations.predictions first")
+    return hook
 
 
 FACTS: dict[str, Callable[[Session, Dataset], Any]] = {}
@@ -214,12 +224,11 @@ def rename_dataset(*, db_session: Session, dataset: Dataset, name: str) -> Datas
 
 
 def delete_dataset(*, db_session: Session, dataset: Dataset) -> None:
-    """Delete a dataset and its examples, first taking their explanations out of the word aggregates
-    (a plain cascade would delete the explanations but leave their counts in the rankings)."""
-    from xmd.explanations import service as explanations_service
-
+    """Delete a dataset and its examples, first running :data:`BEFORE_DELETE`: it takes their explanations out
+    of the word aggregates (a plain cascade would delete the explanations but leave their counts in the rankings)."""
     with write_scope(db_session):
-        explanations_service.remove_explanations_of_dataset(db_session=db_session, dataset_id=dataset.id, commit=False)
+        for before in BEFORE_DELETE.values():
+            before(db_session=db_session, dataset_id=dataset.id, commit=False)
         db_session.execute(delete(Dataset).where(Dataset.id == dataset.id))
     if dataset in db_session:
         db_session.expunge(dataset)
@@ -331,17 +340,8 @@ def _filters(
             raise ValueError(f"prediction must be one of {PREDICTIONS}, got {prediction!r}")
         if version_id is None or not method:
             raise ValueError("filtering by correct/incorrect predictions needs a model version and a method")
-        # The stored explanation's target is the predicted class; examples not explained yet match neither.
-        agree = Explanation.target == Example.label if prediction == "correct" else Explanation.target != Example.label
         where.append(Example.label.is_not(None))
-        where.append(
-            exists().where(
-                Explanation.example_id == Example.id,
-                Explanation.model_version_id == version_id,
-                Explanation.method == method,
-                agree,
-            )
-        )
+        where.append(_predicted("agree")(correct=prediction == "correct", version_id=version_id, method=method))
     return [*where, *extra]
 
 

@@ -12,8 +12,7 @@ are serialised by locking its ``aggregate_states`` row, on PostgreSQL only for t
 end of their transaction (writers of the same examples wait for each other first: ``lock_examples``), so
 workers sharing an explain job write their chunks' rows in parallel; other versions and methods never wait.
 
-The word rankings read from these tables are in :mod:`xmd.explanations.ranking`.
-"""
+Read from these tables: the word rankings in :mod:`xmd.explanations.ranking`, predictions in :mod:`.predictions`."""
 
 from __future__ import annotations
 
@@ -44,6 +43,7 @@ from xmd.explanations.aggregates import (
     refresh_bounds,
 )
 from xmd.explanations.models import AggregateState, Explanation, WordOccurrence
+from xmd.explanations.predictions import stored_predictions as stored_predictions
 from xmd.explanations.statecache import state_cache
 from xmd.projects.models import Project
 from xmd.versions.models import ModelVersion
@@ -444,6 +444,7 @@ def coverage(
     }
 
 
+datasets_service.BEFORE_DELETE["explanations"] = remove_explanations_of_dataset
 datasets_service.FACTS["explained"] = lambda db, ds: explained_counts(
     db_session=db, project_id=ds.project_id, dataset_id=ds.id
 )
