@@ -112,13 +112,22 @@ def until(check, what: str, serve: Serve, timeout: float = DEADLINE_S) -> Any:
     raise AssertionError(f"{what}: not within {timeout} s\n{serve.terminal}")
 
 
-def kill_workers(data: Path) -> int:
-    """SIGKILL every embedded worker of ``data`` (each is a process group: main and pool): a crash."""
-    killed = 0
+def workers_of(data: Path) -> list[int]:
+    """The pids of the embedded workers' main processes (group leaders) that serve ``data``."""
+    pids = []
     found = subprocess.run(["pgrep", "-f", "celery -A workers.app"], capture_output=True, text=True).stdout.split()
     for pid in map(int, found):
         with contextlib.suppress(OSError):
-            if f"XMD_DATA_DIR={data}".encode() in Path(f"/proc/{pid}/environ").read_bytes():
-                os.killpg(pid, signal.SIGKILL)  # only a group leader (a worker's main process) has a group
-                killed += 1
+            if f"XMD_DATA_DIR={data}".encode() in Path(f"/proc/{pid}/environ").read_bytes() and os.getpgid(pid) == pid:
+                pids.append(pid)
+    return pids
+
+
+def kill_workers(data: Path) -> int:
+    """SIGKILL every embedded worker of ``data`` (each is a process group: main and pool): a crash."""
+    killed = 0
+    for pid in workers_of(data):
+        with contextlib.suppress(OSError):
+            os.killpg(pid, signal.SIGKILL)
+            killed += 1
     return killed

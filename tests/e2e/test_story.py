@@ -269,9 +269,8 @@ def test_retrain_shows_progress_and_loss_curve(page, service):
     form = page.get_by_test_id("retrain-form")
     form.get_by_label("Epochs").fill("6")
     form.get_by_label("λ (strength)").fill("2")
-    form.get_by_label("Explanation loss", exact=True).select_option("huber")
     # the training precision is left to the worker (auto: bf16 on a CPU that computes it), or forced either way
-    form.get_by_text("More options").click()
+    form.get_by_test_id("advanced").locator("summary").click()
     precision = form.get_by_label(re.compile(r"^bf16 training \(auto"))
     assert precision.evaluate("s => [...s.options].map(o => o.text)") == ["auto", "on", "off"]
     assert precision.evaluate("s => s.options[s.selectedIndex].text") == "auto"

@@ -102,7 +102,7 @@ def test_push_then_from_pretrained_gives_identical_predictions(
     assert str(retrained["model_dir"]) in card  # the base model it was debugged from
     assert "Task-level: 1 remove, 0 add" in card and "Instance-level: 1 remove, 0 add" in card
     assert "Top removed words: `spielberg` (" in card  # the one card format (core.modelcard)
-    assert "loss `mse`, λ = 1.0" in card
+    assert "ER objective: `both`, λ = 1.0" in card
     assert "| test_clean | 12 |" in card  # metrics before → after per eval set
     ran_bf16 = json.loads(files["xmd.json"])["history"]["bf16"]  # auto: bf16 where the worker's CPU computes it
     assert ("- Precision: bf16 autocast" if ran_bf16 else "- Precision: float32") in card
