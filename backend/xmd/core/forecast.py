@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from xmd.core.compare import choose_positive, contains_words, paired_bootstrap, set_metrics
+from xmd.core.compare import choose_positive, contains_words, paired_bootstrap, removed_task_words, set_metrics
 from xmd.core.deletion import delete_positions
 from xmd.core.feedback import FeedbackSet, resolve_instance, task_key
 from xmd.core.modeling import LoadedModel
@@ -33,8 +33,6 @@ MAX_EXAMPLES = 2000
 def feedback_words(feedback: FeedbackSet, examples: Sequence[Example] = ()) -> list[str]:
     """Word keys the feedback asks the model to ignore: task-level *remove* words and the words of
     instance *remove* marks (from the words recorded with the feedback, else from ``examples``)."""
-    from xmd.core.compare import removed_task_words
-
     keys = set(removed_task_words(feedback.task))
     texts = {ex.id: ex.text for ex in examples}
     for (eid, i), action in resolve_instance(feedback.instance).items():
