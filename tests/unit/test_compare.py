@@ -38,6 +38,21 @@ def test_word_fpr_on_a_constructed_set():
     assert m["fpr_words"] == 1.0 and m["fpr_other"] is None and m["fpr_gap"] is None
 
 
+def test_word_fnr_is_the_flagged_class_missed_on_each_slice():
+    """Issue 30 §3: the false-negative rate of the flagged class, on the words' slice and off it."""
+    texts = ["jews are vermin", "kill the muslims", "you idiot", "go away scum", "jews pray", "nice"]
+    y = [1, 1, 1, 1, 0, 0]  # four toxic posts: two with an identity word, two without
+    p = [0, 1, 0, 0, 0, 0]  # misses one of the identity ones, both of the others
+    has = contains_words(texts, ["jews", "muslims"])
+    m = set_metrics(y, p, LABELS, has_words=has, positive=1)
+    assert m["fnr_words"] == 0.5 and m["fnr_other"] == 1.0
+    assert m["n_positive_words"] == 2 and m["n_positive_other"] == 2
+    boot = paired_bootstrap(y, np.array([p]), np.array([y]), LABELS, has_words=has, positive=1, n_resamples=200)
+    assert boot["fnr_words"]["diff"] == 0.5 and boot["fnr_other"]["diff"] == 1.0
+    lo, hi = boot["fnr_words"]["ci_low"], boot["fnr_words"]["ci_high"]
+    assert lo is not None and hi is not None and lo <= 0.5 <= hi
+
+
 def test_set_metrics_agree_with_evaluate():
     rng = np.random.default_rng(3)
     for k in (2, 3, 4):

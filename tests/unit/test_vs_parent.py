@@ -36,7 +36,12 @@ def test_shortcut_parent_against_a_model_that_ignores_the_word(shortcut):  # noq
     assert rows["fpr_other"]["parent"] == 0.0 and rows["fpr_other"]["diff"] == 0.0
     assert rows["accuracy"]["parent"] == pytest.approx(3 / 7) and rows["accuracy"]["new"] == pytest.approx(5 / 7)
     assert out["sets"]["s"]["n_negative_words"] == 3 and out["sets"]["s"]["n_negative_other"] == 2
-    assert set(out["sets"]["s"]["sentences"]) == {"accuracy", "fpr_words"}
+    # the other side (issue 30 §3): e5 contains the word and is positive: caught by the parent, missed by new
+    assert rows["fnr_words"]["parent"] == 0.0 and rows["fnr_words"]["new"] == 1.0
+    assert rows["fnr_words"]["verdict"] == "worse" and rows["fnr_other"]["parent"] == rows["fnr_other"]["new"] == 1.0
+    assert out["sets"]["s"]["n_positive_words"] == 1 and out["sets"]["s"]["n_positive_other"] == 1
+    assert set(out["sets"]["s"]["sentences"]) == {"accuracy", "fpr_words", "fnr_words"}
+    assert "missed 0.0 % of the time by the parent and 100.0 %" in out["sets"]["s"]["sentences"]["fnr_words"]
     assert out["sentences"][:2] == [out["sets"]["s"]["sentences"][m] for m in ("accuracy", "fpr_words")]
     fpr = [t for t in out["sentences"] if "corrected words" in t]
     assert fpr and "100.0 % of the time by the parent and 0.0 %" in fpr[0] and "lower beyond noise" in fpr[0]

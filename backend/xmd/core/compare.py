@@ -3,7 +3,10 @@
 Per eval set: accuracy, macro-F1, per-class F1 and — when task-level *remove* words exist — the
 false-positive rate of the *positive / flagged* class on examples that contain those words
 (``fpr_words``) vs on the others (``fpr_other``), and their gap. That rate is the bias measure of
-issue 14: a model that learnt "identity word ⇒ hate" flags harmless posts that contain the word.
+issue 14: a model that learnt "identity word ⇒ hate" flags harmless posts that contain the word. Its
+other side is the false-negative rate of that class on the same two slices (``fnr_words``,
+``fnr_other``, issue 30 §3): a fix that stops flagging the words' posts at all would lower the FPR by
+missing the true ones.
 
 Every metric is a ratio of sums over examples, so one function (:func:`_metrics_from_sums`) turns
 per-example indicator sums into metrics, both on the full set and on each bootstrap resample: the
@@ -22,7 +25,7 @@ from xmd.core.types import Action, DataError, Example
 from xmd.core.words import split_words, word_key
 
 #: +1: higher is better; -1: lower is better. Verdicts are given for these metrics.
-DIRECTIONS = {"accuracy": 1, "macro_f1": 1, "fpr_words": -1, "fpr_gap": -1}
+DIRECTIONS = {"accuracy": 1, "macro_f1": 1, "fpr_words": -1, "fpr_gap": -1, "fnr_words": -1}
 
 VERDICT_RULE = (
     "Against one control, a metric is 'better' when the paired bootstrap 95% interval of "
@@ -78,17 +81,18 @@ def choose_positive(
 
 
 def _features(y: np.ndarray, p: np.ndarray, k: int, has: np.ndarray | None, positive: int | None) -> np.ndarray:
-    """Per-example indicators ``[N, 3k + 5]``: correct, tp_c, predicted_c, gold_c, then the four
-    counts of the word FPR (negatives with / without the words, and how many of them were flagged)."""
+    """Per-example indicators ``[N, 3k + 9]``: correct, tp_c, predicted_c, gold_c, then the four
+    counts of the word FPR (negatives with / without the words, and how many of them were flagged) and
+    the four of the word FNR (positives with / without the words, and how many of them were missed)."""
     onehot_y = np.eye(k, dtype=np.float32)[y]
     onehot_p = np.eye(k, dtype=np.float32)[p]
     cols = [(y == p).astype(np.float32)[:, None], onehot_y * onehot_p, onehot_p, onehot_y]
     if has is not None and positive is not None:
-        neg = y != positive
+        neg, pos = y != positive, y == positive
         flagged = p == positive
-        cols.append(
-            np.stack([neg & has, neg & has & flagged, neg & ~has, neg & ~has & flagged], axis=1).astype(np.float32)
-        )
+        fpr = [neg & has, neg & has & flagged, neg & ~has, neg & ~has & flagged]
+        fnr = [pos & has, pos & has & ~flagged, pos & ~has, pos & ~has & ~flagged]
+        cols.append(np.stack(fpr + fnr, axis=1).astype(np.float32))
     return np.concatenate(cols, axis=1)
 
 
@@ -109,6 +113,9 @@ def _metrics_from_sums(sums: np.ndarray, n: float, k: int, with_fpr: bool) -> di
             out["fpr_words"] = np.where(nw > 0, fw / np.where(nw > 0, nw, 1), np.nan)
             out["fpr_other"] = np.where(no > 0, fo / np.where(no > 0, no, 1), np.nan)
             out["fpr_gap"] = out["fpr_words"] - out["fpr_other"]
+            pw, mw, po, mo = (sums[..., b + 4 + i] for i in range(4))
+            out["fnr_words"] = np.where(pw > 0, mw / np.where(pw > 0, pw, 1), np.nan)
+            out["fnr_other"] = np.where(po > 0, mo / np.where(po > 0, po, 1), np.nan)
     return out
 
 
@@ -126,7 +133,8 @@ def set_metrics(
 ) -> dict:
     """``{"n", "accuracy", "macro_f1", "per_class_f1": {label: f1|None}}`` plus, with ``has_words``
     and ``positive``, ``fpr_words``, ``fpr_other``, ``fpr_gap`` (None when a group has no negative)
-    and the group sizes ``n_negative_words`` / ``n_negative_other``.
+    and the group sizes ``n_negative_words`` / ``n_negative_other``, and the flagged class's
+    false-negative rates ``fnr_words`` / ``fnr_other`` with ``n_positive_words`` / ``n_positive_other``.
 
     Agrees with :func:`xmd.core.evaluate.per_class_f1` / ``macro_f1`` (same absent-class convention).
     """
@@ -153,13 +161,18 @@ def set_metrics(
             fpr_gap=_num(m["fpr_gap"]),
             n_negative_words=int((neg & has).sum()),
             n_negative_other=int((neg & ~has).sum()),
+            fnr_words=_num(m["fnr_words"]),
+            fnr_other=_num(m["fnr_other"]),
+            n_positive_words=int((~neg & has).sum()),
+            n_positive_other=int((~neg & ~has).sum()),
         )
     return out
 
 
 def flat_metrics(metrics: Mapping, labels: Sequence[str]) -> dict[str, float | None]:
     """One level of ``{name: value}`` from :func:`set_metrics` (per-class F1 as ``f1:<label>``)."""
-    out = {k: metrics.get(k) for k in ("accuracy", "macro_f1", "fpr_words", "fpr_other", "fpr_gap") if k in metrics}
+    keys = ("accuracy", "macro_f1", "fpr_words", "fpr_other", "fpr_gap", "fnr_words", "fnr_other")
+    out = {k: metrics.get(k) for k in keys if k in metrics}
     for name in labels:
         out[f"f1:{name}"] = (metrics.get("per_class_f1") or {}).get(name)
     return out

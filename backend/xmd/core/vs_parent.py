@@ -35,7 +35,7 @@ HOLDOUT_MAX = 500
 HOLDOUT_NAME = "held-out training share"
 
 #: The metrics compared, and whether higher (+1) or lower (-1) is better.
-METRICS = {"accuracy": 1, "macro_f1": 1, "fpr_words": -1, "fpr_other": -1}
+METRICS = {"accuracy": 1, "macro_f1": 1, "fpr_words": -1, "fpr_other": -1, "fnr_words": -1, "fnr_other": -1}
 
 
 def holdout_split(
@@ -113,6 +113,8 @@ def compare_set(
         "n_seeds": int(new.shape[0]),
         "n_negative_words": before.get("n_negative_words"),
         "n_negative_other": before.get("n_negative_other"),
+        "n_positive_words": before.get("n_positive_words"),
+        "n_positive_other": before.get("n_positive_other"),
         "metrics": rows,
     }
 
@@ -236,6 +238,20 @@ def _fpr_sentence(
     )
 
 
+def _fnr_sentence(
+    set_name: str, row: Mapping[str, Any], names: Sequence[str], n_seeds: int, label: str, n: int | None
+) -> str | None:
+    parent, new = names
+    if row.get("parent") is None or row.get("new") is None or row.get("ci_low") is None:
+        return None
+    word = {"better": "lower beyond noise", "worse": "higher beyond noise"}.get(row["verdict"], "within noise")
+    return (
+        f"On {set_name}, examples that contain the corrected words and are {label!r} are missed "
+        f"{row['parent'] * 100:.1f} % of the time by {parent} and {row['new'] * 100:.1f} % by {new} "
+        f"({_pts(row['diff'])} points, {word}; n = {n}; {_interval(row, n_seeds)})."
+    )
+
+
 def sentences(result: Mapping[str, Any], names: Sequence[str] | None = None) -> list[str]:
     """Plain-words reading of :func:`compare_sets`' result: per set, the accuracy change (a drop beyond
     noise says so first) and the false-positive rate on the corrected words' slice; ``names`` override
@@ -257,12 +273,15 @@ def sentences(result: Mapping[str, Any], names: Sequence[str] | None = None) -> 
 def _set_sentences(
     set_name: str, s: Mapping[str, Any], names: Sequence[str], positive: Mapping[str, Any] | None
 ) -> dict[str, str]:
-    """``{"accuracy": …, "fpr_words": …}`` for one set (a metric without a defined change is left out)."""
+    """``{"accuracy": …, "fpr_words": …, "fnr_words": …}`` for one set (a metric without a defined change
+    is left out)."""
     rows, k = s.get("metrics") or {}, int(s.get("n_seeds") or 1)
     label = (positive or {}).get("label")
     out = {"accuracy": _accuracy_sentence(set_name, rows["accuracy"], names, k) if "accuracy" in rows else None}
     if label is not None and "fpr_words" in rows:
         out["fpr_words"] = _fpr_sentence(set_name, rows["fpr_words"], names, k, label, s.get("n_negative_words"))
+    if label is not None and "fnr_words" in rows:
+        out["fnr_words"] = _fnr_sentence(set_name, rows["fnr_words"], names, k, label, s.get("n_positive_words"))
     return {m: t for m, t in out.items() if t}
 
 
