@@ -9,14 +9,23 @@ progress and an ETA: every phase's remaining units times the seconds per unit me
 job starts, :func:`expected`). Before any retrain has run, a project's first explain job times a few
 batches of each kind of a retrain's work (``xmd.core.calibrate``, :func:`calibrated_rates`). No rate
 measured yet means no ETA, never a guess.
+
+The ETA shown is smoothed (:meth:`Tracker.eta`): a rate measured on a phase's first units, or a phase
+ending, can move the raw estimate from 7 to 16 to 5 minutes within seconds; the shown one counts down
+with the clock and moves toward the raw one with a time constant of :data:`ETA_TAU_S` seconds.
 """
 
 from __future__ import annotations
 
+import math
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
+
+ETA_TAU_S = 20.0
+"""Time constant of the shown ETA: it closes 1 - exp(-dt / tau) of its gap to a new raw estimate in dt
+seconds (5 % a second, 95 % in a minute), so a noisy rate cannot move it by more than that."""
 
 
 @dataclass
@@ -71,18 +80,26 @@ def expected(phases: list[Phase], prior: Mapping[str, float]) -> float | None:
 class Tracker:
     """The phases of a running job: which one runs, how far each got, how long the rest should take."""
 
-    def __init__(self, phases: list[Phase], prior: Mapping[str, float] | None = None) -> None:
+    def __init__(
+        self,
+        phases: list[Phase],
+        prior: Mapping[str, float] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.phases = {p.name: p for p in phases}
         self.prior = dict(prior or {})
         self.current: Phase | None = None
-        self.started = time.monotonic()
+        self.clock = clock
+        self.started = clock()
+        self._eta: float | None = None
+        self._eta_at = self.started
 
     def update(self, name: str, done: int, total: int | None = None) -> Phase:
         """Phase ``name`` is at ``done`` (of ``total``); the phase before it is finished."""
         phase = self.phases.get(name)
         if phase is None:  # a phase the plan did not foresee (e.g. predicting for scoped feedback)
             phase = self.phases[name] = Phase(name, name.replace("_", " "), total or 1, kind=_kind(name))
-        now = time.monotonic()
+        now = self.clock()
         if self.current is not phase:
             if self.current is not None:
                 self.finish(self.current.name)
@@ -101,7 +118,7 @@ class Tracker:
             phase.total = phase.done
         else:
             phase.done = phase.total
-        phase.seconds = time.monotonic() - (phase.started or time.monotonic())
+        phase.seconds = self.clock() - (phase.started or self.clock())
         if self.current is phase:
             self.current = None
 
@@ -111,10 +128,10 @@ class Tracker:
             return own
         cur = self.current
         if cur is not None and cur.kind == kind and cur.done > 0 and cur.started is not None:
-            return (time.monotonic() - cur.started) / (cur.done * cur.scale)
+            return (self.clock() - cur.started) / (cur.done * cur.scale)
         return self.prior.get(kind)
 
-    def eta(self) -> float | None:
+    def raw_eta(self) -> float | None:
         """Seconds left: each unfinished phase's remaining work at its kind's rate; None if one is unknown."""
         left = 0.0
         for p in self.phases.values():
@@ -128,12 +145,25 @@ class Tracker:
             left += rate * max(0, p.total - p.done) * p.scale
         return left
 
+    def eta(self) -> float | None:
+        """The ETA to show: the last one counted down by the seconds since, moved toward :meth:`raw_eta` by
+        1 - exp(-dt / :data:`ETA_TAU_S`) of the gap; None while the raw one is unknown."""
+        raw, now = self.raw_eta(), self.clock()
+        if raw is None or self._eta is None:
+            self._eta, self._eta_at = raw, now
+            return raw
+        dt = max(0.0, now - self._eta_at)
+        clocked = max(0.0, self._eta - dt)
+        self._eta = clocked + (1.0 - math.exp(-dt / ETA_TAU_S)) * (raw - clocked)
+        self._eta_at = now
+        return self._eta
+
     def progress(self) -> float | None:
         """Share of the job done (0–100) as elapsed / (elapsed + ETA); None without an ETA."""
         eta = self.eta()
         if eta is None:
             return None
-        elapsed = time.monotonic() - self.started
+        elapsed = self.clock() - self.started
         return 100.0 * elapsed / max(elapsed + eta, 1e-9)
 
     def log(self) -> list[dict[str, Any]]:
