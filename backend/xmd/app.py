@@ -51,6 +51,7 @@ from xmd.jobs.watch import JobWatch
 from xmd.projects.views import job_router as project_jobs_router
 from xmd.retrain.views import compare_router
 from xmd.retrain.views import router as retrain_router
+from xmd.teamwork.views import router as team_router
 from xmd.users.models import User
 from xmd.users.views import router as users_router
 from xmd.versions import service as versions_service
@@ -67,6 +68,7 @@ ROUTERS = (
     slice_router,
     explanations_router,
     feedback_router,
+    team_router,
     explain_jobs_router,
     retrain_router,
     version_jobs_router,

@@ -10,6 +10,7 @@ from xmd.explanations.models import AggregateState, Explanation, WordAggregate, 
 from xmd.feedback.models import Feedback, FeedbackEvent, FeedbackLevel
 from xmd.jobs.models import Job, JobMetric, JobSecret, JobStatus
 from xmd.projects.models import Project
+from xmd.teamwork.models import AgreementState, ExampleAgreement, QueueEvent, QueueItem, WordAgreement, WorkQueue
 from xmd.users.models import ApiToken, Role, User
 from xmd.versions.models import ModelKind, ModelStatus, ModelVersion
 
@@ -17,11 +18,13 @@ metadata = Base.metadata
 
 __all__ = [
     "AggregateState",
+    "AgreementState",
     "ApiToken",
     "Base",
     "Dataset",
     "DatasetRole",
     "Example",
+    "ExampleAgreement",
     "Explanation",
     "Feedback",
     "FeedbackEvent",
@@ -34,9 +37,13 @@ __all__ = [
     "ModelStatus",
     "ModelVersion",
     "Project",
+    "QueueEvent",
+    "QueueItem",
     "Role",
     "User",
     "WordAggregate",
+    "WordAgreement",
     "WordOccurrence",
+    "WorkQueue",
     "metadata",
 ]

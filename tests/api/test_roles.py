@@ -74,6 +74,7 @@ def test_every_route_checks_its_role(api: Api, project, db, session_factory):
         "token_id": 999999,  # not the admin's own token: revoking that would end the walk
         "word": "spielberg",
         "name": "s",
+        "queue_id": 999999,
     }
     routes = [
         (m, r.path, r)

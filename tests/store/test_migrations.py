@@ -27,6 +27,12 @@ TABLES = {
     "feedback",
     "jobs",
     "job_metrics",
+    "work_queues",
+    "queue_items",
+    "queue_events",
+    "agreement_states",
+    "agreement_examples",
+    "agreement_words",
 }
 
 
