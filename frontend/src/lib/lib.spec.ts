@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { asExplanation, asPage, sharesOf } from '../api/normalize'
 import { divergingColor, intensities, textColor } from './colors'
 import { duration, since } from './duration'
+import { EtaClock } from './eta'
 import { metricRows, oneClassNotes, sampleOf, shareRows, versionMetrics } from './metrics'
 import type { ModelVersion } from '../api/types'
 import { describeUndo } from '../stores/undo'
@@ -168,5 +169,31 @@ describe('datasetDeleteNote', () => {
     )
     expect(datasetDeleteNote({ name: 'train', n_examples: 5, n_feedback: 1 })).toContain('and 1 feedback entry on them')
     expect(datasetDeleteNote({ name: 'clean', n_examples: 5, n_feedback: 0 })).toContain('(no feedback is given on them)')
+  })
+})
+
+describe('the time left of a running job (EtaClock)', () => {
+  it('counts down between reports instead of standing still', () => {
+    const c = new EtaClock()
+    c.report(420, 0)
+    expect(c.view(0).text).toBe('about 7 min left')
+    expect(c.view(30_000).text).toBe('about 6 min 30 s left')
+    c.report(420, 60_000) // the same row read again: no new report
+    expect(c.view(60_000).seconds).toBe(360)
+    c.report(359, 61_000) // a report in line with the clock
+    expect(c.view(61_000)).toEqual({ seconds: 359, reestimating: false, text: 'about 5 min 59 s left' })
+  })
+  it('says "re-estimating" when a report moves against the clock, and when the countdown runs out', () => {
+    const c = new EtaClock()
+    c.report(420, 0)
+    c.report(960, 2_000) // 7 -> 16 min within seconds
+    expect(c.view(2_000)).toMatchObject({ reestimating: true, text: 'about 16 min left (re-estimating)' })
+    c.report(950, 12_000) // back in line with the clock
+    expect(c.view(12_000).reestimating).toBe(false)
+    c.report(30, 20_000)
+    expect(c.view(20_000).reestimating).toBe(true)
+    expect(c.view(51_000)).toEqual({ seconds: 0, reestimating: true, text: 're-estimating the time left…' })
+    c.report(null, 52_000)
+    expect(c.view(52_000).text).toBe('time left: known after the first measured steps')
   })
 })
