@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from xmd.core.aggregate import TaskAggregate
 from xmd.core.skewtest import QLookup, bh_q_values, binom_sf, skew_p_values
-from xmd.core.suspicion import SUSPICIOUS_Q, is_suspicious
+from xmd.core.suspicion import SUSPICIOUS_Q, default_min_count, is_suspicious
 from xmd.core.types import Explanation
 from xmd.core.words import split_words
 
@@ -136,3 +136,19 @@ def test_false_flags_stay_within_the_fdr_on_a_null_vocabulary():
         flagged = [w for w in _agg(rows).ranking(sort="suspicion", limit=1000) if w.suspicious]
         runs_with_flags += bool(flagged)
     assert runs_with_flags / seeds <= SUSPICIOUS_Q
+
+
+def test_default_min_count_is_where_a_word_could_pass_the_skew_test() -> None:
+    """Issue 30 §6: chosen from the label shares, so a balanced set's suspicion list does not start with
+    words seen twice; a minority label (the usual hate-speech shape) lets rarer words through."""
+    assert default_min_count([0.5, 0.5]) == 6
+    assert default_min_count([0.7, 0.3]) == 4
+    assert default_min_count([0.9, 0.1]) == 2
+    assert default_min_count([1.0, 0.0]) == default_min_count([0.0, 0.0]) == 2  # nothing to test yet
+    for prior in ([0.5, 0.5], [0.7, 0.3], [1 / 3] * 3):
+        k = default_min_count(prior)
+        best = min(
+            float(skew_p_values([[k - 1 if j == i else 0 for j in range(len(prior))]], prior)[0])
+            for i in range(len(prior))
+        )
+        assert best >= SUSPICIOUS_Q  # one count fewer: no word could be significant

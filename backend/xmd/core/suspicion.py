@@ -67,6 +67,25 @@ def label_skew(label_counts: Sequence[int], prior: Sequence[float]) -> tuple[flo
     return min(1.0, max(0.0, skew_toward(label_counts[best], n, prior[best]))), best
 
 
+MIN_COUNT_CAP = 50
+"""The data-chosen minimum count never asks for more than this."""
+
+
+def default_min_count(prior: Sequence[float]) -> int:
+    """The ranking's default minimum count, chosen from the data: the smallest count (at least 2) at which
+    a word could pass the skew test at all (:func:`~xmd.core.skewtest.skew_p_values` below
+    :data:`SUSPICIOUS_Q` with every example in the label of the smallest prior), so the top of a small
+    data set's suspicion list is not words seen twice. Balanced binary labels: 6; a 30 % label: 4; 2 when
+    no label can be tested (one label, or nothing explained yet)."""
+    if not any(0.0 < p < 1.0 for p in prior):
+        return 2
+    for k in range(2, MIN_COUNT_CAP):
+        all_in_one = np.eye(len(prior), dtype=float) * k  # row i: k examples, all labelled i
+        if float(skew_p_values(all_in_one, prior).min()) < SUSPICIOUS_Q:
+            return k
+    return MIN_COUNT_CAP
+
+
 def suspicion(importance: float, skew: float) -> float:
     """The suspicion score, importance x skew.
 

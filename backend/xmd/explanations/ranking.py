@@ -66,6 +66,11 @@ def _prior(state: AggregateState | None, num_labels: int) -> list[float]:
     return [t / n if n else 0.0 for t in totals]
 
 
+def label_prior(state: AggregateState | None, num_labels: int) -> list[float]:
+    """The label shares of the explained examples of a (version, method) (all 0 before any)."""
+    return _prior(state, num_labels)
+
+
 class _Vocabularies:
     """Per state of a (version, method) aggregate, its :class:`Vocabulary` and each word's p-value."""
 

@@ -29,6 +29,8 @@ class WordMark(BaseModel):
     level: Literal["instance", "task"]
     scope: str | None = None
     label: int | None = None
+    by: str | None = Field(default=None, description="whose mark: a user's name, or an import's")
+    mine: bool = Field(default=True, description="the reader's own mark (others' are shown, not toggled)")
 
 
 class ExplanationOut(BaseModel):
@@ -92,6 +94,11 @@ class WordPage(Page[WordOut]):
     method: str
     n_examples: int = Field(description="examples aggregated into this ranking")
     coverage: Coverage
+    min_count_default: int = Field(
+        default=2,
+        description="the minimum count a screen starts from, chosen from the label shares: the smallest count "
+        "at which a word could pass the skew test at all (xmd.core.suspicion.default_min_count)",
+    )
 
 
 class WordExample(ExampleOut):

@@ -10,6 +10,7 @@ from sqlalchemy.orm import Session
 
 from xmd.core.aggregate import SORTS
 from xmd.core.attribution import explain
+from xmd.core.suspicion import default_min_count
 from xmd.core.types import DataError
 from xmd.core.words import split_words, word_key
 from xmd.datasets import service as datasets_service
@@ -115,6 +116,7 @@ def list_words(
             method=m,
             n_examples=page.n_examples,
             coverage=Coverage(**service.coverage(db_session=db, project=project, mv=mv, method=m, state=page.state)),
+            min_count_default=default_min_count(ranking.label_prior(page.state, len(project.labels))),
         )
     )
 
