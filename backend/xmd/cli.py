@@ -34,10 +34,6 @@ def _add_common(p: argparse.ArgumentParser, *, training: bool = False) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bars")
 
 
-FINE_TUNE_DEFAULTS = {"epochs": 3, "lr": 5e-5}
-"""``xmd train`` fine-tunes a base encoder (a fresh classifier head), which needs more than a retrain."""
-
-
 def _add_train_args(p: argparse.ArgumentParser, *settings: type, defaults: dict[str, Any] | None = None) -> None:
     """Flags of every field of the settings dataclasses (``xmd.core.options``), plus the eval sets."""
     from xmd.core.options import add_arguments
@@ -53,6 +49,7 @@ def _add_train_args(p: argparse.ArgumentParser, *settings: type, defaults: dict[
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from xmd.core.from_data import FINE_TUNE_DEFAULTS
     from xmd.core.retrain import RETRAIN_SETTINGS, TrainConfig
 
     parser = argparse.ArgumentParser(
@@ -68,7 +65,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("base", help="base model directory or Hub id (use 'minilm' for the bundled demo model)")
     p.add_argument("data")
     p.add_argument("--out", required=True, help="new model directory (must not exist or be empty)")
-    p.add_argument("--labels", default=None, help="comma-separated class names (for a base model)")
+    p.add_argument(
+        "--labels", default=None, help="comma-separated class names in order (default: read off the label column)"
+    )
     _add_train_args(p, TrainConfig, defaults=FINE_TUNE_DEFAULTS)
     _add_data_args(p)
     _add_common(p, training=True)
@@ -203,19 +202,31 @@ def _train_config(args, cls: type | None = None):
 
 
 def cmd_train(args) -> None:
-    from xmd.core.modeling import load_model
-    from xmd.core.pipeline import fine_tune
+    """The fine-tune a project started from a CSV runs too (:func:`xmd.core.from_data.fine_tune_from`);
+    without ``--labels`` the classes are read off the data's label column, as there."""
+    from xmd.core.from_data import fine_tune_from, read_labelled
 
-    labels = [x.strip() for x in args.labels.split(",")] if args.labels else None
     config = _train_config(args)
-    loaded = load_model(_resolve_model(args.base), labels=labels, device=args.device, seed=config.seed)
-    train = _load_data(args, args.data, loaded.labels)
-    result = fine_tune(
-        loaded,
+    if args.labels:
+        labels = [x.strip() for x in args.labels.split(",")]
+        train = _load_data(args, args.data, labels)
+    else:
+        train, labels = read_labelled(
+            args.data,
+            text_column=args.text_column,
+            label_column=args.label_column,
+            id_column=args.id_column,
+            split=args.split,
+        )
+        train = train[: args.limit] if args.limit else train
+    result = fine_tune_from(
+        _resolve_model(args.base),
         train,
         args.out,
+        labels=labels,
         config=config,
-        eval_sets=_eval_sets(args, loaded.labels),
+        eval_sets=_eval_sets(args, labels),
+        device=args.device,
         progress=not args.quiet,
     )
     _print(

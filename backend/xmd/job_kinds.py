@@ -20,7 +20,9 @@ MODULES = (
     "xmd.versions.flows",  # evaluate
     "xmd.versions.hub",  # push
     "xmd.workspace.demo",  # prepare_demo
+    "xmd.workspace.from_data",  # from_data
     "xmd.feedback.flows",  # import
+    "xmd.teamwork.hub",  # push_feedback
 )
 for _module in MODULES:
     importlib.import_module(_module)

@@ -23,6 +23,8 @@ UPPER = {
     "calibration": 4,
     "forecast": 4,
     "demo": 4,
+    "from_data": 4,
+    "finetune": 4,
     "views": 5,
 }
 TOP = ("app", "serve", "cli", "tables")

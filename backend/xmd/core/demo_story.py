@@ -26,9 +26,10 @@ from xmd.core.data import load_examples
 from xmd.core.demo import DEMO_LABELS, SHORTCUT_WORD, write_demo_dataset
 from xmd.core.effect import word_share
 from xmd.core.feedback import FeedbackSet, save_feedback
+from xmd.core.from_data import fine_tune_from
 from xmd.core.modeling import load_model, minilm_path
-from xmd.core.pipeline import debug, fine_tune
-from xmd.core.retrain import ERConfig, ProgressCallback, TrainConfig, TrainHistory, count_steps
+from xmd.core.pipeline import debug
+from xmd.core.retrain import ERConfig, ProgressCallback, TrainConfig, TrainHistory
 from xmd.core.types import Action, Progress, TaskFeedback, tick
 
 log = logging.getLogger(__name__)
@@ -85,18 +86,18 @@ def prepare_baseline(
     }
     baseline = workdir / "models" / "baseline"
     if not baseline_ready(workdir):
-        tick(on_phase("load") if on_phase else None, 0, 1)
         for stale in [baseline, *baseline.parent.glob(f".{baseline.name}.partial-*")]:  # left by a killed run
             shutil.rmtree(stale, ignore_errors=True)
-        base = load_model(base_model or minilm_path(), labels=labels, device=device, seed=BASELINE_CONFIG.seed)
-        tick(on_phase("train") if on_phase else None, 0, count_steps(len(sets["train"]), BASELINE_CONFIG))
-        fine_tune(
-            base,
+        fine_tune_from(
+            base_model or minilm_path(),
             sets["train"],
             baseline,
+            labels=labels,
             config=BASELINE_CONFIG,
+            device=device,
             progress=progress,
             callback=callback,
+            on_phase=on_phase,
             name="demo baseline",
         )
     return baseline, sets

@@ -107,7 +107,8 @@ def seed_everything(seed: int) -> None:
         torch.cuda.manual_seed_all(seed)
 
 
-def _is_classifier(config) -> bool:
+def is_classifier(config) -> bool:
+    """Whether a transformers config describes a sequence classifier (it has a head already)."""
     archs = getattr(config, "architectures", None) or []
     return any(a.endswith("ForSequenceClassification") for a in archs)
 
@@ -163,19 +164,19 @@ def load_model(
         labels = [str(x) for x in labels]
         if len(set(labels)) != len(labels) or not labels:
             raise ModelLoadError(f"label names must be unique and non-empty, got {labels}")
-        if _is_classifier(config) and len(existing) != len(labels):
+        if is_classifier(config) and len(existing) != len(labels):
             raise ModelLoadError(
                 f"{source!r} is a classifier with {len(existing)} classes {existing}, "
                 f"but {len(labels)} label names were given: {labels}"
             )
-        if _is_classifier(config) and not generic and existing != labels:
+        if is_classifier(config) and not generic and existing != labels:
             log.warning("label names %s override the model's own %s", labels, existing)
         kwargs.update(
             num_labels=len(labels),
             id2label=dict(enumerate(labels)),
             label2id={n: i for i, n in enumerate(labels)},
         )
-    elif not _is_classifier(config):
+    elif not is_classifier(config):
         raise ModelLoadError(f"{source!r} has no classification head; pass the label names (labels=[...]) to add one")
     try:
         tokenizer = AutoTokenizer.from_pretrained(target)

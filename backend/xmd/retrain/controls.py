@@ -180,7 +180,7 @@ def retrain_with_controls(
     summary["file"] = "comparison.json, in the files of the first debug version"
     summary["out_dir"] = made[("debug", seeds[0])].path  # not the scratch folder, which is gone
     if record is not None:  # what the user gave, not the folder it was loaded from (a Hub cache path)
-        summary["settings"]["base_model"] = record.get("hub_id") or record.get("model_path")
+        summary["settings"]["base_model"] = record.get("bundled") or record.get("hub_id") or record.get("model_path")
     snapshot = {"feedback": feedback.to_dict(train), "counts": feedback.counts(train), "sources": feedback.sources()}
     debug0 = made[("debug", seeds[0])]
     for key, meta in metas.items():

@@ -29,6 +29,7 @@ from xmd.projects.models import Project
 from xmd.users import models as _users  # noqa: F401 - a project's created_by refers to users: a worker making the demo project needs the table
 from xmd.versions import service as versions_service
 from xmd.workspace import flows as projects_flows
+from xmd.workspace.finetune import fine_tune_phases, phase_hooks, step_hook
 
 PREPARE_DEMO = "prepare_demo"
 """The job kind that sets the demo project up: a job of no project, shown on the project list."""
@@ -95,45 +96,20 @@ def prepare_demo_job(ctx: JobContext) -> dict[str, Any]:
     and the job explaining its training set — each phase with its own progress, and an ETA from the
     measured step rate. What an interrupted run finished is reused."""
     from xmd.core.demo_story import BASELINE_CONFIG, baseline_ready, demo_data_ready, prepare_baseline
-    from xmd.core.retrain import StepInfo, count_steps
     from xmd.jobs import phases as job_phases
     from xmd.jobs.queue import sender
 
     workdir, n_train = Path(ctx.params["workdir"]), int(ctx.params.get("n_train", 2000))
     base_model = ctx.params.get("base_model")  # None: the bundled MiniLM
-    steps = count_steps(n_train, BASELINE_CONFIG)
     plan = []
     if not demo_data_ready(workdir):
         plan.append(job_phases.Phase("data", "writing the demo data", 1, unit="model", kind="data", minor=True))
     if not baseline_ready(workdir):
-        plan.append(job_phases.Phase("load", "loading MiniLM", 1, unit="model", kind="load", minor=True))
-        plan.append(
-            job_phases.Phase(
-                "train", "fine-tuning MiniLM", steps, unit="steps", kind="train", scale=BASELINE_CONFIG.batch_size
-            )
-        )
+        plan += fine_tune_phases("MiniLM", n_train, BASELINE_CONFIG)
     plan.append(job_phases.Phase("project", "copying the model into the project", 1, unit="model", minor=True))
     plan.append(job_phases.Phase("datasets", "adding the datasets", 3, unit="datasets", minor=True))
     ctx.plan(plan, prior=job_phases.rates(jobs.last_phases(db_session=ctx.db, kind=PREPARE_DEMO)))
-
-    def phase(name: str) -> Progress:
-        hook = ctx.phase(name)
-
-        def report(done: int, total: int) -> bool:
-            go = hook(done, total)
-            return bool(go) and not (done == 0 and ctx.progress())  # a phase's start shows at once
-
-        return report
-
-    def on_step(info: StepInfo) -> bool:
-        assert ctx.tracker is not None
-        ctx.tracker.update("train", info.step, info.total_steps)
-        per_epoch = max(1.0, info.total_steps / BASELINE_CONFIG.epochs)
-        rough = None if ctx.tracker.eta() is not None else 90.0 * info.progress
-        cancel = ctx.progress(
-            rough, step=info.step, total_steps=info.total_steps, epoch=info.step / per_epoch, task_loss=info.task_loss
-        )
-        return not cancel
+    phase, on_step = phase_hooks(ctx), step_hook(ctx, BASELINE_CONFIG)
 
     baseline, sets = prepare_baseline(
         workdir,

@@ -11,17 +11,23 @@ from fastapi import APIRouter, File, Form, Request, UploadFile
 from fastapi.concurrency import run_in_threadpool
 from pydantic import ValidationError
 
+from xmd.core.data import preview_file
+from xmd.core.from_data import FINE_TUNE_DEFAULTS, read_labelled
+from xmd.core.options import build
+from xmd.core.retrain import TrainConfig
 from xmd.core.types import DataError
+from xmd.datasets.schemas import Preview
 from xmd.db.errors import ConflictError
-from xmd.http.deps import DB, Admin, Viewer, settings_of
+from xmd.http.deps import DB, Admin, Viewer, enqueue_of, settings_of
 from xmd.http.pagination import Limit, Offset, Page, page_of
 from xmd.http.params import Id
-from xmd.http.uploads import remove, save_upload, temp_dir
+from xmd.http.uploads import data_suffix, named, remove, save_upload, temp_dir
 from xmd.jobs import service as jobs_service
+from xmd.jobs.schemas import JobOut, job_out
 from xmd.projects import paths, service
-from xmd.projects.schemas import BaseModelIn, ProjectCreate, ProjectOut, ProjectUpdate, project_out
+from xmd.projects.schemas import BaseModelIn, BaseRecipe, ProjectCreate, ProjectOut, ProjectUpdate, project_out
 from xmd.versions import service as versions_service
-from xmd.workspace import flows
+from xmd.workspace import flows, from_data
 from xmd.workspace import service as facts
 
 router = APIRouter(prefix="/api", tags=["projects"])
@@ -154,6 +160,120 @@ async def create_project_from_archive(
     finally:
         remove(work)
     return project_out(project, facts.summary(db_session=db, project=project))
+
+
+def _parse_recipe(raw: str | None) -> TrainConfig:
+    """The from-data form's ``recipe`` (a BaseRecipe's JSON) over the fine-tune defaults; DataError (422)."""
+    given: dict = {}
+    if raw is not None and raw.strip():
+        try:
+            given = BaseRecipe.model_validate_json(raw).model_dump(exclude_unset=True)
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(str(x) for x in e['loc']) or 'recipe'}: {e['msg']}" for e in exc.errors(include_url=False)
+            )
+            raise DataError(f"recipe: {problems}") from None
+    return build(TrainConfig, {**FINE_TUNE_DEFAULTS, **given})
+
+
+@router.post("/projects/from-data/preview", response_model=Preview)
+async def preview_training_data(
+    request: Request,
+    _: Admin,
+    file: Annotated[UploadFile, File(description="CSV, TSV, JSONL, JSON or Parquet")],
+    n_rows: Annotated[int, Form(ge=1, le=100)] = 10,
+) -> Preview:
+    """Columns, first rows and the guessed text and label columns of a file a project is to start from."""
+    settings = settings_of(request)
+    suffix = data_suffix(file)
+    work = temp_dir(settings)
+    path = work / f"data{suffix}"
+    try:
+        await save_upload(file, path, settings)
+        return Preview(**await run_in_threadpool(preview_file, path, n_rows=n_rows))
+    except DataError as exc:
+        raise named(exc, path, file.filename or path.name) from None
+    finally:
+        remove(work)
+
+
+@router.post("/projects/from-data", status_code=202, response_model=JobOut)
+async def create_project_from_data(
+    request: Request,
+    db: DB,
+    user: Admin,
+    name: Annotated[str, Form(min_length=1, max_length=200)],
+    file: Annotated[UploadFile, File(description="labelled data: CSV, TSV, JSONL, JSON or Parquet")],
+    label_column: Annotated[str, Form(min_length=1, max_length=200, description="its classes become the model's")],
+    text_column: Annotated[str, Form(min_length=1, max_length=200)] = "text",
+    id_column: Annotated[str | None, Form(max_length=200)] = None,
+    description: Annotated[str, Form(max_length=5000)] = "",
+    base_model: Annotated[
+        str | None,
+        Form(
+            max_length=20_000,
+            description='the model to fine-tune, as JSON: {"hub_id": "org/encoder"} or {"model_path": "/models/x"} '
+            "(where the server allows paths); left out: the bundled all-MiniLM-L6-v2",
+        ),
+    ] = None,
+    recipe: Annotated[
+        str | None,
+        Form(max_length=20_000, description="fine-tune settings, a BaseRecipe's JSON (default: 3 epochs at 5e-5)"),
+    ] = None,
+) -> JobOut:
+    """Start a project from labelled data: a ``from_data`` job fine-tunes the base model on it, then makes
+    the project (version 1, the base model recorded, the data as its training set) and explains the data.
+    Everything is checked first (422: columns, labels, settings, base model; 413: too large; 409: the
+    name), so a refused request changes nothing."""
+    settings = settings_of(request)
+    config = _parse_recipe(recipe)
+    given = _parse_base_model(base_model)
+    if given is not None and given.recipe is not None:
+        raise DataError("base_model: give the fine-tune settings as the form's recipe, not inside base_model")
+    if service.get_by_name(db_session=db, name=name.strip()) is not None:
+        raise ConflictError(f"project {name.strip()!r} already exists")
+    base = await run_in_threadpool(
+        from_data.base_choice,
+        settings,
+        model_path=given.model_path if given else None,
+        hub_id=given.hub_id if given else None,
+    )
+    suffix = data_suffix(file)
+    shown = file.filename or f"data{suffix}"
+    work = temp_dir(settings)
+    path = work / f"data{suffix}"
+    try:
+        await save_upload(file, path, settings)
+        examples, labels = await run_in_threadpool(
+            read_labelled,
+            path,
+            text_column=text_column,
+            label_column=label_column,
+            id_column=id_column or None,
+            max_chars=settings.max_text_chars,
+            max_rows=from_data.MAX_ROWS,
+        )
+    except DataError as exc:
+        raise named(exc, path, shown) from None
+    finally:
+        remove(work)
+    job = await run_in_threadpool(
+        from_data.start_from_data,
+        db,
+        settings,
+        enqueue_of(request),
+        name=name,
+        examples=examples,
+        labels=labels,
+        base=base,
+        config=config,
+        description=description,
+        source_name=file.filename,
+        text_column=text_column,
+        label_column=label_column,
+        user_id=user.id,
+    )
+    return job_out(job)
 
 
 @router.get("/projects/{project_id}", response_model=ProjectOut)
