@@ -87,7 +87,10 @@ export const api = {
   explanation: async (eid: number, q: Query = {}): Promise<Explanation> =>
     asExplanation(await http.get(`/api/examples/${eid}/explanation`, q)),
   /** Every word carries the server's `suspicious` flag (xmd.core.aggregate.is_suspicious). */
-  words: async (pid: number, q: Query) => covered(asPage<WordStats>, await http.get(`${P(pid)}/words`, q)),
+  words: async (pid: number, q: Query) => {
+    const raw = await http.get<{ min_count_default?: number }>(`${P(pid)}/words`, q)
+    return { ...covered(asPage<WordStats>, raw), min_count_default: raw?.min_count_default }
+  },
   wordExamples: async (pid: number, word: string, q: Query) =>
     covered(asPage<ExampleRow>, await http.get(`${P(pid)}/words/${encodeURIComponent(word)}/examples`, q)),
   /** How many training examples are explained under a version and method (what a ranking is built from). */

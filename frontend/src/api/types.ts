@@ -29,6 +29,8 @@ export interface Page<T> {
   limit: number
   /** how many training examples the page is built from (rankings and a word's examples only) */
   coverage?: Coverage | null
+  /** the word ranking only: the minimum count the server chose from the data */
+  min_count_default?: number
 }
 
 /** Training examples explained under one version and method, and the explain job filling the rest. */

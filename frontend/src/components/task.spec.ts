@@ -81,6 +81,8 @@ describe('TaskView', () => {
   beforeEach(() => {
     vi.clearAllMocks()
     undoStack.splice(0)
+    localStorage.clear()
+    current.activeJobs = []
     auth.me = fx.me({ id: 1, name: 'ann', role: 'annotator' })
     Object.assign(current, { pid: 1, project: { id: 1, name: 'demo', labels: LABELS }, versionId: 3, method: '', dataVersion: 0 })
     A.words.mockResolvedValue(wordPage)
@@ -120,6 +122,51 @@ describe('TaskView', () => {
     await w.find('#wr-sort').setValue('suspicion')
     await flushPromises()
     expect(A.words).toHaveBeenLastCalledWith(1, expect.objectContaining({ sort: 'suspicion' }))
+  })
+
+  it('reads the ranking again at each chunk the explain job reports, at the same offset (issue 30 §6)', async () => {
+    const coverage = { version_id: 3, version: 1, method: 'grad_x_input', explained: 8, total: 40, complete: false, job_id: 'e1', datasets: [] }
+    A.words.mockResolvedValue({ ...wordPage, coverage })
+    const job = fx.job({ id: 'e1', kind: 'explain', status: 'running', step: 1, total_steps: 5, progress: 20 })
+    current.activeJobs = [job]
+    const w = await mountIt(null)
+    expect(w.find('[data-testid=coverage-count]').text()).toBe('8 of 40')
+    const calls = A.words.mock.calls.length
+    A.words.mockResolvedValue({ ...wordPage, coverage: { ...coverage, explained: 16 } })
+    current.activeJobs = [{ ...job, step: 2, progress: 40 }]
+    await flushPromises()
+    expect(A.words.mock.calls.length).toBe(calls + 1)
+    expect(w.find('[data-testid=coverage-count]').text()).toBe('16 of 40')
+    expect(w.findAll('button.word-row')).toHaveLength(2) // the words stay on screen while it fills
+    current.activeJobs = [{ ...job, step: 2, progress: 41 }] // no new chunk: no new read
+    await flushPromises()
+    expect(A.words.mock.calls.length).toBe(calls + 1)
+  })
+
+  it('keeps the sort order when the tab is left and opened again (issue 30 §6)', async () => {
+    const w = await mountIt(null)
+    await w.find('#wr-sort').setValue('suspicion')
+    await flushPromises()
+    w.unmount()
+    A.words.mockClear()
+    const again = await mountIt(null)
+    expect((again.find('#wr-sort').element as HTMLSelectElement).value).toBe('suspicion')
+    expect(A.words.mock.calls[0][1]).toMatchObject({ sort: 'suspicion' })
+  })
+
+  it('starts from the minimum count the server chose from the data, until the user types one', async () => {
+    A.words.mockImplementation(async (_pid, q) => ({ ...wordPage, min_count_default: 6, items: q.min_count === 6 ? [spielberg] : [spielberg, plain] }))
+    const w = await mountIt(null)
+    expect(A.words.mock.calls.map((c) => c[1].min_count)).toEqual([2, 6])
+    expect((w.find('#wr-min').element as HTMLInputElement).value).toBe('6')
+    expect(w.findAll('button.word-row')).toHaveLength(1) // the page read with 2 was never shown
+    await w.find('#wr-min').setValue('3')
+    await flushPromises()
+    expect(A.words).toHaveBeenLastCalledWith(1, expect.objectContaining({ min_count: 3 }))
+    w.unmount()
+    A.words.mockClear()
+    await mountIt(null)
+    expect(A.words.mock.calls.map((c) => c[1].min_count)).toEqual([3]) // the user's choice is kept
   })
 
   it('highlights the word in each example, keeping the text as written', async () => {
