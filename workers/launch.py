@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import IO
 
 from xmd.config import Settings
+from xmd.jobs.supervision import WorkerNotices
 
 from workers.app import PARENT_PID_ENV, READY_FILE_ENV
 
@@ -148,15 +149,20 @@ STEADY_S = 60.0
 
 class Supervisor(threading.Thread):
     """Keeps one embedded worker per queue running (``xmd serve``): a worker that exits while the server
-    runs is restarted after a back-off (:data:`BACKOFF_S`), and each death and restart is logged and
-    reported through ``say`` (the terminal). The jobs a dead worker was running are failed by the API's
-    stale-job sweep, which sees their worker process is gone. :meth:`stop` stops the workers for good."""
+    runs is restarted after a back-off (:data:`BACKOFF_S`), and each death and restart is logged,
+    reported through ``say`` (the terminal) and recorded in ``notices`` (the jobs lists show it). The
+    jobs a dead worker was running are failed by the API's stale-job sweep, which sees their worker
+    process is gone. :meth:`stop` stops the workers for good."""
 
     def __init__(
-        self, start: Callable[[str], subprocess.Popen[bytes]], queues: Sequence[str], say: Callable[[str], None]
+        self,
+        start: Callable[[str], subprocess.Popen[bytes]],
+        queues: Sequence[str],
+        say: Callable[[str], None],
+        notices: WorkerNotices | None = None,
     ) -> None:
         super().__init__(name="xmd-worker-supervisor", daemon=True)
-        self._start, self._say = start, say
+        self._start, self._say, self.notices = start, say, notices
         self.procs = {q: start(q) for q in queues}
         self.restarts = dict.fromkeys(queues, 0)
         self._deaths = dict.fromkeys(queues, 0)
@@ -178,6 +184,8 @@ class Supervisor(threading.Thread):
                         wait = BACKOFF_S[min(self._deaths[queue], len(BACKOFF_S) - 1)]
                         self._deaths[queue] += 1
                         due[queue] = time.monotonic() + wait
+                        if self.notices is not None:
+                            self.notices.died(queue, proc.returncode, wait)
                         self._note(
                             f"the embedded worker for queue {queue!r} exited (status {proc.returncode}); "
                             f"restarting it in {wait:.0f} s"
@@ -191,6 +199,8 @@ class Supervisor(threading.Thread):
                             continue
                         self.restarts[queue] += 1
                         self._since[queue] = time.monotonic()
+                        if self.notices is not None:
+                            self.notices.restarted(queue)
                         self._note(
                             f"the embedded worker for queue {queue!r} was restarted (pid {self.procs[queue].pid})"
                         )

@@ -46,6 +46,7 @@ from xmd.http.tempfiles import clean_stale_uploads
 from xmd.http.uploads import BodyLimit, max_bytes
 from xmd.jobs import flows as job_flows
 from xmd.jobs.queue import Enqueue, queue_for, sender
+from xmd.jobs.supervision import WorkerNotices
 from xmd.jobs.views import router as jobs_router
 from xmd.jobs.watch import JobWatch
 from xmd.projects.views import job_router as project_jobs_router
@@ -144,9 +145,11 @@ def create_app(
     engine: Engine | None = None,
     enqueue: Enqueue | None = None,
     serve_ui: bool = True,
+    worker_notices: WorkerNotices | None = None,
 ) -> FastAPI:
     """Build the app; ``engine`` lets tests share one database with their fixtures, ``enqueue`` lets
-    them observe what would be sent to the workers."""
+    them observe what would be sent to the workers; ``worker_notices``: what ``xmd serve``'s supervisor
+    records about its embedded workers, shown on the jobs lists."""
     settings = settings or Settings.from_env()
     install_log_redaction()
 
@@ -187,6 +190,7 @@ def create_app(
         docs_url=None,  # served from local files below: the default page loads Swagger UI from a CDN
         redoc_url=None,
     )
+    app.state.worker_notices = worker_notices
     app.add_middleware(InputGuard, max_bytes=lambda: max_bytes(settings) + (1 << 20))
     errors.install(app)  # added after the guard: its X-Request-ID reaches the guard's answers too
     docs.install(app)

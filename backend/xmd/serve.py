@@ -10,7 +10,7 @@ the next start resumes from what was finished (:func:`xmd.workspace.demo.start_d
 
 Two embedded workers run: one for retrains, one for everything else (explain, evaluate, push), so a
 short job never waits behind a long retrain. They are supervised (one that dies is restarted with a
-back-off, said on the terminal and in the log) and die with this process, SIGKILL included.
+back-off, said on the terminal, in the log and on the jobs lists) and die with this process, SIGKILL included.
 
 The admin token is printed once per start (a fresh token each time; only hashes are stored).
 """
@@ -38,6 +38,7 @@ from xmd.jobs import flows as job_flows
 from xmd.jobs import service as jobs
 from xmd.jobs.models import Job, JobStatus
 from xmd.jobs.queue import sender
+from xmd.jobs.supervision import WorkerNotices
 from xmd.workspace.demo import DEMO_PROJECT, prepare_demo, start_demo
 
 __all__ = ["DEMO_PROJECT", "ensure_admin", "prepare_demo", "serve"]
@@ -47,6 +48,8 @@ ADMIN = "admin"
 RETRAIN_QUEUE_SUFFIX = "retrain"
 DEMO_EXAMPLES = 2000
 """Training examples of the demo data (``--demo-examples``)."""
+OTHER_JOBS = "explain, evaluate and push"
+"""What the embedded worker that is not the retrain worker runs, as its notice on the jobs list says."""
 REPORT_EVERY_S = 30.0
 """The terminal gets a line about the demo's preparation when its phase changes, else at most this often."""
 STOPPED = (
@@ -110,7 +113,8 @@ def serve(
                 return start_worker(settings, queues=[queue], concurrency=1, stdout=out, die_with_parent=True)
 
         queues = list(dict.fromkeys([settings.default_queue, settings.retrain_queue]))
-        supervisor = Supervisor(start, queues, say=lambda line: print(line, flush=True))
+        notices = WorkerNotices({settings.retrain_queue: "retrain", settings.default_queue: OTHER_JOBS})
+        supervisor = Supervisor(start, queues, say=lambda line: print(line, flush=True), notices=notices)
         supervisor.start()
     project_id = prep_id = None
     owned = False
@@ -146,7 +150,7 @@ def serve(
         reporter.start()
     # No access log line per request (the UI polls every few seconds) unless asked: XMD_ACCESS_LOG=1.
     config = uvicorn.Config(
-        create_app(settings),
+        create_app(settings, worker_notices=supervisor.notices if supervisor is not None else None),
         host=host,
         port=port,
         log_level=os.environ.get("XMD_LOG_LEVEL", "warning"),

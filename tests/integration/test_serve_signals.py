@@ -1,11 +1,13 @@
 """``xmd serve`` stops its whole process tree (the embedded Celery workers and their pools) when its own
 process gets SIGTERM or SIGINT (issue 13), or SIGKILL (issue 31: the workers die with their parent).
 Only the main process is signalled, as systemd, Docker or a shell's ``kill`` would do: the workers run
-in their own session, so nothing else reaches them. A worker that dies is restarted (issue 31)."""
+in their own session, so nothing else reaches them. A worker that dies is restarted, and the jobs list
+says so (issue 31)."""
 
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -124,7 +126,8 @@ def test_a_dead_worker_is_restarted_and_its_pool_goes_with_it(tmp_path: Path):
         tree = _wait_started(tmp_path, proc, port)
         workers = sorted(_children().get(proc.pid, []))
         assert len(workers) == 2, workers
-        victim = workers[0]
+        # the retrain worker (its queue is "<default>-retrain"): its restart is said on the jobs list
+        victim = next(w for w in workers if b"celery-retrain" in Path(f"/proc/{w}/cmdline").read_bytes())
         pool = _descendants(victim)
         assert pool, "the worker has no pool process"
         os.kill(victim, signal.SIGKILL)
@@ -137,8 +140,23 @@ def test_a_dead_worker_is_restarted_and_its_pool_goes_with_it(tmp_path: Path):
         assert [p for p in pool if _alive(p)] == [], "the dead worker's pool process runs on"
         replacement = set(_children().get(proc.pid, [])) - set(workers)
         assert len(replacement) == 1, (workers, _children().get(proc.pid))
-        assert "restarted" in (tmp_path / "serve.log").read_text()
+        terminal = (tmp_path / "serve.log").read_text()
+        assert "restarted" in terminal
         assert httpx.get(f"http://127.0.0.1:{port}/api/health", timeout=5).status_code == 200
+        # and on the jobs list (issue 31 §2): which worker, when, why, how many restarts
+        token = re.search(r"admin token \(shown once\): (\S+)", terminal).group(1)
+        for _ in range(50):  # the row is written just after the new worker process starts
+            r = httpx.get(f"http://127.0.0.1:{port}/api/jobs", headers={"Authorization": f"Bearer {token}"}, timeout=10)
+            assert r.status_code == 200, r.text
+            if r.json()["workers"] and r.json()["workers"][0]["restarted_at"]:
+                break
+            time.sleep(0.1)
+        [notice] = r.json()["workers"]
+        assert notice["role"] == "retrain" and notice["queue"] == "celery-retrain", notice
+        assert notice["exit_code"] == -signal.SIGKILL and notice["restarts"] == 1, notice
+        assert notice["restarted_at"] is not None, notice
+        assert notice["message"].startswith("the retrain worker was restarted at "), notice
+        assert "after it died (exit -9); restart 1 since the server started" in notice["message"], notice
         tree |= replacement | _descendants(proc.pid)
     finally:
         log.close()

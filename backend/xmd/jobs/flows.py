@@ -13,13 +13,14 @@ from typing import Any, Protocol
 from sqlalchemy.orm import Session
 
 from xmd.db.base import utcnow
-from xmd.http.pagination import Page, page
+from xmd.http.pagination import page
 from xmd.jobs import kinds, service
 from xmd.jobs import secrets as job_secrets
 from xmd.jobs.context import process_alive
 from xmd.jobs.models import Job, JobStatus
 from xmd.jobs.queue import Enqueue, QueueUnavailableError
-from xmd.jobs.schemas import JobOut, job_out
+from xmd.jobs.schemas import JobPage, job_out, worker_notice_out
+from xmd.jobs.supervision import WorkerNotices, notices
 
 
 class Owner(Protocol):
@@ -112,12 +113,19 @@ def fail_lost(db: Session) -> list[str]:
 
 
 def jobs_page(
-    db: Session, queue_of: Callable[[str], str], filters: dict[str, Any], offset: int, limit: int
-) -> Page[JobOut]:
+    db: Session,
+    queue_of: Callable[[str], str],
+    filters: dict[str, Any],
+    offset: int,
+    limit: int,
+    workers: WorkerNotices | None = None,
+) -> JobPage:
     """A page of jobs (``filters``: project_id, status, kind) with their queue places: a queued job says
-    whom it waits behind (``queue_of``: a kind's queue under the app's settings)."""
+    whom it waits behind (``queue_of``: a kind's queue under the app's settings); ``workers``: what
+    ``xmd serve``'s supervisor did lately (a worker died, was restarted), shown above the list."""
     rows = service.list_jobs(db_session=db, offset=offset, limit=limit, **filters)
     total = service.count_jobs(db_session=db, **filters)
     queued = [j.id for j in rows if j.status is JobStatus.QUEUED]
     places = service.queue_info(db_session=db, job_ids=queued, queue_of=queue_of) if queued else {}
-    return Page[JobOut](**page([job_out(j, places.get(j.id)) for j in rows], total, offset, limit))
+    items = [job_out(j, places.get(j.id)) for j in rows]
+    return JobPage(**page(items, total, offset, limit), workers=[worker_notice_out(e) for e in notices(workers)])

@@ -9,8 +9,10 @@ from typing import Annotated, Any
 from pydantic import BaseModel, Field, GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic_core import core_schema
 
+from xmd.http.pagination import Page
 from xmd.jobs import kinds
 from xmd.jobs.models import Job, JobMetric, JobStatus
+from xmd.jobs.supervision import WorkerEvent
 
 
 def _registered(name: str) -> str:
@@ -80,6 +82,38 @@ class MetricOut(BaseModel):
     er_loss: float | None
     loss: float | None
     lr: float | None
+
+
+class WorkerNoticeOut(BaseModel):
+    """An embedded worker of ``xmd serve`` that died, and whether the supervisor has restarted it."""
+
+    queue: str
+    role: str = Field(description='what the worker runs: "retrain" or the other kinds in words')
+    exit_code: int | None = Field(description="the dead worker's exit status (-9: killed by SIGKILL)")
+    died_at: datetime
+    restart_in_s: float | None = Field(description="the back-off before the restart, when it died")
+    restarted_at: datetime | None = Field(description="None while the restart is still due")
+    restarts: int = Field(description="restarts of this worker since the server started")
+    message: str = Field(description="the notice in words (UTC times)")
+
+
+class JobPage(Page[JobOut]):
+    """A page of jobs, and what happened to ``xmd serve``'s embedded workers lately (empty elsewhere)."""
+
+    workers: list[WorkerNoticeOut] = Field(default_factory=list)
+
+
+def worker_notice_out(event: WorkerEvent) -> WorkerNoticeOut:
+    return WorkerNoticeOut(
+        queue=event.queue,
+        role=event.role,
+        exit_code=event.exit_code,
+        died_at=event.died_at,
+        restart_in_s=event.restart_in_s,
+        restarted_at=event.restarted_at,
+        restarts=event.restarts,
+        message=event.message(),
+    )
 
 
 def job_out(job: Job, queue: dict[str, Any] | None = None) -> JobOut:

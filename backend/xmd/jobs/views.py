@@ -24,7 +24,8 @@ from xmd.http.params import Cursor, JobId, OptId
 from xmd.jobs import flows, service
 from xmd.jobs.models import JobStatus
 from xmd.jobs.queue import queue_for
-from xmd.jobs.schemas import JobKind, JobOut, MetricOut, job_out, metric_out
+from xmd.jobs.schemas import JobKind, JobOut, JobPage, MetricOut, job_out, metric_out
+from xmd.jobs.supervision import notices_of
 from xmd.jobs.watch import JobWatch, TooManyStreams
 from xmd.users.models import User
 
@@ -38,7 +39,7 @@ def queue_of(request: Request) -> Callable[[str], str]:
     return lambda kind: queue_for(settings, kind)
 
 
-@router.get("/jobs", response_model=Page[JobOut])
+@router.get("/jobs", response_model=JobPage)
 def list_all_jobs(
     request: Request,
     db: DB,
@@ -48,11 +49,12 @@ def list_all_jobs(
     project_id: OptId = None,
     offset: Offset = 0,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
-) -> Page[JobOut]:
+) -> JobPage:
     """Every job, newest first, including those of no project (``prepare_demo``: ``xmd serve --demo``
-    setting up the demo project, which the project list shows while it runs)."""
+    setting up the demo project, which the project list shows while it runs). ``workers``: an embedded
+    worker of ``xmd serve`` that died lately, and its restart."""
     filters = {"project_id": project_id, "status": status, "kind": kind}
-    return flows.jobs_page(db, queue_of(request), filters, offset, limit)
+    return flows.jobs_page(db, queue_of(request), filters, offset, limit, notices_of(request.app.state))
 
 
 @router.get("/jobs/{job_id}", response_model=JobOut)

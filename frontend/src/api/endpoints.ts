@@ -36,6 +36,7 @@ import type {
   TokenInfo,
   User,
   WordStats,
+  WorkerNotice,
 } from './types'
 
 const P = (pid: number) => `/api/projects/${pid}`
@@ -129,6 +130,11 @@ export const api = {
   pushJob: (pid: number, body: { version_id: number; repo_id: string; private: boolean; token?: string }) =>
     http.post<Job>(`${P(pid)}/jobs/push`, body, { quiet: true }),
   jobs: async (pid: number, quiet = false) => asPage<Job>(await http.get(`${P(pid)}/jobs`, undefined, { quiet })).items,
+  /** The project's jobs and what `xmd serve`'s supervisor did to its workers lately (`workers`). */
+  jobsWithWorkers: async (pid: number, quiet = false) => {
+    const raw = await http.get<{ workers?: WorkerNotice[] }>(`${P(pid)}/jobs`, undefined, { quiet })
+    return { jobs: asPage<Job>(raw).items, workers: raw.workers ?? [] }
+  },
   /** Every job (newest first), e.g. `{ kind: 'prepare_demo', limit: 1 }`: the demo's set-up, tied to no project. */
   allJobs: async (query: { kind?: JobKind; status?: JobStatus; limit?: number } = {}) =>
     asPage<Job>(await http.get('/api/jobs', query, { quiet: true })).items,

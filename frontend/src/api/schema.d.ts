@@ -68,6 +68,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/examples/{example_id}/done": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark Done
+         * @description The reader is done with this example: in blind mode the others' marks show from now on.
+         */
+        post: operations["mark_done_api_examples__example_id__done_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/examples/{example_id}/explanation": {
         parameters: {
             query?: never;
@@ -102,6 +122,27 @@ export interface paths {
          * @description Add / remove / reset one word of one example; committed before the response.
          */
         put: operations["set_instance_feedback_api_examples__example_id__feedback_put"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/examples/{example_id}/marks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Example Marks
+         * @description Everyone's instance marks on one example, with their names, as the reader may see them: in blind
+         *     mode an annotator gets their own until they mark the example done (``hidden`` says so).
+         */
+        get: operations["example_marks_api_examples__example_id__marks_get"];
+        put?: never;
         post?: never;
         delete?: never;
         options?: never;
@@ -161,7 +202,8 @@ export interface paths {
         /**
          * List All Jobs
          * @description Every job, newest first, including those of no project (``prepare_demo``: ``xmd serve --demo``
-         *     setting up the demo project, which the project list shows while it runs).
+         *     setting up the demo project, which the project list shows while it runs). ``workers``: an embedded
+         *     worker of ``xmd serve`` that died lately, and its restart.
          */
         get: operations["list_all_jobs_api_jobs_get"];
         put?: never;
@@ -333,6 +375,27 @@ export interface paths {
         patch: operations["update_project_api_projects__project_id__patch"];
         trace?: never;
     };
+    "/api/projects/{project_id}/agreement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Agreement
+         * @description Token-level agreement (Cohen's κ per pair, Fleiss' κ, Krippendorff's α), per word (a page, most
+         *     disputed first) and on the task-level words; kept up to date per change, not recomputed.
+         */
+        get: operations["get_agreement_api_projects__project_id__agreement_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{project_id}/base-model": {
         parameters: {
             query?: never;
@@ -395,6 +458,68 @@ export interface paths {
          *     versions explained). ``offset + limit`` is at most 500.
          */
         get: operations["compare_examples_api_projects__project_id__compare_examples_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/conflicts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Conflicts
+         * @description Examples' words and task words where the annotators disagree, most disputed first (reviewer).
+         */
+        get: operations["list_conflicts_api_projects__project_id__conflicts_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/conflicts/decide": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Decide Conflict
+         * @description Accept (the most chosen action, or ``action`` on a tie), reject, or edit one disputed key; the
+         *     decision is an event in the log with the reviewer's name, and the ``reviewed`` policy uses it.
+         */
+        post: operations["decide_conflict_api_projects__project_id__conflicts_decide_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/consensus": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Consensus
+         * @description What a retrain would train on now, by the project's policy: counts, contributors, open conflicts
+         *     (counts only: no marks, so blind mode has nothing to hide here).
+         */
+        get: operations["get_consensus_api_projects__project_id__consensus_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -499,11 +624,39 @@ export interface paths {
         };
         /**
          * List Feedback
-         * @description Current feedback, in the order it was given, with who gave it and when.
+         * @description Current feedback (everyone's: one row per person and key), in the order it was given, with who
+         *     gave it and when. In blind mode an annotator sees their own, and the others' only on examples
+         *     they marked done.
          */
         get: operations["list_feedback_api_projects__project_id__feedback_get"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/feedback/dataset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export Dataset
+         * @description Everyone's feedback as a Hugging Face dataset (each annotator's token marks, the consensus, the
+         *     task-level words with who), ``save_to_disk``'s folder ``feedback/`` packed as a .tar.gz.
+         */
+        get: operations["export_dataset_api_projects__project_id__feedback_dataset_get"];
+        put?: never;
+        /**
+         * Import Dataset
+         * @description Read an exported feedback dataset into this project's training set: each annotator's marks as
+         *     theirs (accounts by name), who saw what as a queue of finished items.
+         */
+        post: operations["import_dataset_api_projects__project_id__feedback_dataset_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -520,7 +673,8 @@ export interface paths {
         /**
          * List Events
          * @description Every click, resets included: the audit trail (and what undo steps back through). Oldest
-         *     first with ``after_id`` paging, or ``order=desc`` with ``before_id`` for the latest clicks.
+         *     first with ``after_id`` paging, or ``order=desc`` with ``before_id`` for the latest clicks. In
+         *     blind mode an annotator sees their own events, and the others' only on examples they marked done.
          */
         get: operations["list_events_api_projects__project_id__feedback_events_get"];
         put?: never;
@@ -540,7 +694,9 @@ export interface paths {
         };
         /**
          * Export Feedback
-         * @description The current feedback as the core's JSON (instance entries by example file id, with their words).
+         * @description The current feedback as the core's JSON (instance entries by example file id, with their words):
+         *     everyone's (a key's later mark wins), or the reader's own (``mine``; always, for an annotator in
+         *     blind mode).
          */
         get: operations["export_feedback_api_projects__project_id__feedback_export_get"];
         put?: never;
@@ -584,7 +740,7 @@ export interface paths {
         };
         /**
          * List Jobs
-         * @description The project's jobs, newest first.
+         * @description The project's jobs, newest first; ``workers``: an embedded worker of ``xmd serve`` that died lately.
          */
         get: operations["list_jobs_api_projects__project_id__jobs_get"];
         put?: never;
@@ -676,6 +832,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{project_id}/jobs/push-feedback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Push Feedback
+         * @description Push the feedback dataset beside the model: into ``repo_id``, folder ``feedback/``, one commit.
+         */
+        post: operations["push_feedback_api_projects__project_id__jobs_push_feedback_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{project_id}/jobs/retrain": {
         parameters: {
             query?: never;
@@ -731,6 +907,31 @@ export interface paths {
          * @description Predict and explain an edited text under any version, without storing anything.
          */
         post: operations["what_if_api_projects__project_id__predict_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/queues": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Queues
+         * @description The project's queues with progress per annotator (done / skipped / left).
+         */
+        get: operations["list_queues_api_projects__project_id__queues_get"];
+        put?: never;
+        /**
+         * Create Queue
+         * @description Assign a dataset, a saved slice or the examples of some words to annotators, each example to
+         *     ``overlap`` of them, in the order ``order`` (its rule is in the answer).
+         */
+        post: operations["create_queue_api_projects__project_id__queues_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -801,6 +1002,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{project_id}/team/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Team Settings
+         * @description How the project's consensus is drawn (policy, k) and whether annotators work blind.
+         */
+        get: operations["get_team_settings_api_projects__project_id__team_settings_get"];
+        /**
+         * Put Team Settings
+         * @description Change the consensus policy or blind mode (admin): nobody's marks change, only how they combine.
+         */
+        put: operations["put_team_settings_api_projects__project_id__team_settings_put"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{project_id}/versions": {
         parameters: {
             query?: never;
@@ -861,6 +1086,49 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/from-data": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create Project From Data
+         * @description Start a project from labelled data: a ``from_data`` job fine-tunes the base model on it, then makes
+         *     the project (version 1, the base model recorded, the data as its training set) and explains the data.
+         *     Everything is checked first (422: columns, labels, settings, base model; 413: too large; 409: the
+         *     name), so a refused request changes nothing.
+         */
+        post: operations["create_project_from_data_api_projects_from_data_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/from-data/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview Training Data
+         * @description Columns, first rows and the guessed text and label columns of a file a project is to start from.
+         */
+        post: operations["preview_training_data_api_projects_from_data_preview_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/upload": {
         parameters: {
             query?: never;
@@ -875,6 +1143,87 @@ export interface paths {
          * @description Create a project from an uploaded model archive (size-limited by ``XMD_MAX_UPLOAD_MB``).
          */
         post: operations["create_project_from_archive_api_projects_upload_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/queues/{queue_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get Queue */
+        get: operations["get_queue_api_queues__queue_id__get"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete Queue
+         * @description Drop a queue and its assignments (the marks people gave stay theirs).
+         */
+        delete: operations["delete_queue_api_queues__queue_id__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/queues/{queue_id}/items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Items
+         * @description A page of the caller's items by rank (an admin: anyone's with ``user_id``, or everyone's).
+         */
+        get: operations["list_items_api_queues__queue_id__items_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/queues/{queue_id}/items/{example_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set Item Status
+         * @description Mark the caller's item done, skipped, or left again (recorded in the queue's log).
+         */
+        put: operations["set_item_status_api_queues__queue_id__items__example_id__put"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/queues/{queue_id}/next": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Next Example
+         * @description The caller's next example in this queue (resumes where they left off), with their counts.
+         */
+        get: operations["next_example_api_queues__queue_id__next_get"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1048,6 +1397,59 @@ export interface components {
          */
         Action: "add" | "remove" | "reset";
         /**
+         * AgreementOut
+         * @description Token-level agreement on the examples seen by ≥ 2 people, and on the task-level words.
+         */
+        AgreementOut: {
+            /**
+             * Alpha
+             * @description Krippendorff's α (nominal: none / remove / add)
+             */
+            alpha: number | null;
+            /** Annotators */
+            annotators: string[];
+            /**
+             * Fleiss Kappa
+             * @description only when every shared token was seen by all (≥ 3) raters
+             */
+            fleiss_kappa: number | null;
+            /** Limit */
+            limit: number;
+            /** N Examples */
+            n_examples: number;
+            /** N Tokens */
+            n_tokens: number;
+            /**
+             * N Words
+             * @description words anyone marked on a shared example (per_word pages through them)
+             */
+            n_words: number;
+            /** Offset */
+            offset: number;
+            /**
+             * Pairs
+             * @description Cohen's κ per pair, on the tokens both saw
+             */
+            pairs: components["schemas"]["PairOut"][];
+            /**
+             * Pending
+             * @description a backlog of changes is still being read in: ask again
+             */
+            pending: boolean;
+            /**
+             * Per Word
+             * @description a page of words, most disputed first
+             */
+            per_word: components["schemas"]["xmd__teamwork__schemas__WordOut"][];
+            /**
+             * Task
+             * @description agreement on task-level words: pairs, α, the words (first 200)
+             */
+            task: {
+                [key: string]: unknown;
+            };
+        };
+        /**
          * BaseModelIn
          * @description The model the project's model was fine-tuned from (a Hub id, or a server path where the operator
          *     allows them), and its recipe: what the ``deletion_base`` control retrains on the cleaned texts.
@@ -1072,7 +1474,7 @@ export interface components {
              * Kind
              * @enum {string}
              */
-            kind: "hub" | "path";
+            kind: "hub" | "path" | "bundled";
             /**
              * Recipe
              * @description the recipe fields set; the others follow the defaults
@@ -1082,7 +1484,7 @@ export interface components {
             };
             /**
              * Source
-             * @description the Hub id or server path
+             * @description the Hub id, server path or bundled model's name
              */
             source: string;
         };
@@ -1194,8 +1596,68 @@ export interface components {
             /** Name */
             name: string;
         };
+        /** Body_create_project_from_data_api_projects_from_data_post */
+        Body_create_project_from_data_api_projects_from_data_post: {
+            /**
+             * Base Model
+             * @description the model to fine-tune, as JSON: {"hub_id": "org/encoder"} or {"model_path": "/models/x"} (where the server allows paths); left out: the bundled all-MiniLM-L6-v2
+             */
+            base_model?: string | null;
+            /**
+             * Description
+             * @default
+             */
+            description?: string;
+            /**
+             * File
+             * @description labelled data: CSV, TSV, JSONL, JSON or Parquet
+             */
+            file: string;
+            /** Id Column */
+            id_column?: string | null;
+            /**
+             * Label Column
+             * @description its classes become the model's
+             */
+            label_column: string;
+            /** Name */
+            name: string;
+            /**
+             * Recipe
+             * @description fine-tune settings, a BaseRecipe's JSON (default: 3 epochs at 5e-5)
+             */
+            recipe?: string | null;
+            /**
+             * Text Column
+             * @default text
+             */
+            text_column?: string;
+        };
+        /** Body_import_dataset_api_projects__project_id__feedback_dataset_post */
+        Body_import_dataset_api_projects__project_id__feedback_dataset_post: {
+            /** Dataset Id */
+            dataset_id: number;
+            /**
+             * File
+             * @description a .tar.gz made by the export
+             */
+            file: string;
+        };
         /** Body_preview_dataset_api_projects__project_id__datasets_preview_post */
         Body_preview_dataset_api_projects__project_id__datasets_preview_post: {
+            /**
+             * File
+             * @description CSV, TSV, JSONL, JSON or Parquet
+             */
+            file: string;
+            /**
+             * N Rows
+             * @default 10
+             */
+            n_rows?: number;
+        };
+        /** Body_preview_training_data_api_projects_from_data_preview_post */
+        Body_preview_training_data_api_projects_from_data_preview_post: {
             /**
              * File
              * @description CSV, TSV, JSONL, JSON or Parquet
@@ -1273,6 +1735,86 @@ export interface components {
                 [key: string]: unknown;
             } | null;
         };
+        /** ConflictOut */
+        ConflictOut: {
+            /** Dataset Id */
+            dataset_id?: number | null;
+            /** Decided Action */
+            decided_action?: string | null;
+            /** Decision */
+            decision?: string | null;
+            /**
+             * Dispute
+             * @description 1 − largest group / raters: 0 all agree
+             */
+            dispute: number;
+            /** Example Ext Id */
+            example_ext_id?: string | null;
+            /** Example Id */
+            example_id: number | null;
+            /** Key */
+            key: string;
+            /** Label */
+            label: number | null;
+            level: components["schemas"]["FeedbackLevel"];
+            /**
+             * Raters
+             * @description people who saw it
+             */
+            raters: number;
+            /** Scope */
+            scope: string | null;
+            /**
+             * Votes
+             * @description add / remove / none → who chose it
+             */
+            votes: {
+                [key: string]: string[];
+            };
+            /** Word */
+            word: string | null;
+            /** Word Index */
+            word_index: number | null;
+        };
+        /** ConflictPage */
+        ConflictPage: {
+            /**
+             * Capped
+             * @description the scan stopped at its cap: more rows exist than were read
+             * @default false
+             */
+            capped?: boolean;
+            /** Items */
+            items: components["schemas"]["ConflictOut"][];
+            /** Limit */
+            limit: number;
+            /** Offset */
+            offset: number;
+            /** Total */
+            total: number;
+        };
+        /** ConsensusOut */
+        ConsensusOut: {
+            /** Conflicts */
+            conflicts: number;
+            /** Contributors */
+            contributors: {
+                [key: string]: number;
+            };
+            /** Instance */
+            instance: number;
+            /** K */
+            k: number | null;
+            /** Policy */
+            policy: string;
+            /**
+             * Reviewed
+             * @description keys a reviewer has settled
+             */
+            reviewed: number;
+            /** Task */
+            task: number;
+        };
         /**
          * Coverage
          * @description How much of the training data a ranking or list under one version and method is built from, so a
@@ -1321,6 +1863,17 @@ export interface components {
             name: string;
             /** Total */
             total: number;
+        };
+        /** DatasetImportOut */
+        DatasetImportOut: {
+            /** Annotators */
+            annotators: string[];
+            /** Events */
+            events: number;
+            /** Examples */
+            examples: number;
+            /** Queue */
+            queue: string;
         };
         /** DatasetOut */
         DatasetOut: {
@@ -1371,6 +1924,40 @@ export interface components {
          * @enum {string}
          */
         DatasetRole: "train" | "eval";
+        /** DecideIn */
+        DecideIn: {
+            /**
+             * Action
+             * @description edit: the action to keep; accept: which to keep on a tie
+             */
+            action?: ("add" | "remove") | null;
+            /**
+             * Decision
+             * @enum {string}
+             */
+            decision: "accept" | "reject" | "edit";
+            /** Key */
+            key: string;
+        };
+        /** DecideOut */
+        DecideOut: {
+            action: components["schemas"]["Action"] | null;
+            /** Decision */
+            decision: string;
+            /** Event Id */
+            event_id: number;
+            /** Key */
+            key: string;
+            /** Reviewer */
+            reviewer: string;
+        };
+        /** DoneOut */
+        DoneOut: {
+            /** Done */
+            done: boolean;
+            /** Example Id */
+            example_id: number;
+        };
         /** DownloadLinkOut */
         DownloadLinkOut: {
             /**
@@ -1445,6 +2032,25 @@ export interface components {
             word: string | null;
             /** Word Index */
             word_index: number | null;
+        };
+        /**
+         * ExampleMarksOut
+         * @description Everyone's marks on one example, as the reader may see them (blind mode hides the others' until done).
+         */
+        ExampleMarksOut: {
+            /** Blind */
+            blind: boolean;
+            /** Done */
+            done: boolean;
+            /** Example Id */
+            example_id: number;
+            /**
+             * Hidden
+             * @description others' marks are hidden from this reader (blind mode, not done yet)
+             */
+            hidden: boolean;
+            /** Items */
+            items: components["schemas"]["PersonMark"][];
         };
         /** ExampleOut */
         ExampleOut: {
@@ -1620,6 +2226,31 @@ export interface components {
             total: number;
         };
         /**
+         * FeedbackPushIn
+         * @description Push the feedback dataset into a Hub repository (the model's), under ``feedback/``.
+         */
+        FeedbackPushIn: {
+            /** K */
+            k?: number | null;
+            /**
+             * Policy
+             * @description the consensus policy (default: the project's)
+             */
+            policy?: string | null;
+            /**
+             * Private
+             * @default true
+             */
+            private?: boolean;
+            /** Repo Id */
+            repo_id: string;
+            /**
+             * Token
+             * @description a Hugging Face write token; never stored
+             */
+            token?: string | null;
+        };
+        /**
          * ForecastIn
          * @description What a forecast predicts: a version (default: latest ready) on eval sets, with the project's feedback.
          */
@@ -1762,11 +2393,34 @@ export interface components {
              */
             word_index: number;
         };
+        /** ItemOut */
+        ItemOut: {
+            /** Example Ext Id */
+            example_ext_id: string | null;
+            /** Example Id */
+            example_id: number;
+            /** Label */
+            label?: number | null;
+            /** Queue Id */
+            queue_id: number;
+            /** Rank */
+            rank: number;
+            status: components["schemas"]["ItemStatus"];
+            /** Text */
+            text?: string | null;
+            /** User Id */
+            user_id: number;
+        };
+        /**
+         * ItemStatus
+         * @enum {string}
+         */
+        ItemStatus: "left" | "done" | "skipped";
         /**
          * JobKind
          * @enum {string}
          */
-        JobKind: "explain" | "retrain" | "forecast" | "evaluate" | "push" | "prepare_demo" | "import";
+        JobKind: "explain" | "retrain_control" | "retrain" | "forecast" | "evaluate" | "push" | "prepare_demo" | "from_data" | "import" | "push_feedback";
         /** JobOut */
         JobOut: {
             /** Cancel Requested */
@@ -1848,6 +2502,22 @@ export interface components {
             worker_host: string | null;
         };
         /**
+         * JobPage
+         * @description A page of jobs, and what happened to ``xmd serve``'s embedded workers lately (empty elsewhere).
+         */
+        JobPage: {
+            /** Items */
+            items: components["schemas"]["JobOut"][];
+            /** Limit */
+            limit: number;
+            /** Offset */
+            offset: number;
+            /** Total */
+            total: number;
+            /** Workers */
+            workers?: components["schemas"]["WorkerNoticeOut"][];
+        };
+        /**
          * JobStatus
          * @enum {string}
          */
@@ -1879,6 +2549,21 @@ export interface components {
          * @enum {string}
          */
         ModelStatus: "ready" | "training" | "failed";
+        /**
+         * NextOut
+         * @description The person's next example (None when their part of the queue is through) and how far they are.
+         */
+        NextOut: {
+            /** Done */
+            done: number;
+            item: components["schemas"]["ItemOut"] | null;
+            /** Left */
+            left: number;
+            /** Rule */
+            rule: string;
+            /** Skipped */
+            skipped: number;
+        };
         /** Page[DatasetOut] */
         Page_DatasetOut_: {
             /** Items */
@@ -1901,10 +2586,10 @@ export interface components {
             /** Total */
             total: number;
         };
-        /** Page[JobOut] */
-        Page_JobOut_: {
+        /** Page[ItemOut] */
+        Page_ItemOut_: {
             /** Items */
-            items: components["schemas"]["JobOut"][];
+            items: components["schemas"]["ItemOut"][];
             /** Limit */
             limit: number;
             /** Offset */
@@ -1927,6 +2612,17 @@ export interface components {
         Page_ProjectOut_: {
             /** Items */
             items: components["schemas"]["ProjectOut"][];
+            /** Limit */
+            limit: number;
+            /** Offset */
+            offset: number;
+            /** Total */
+            total: number;
+        };
+        /** Page[QueueOut] */
+        Page_QueueOut_: {
+            /** Items */
+            items: components["schemas"]["QueueOut"][];
             /** Limit */
             limit: number;
             /** Offset */
@@ -1977,6 +2673,45 @@ export interface components {
             offset: number;
             /** Total */
             total: number;
+        };
+        /** PairOut */
+        PairOut: {
+            /** A */
+            a: string;
+            /** B */
+            b: string;
+            /** Kappa */
+            kappa: number | null;
+            /** N Tokens */
+            n_tokens: number;
+            /** Observed */
+            observed: number | null;
+        };
+        /**
+         * PersonMark
+         * @description Someone's current mark, with their name: what the example view shows beside one's own.
+         */
+        PersonMark: {
+            action: components["schemas"]["Action"];
+            /**
+             * By
+             * @description who: the user's name, or the name of an import
+             */
+            by: string;
+            /** Example Id */
+            example_id: number | null;
+            /** Key */
+            key: string;
+            /** Label */
+            label: number | null;
+            level: components["schemas"]["FeedbackLevel"];
+            /** Mine */
+            mine: boolean;
+            scope: components["schemas"]["Scope"] | null;
+            /** Word */
+            word: string | null;
+            /** Word Index */
+            word_index: number | null;
         };
         /** PhaseEstimate */
         PhaseEstimate: {
@@ -2102,6 +2837,19 @@ export interface components {
                 [key: string]: unknown;
             }[];
         };
+        /** Progress */
+        Progress: {
+            /** Done */
+            done: number;
+            /** Left */
+            left: number;
+            /** Skipped */
+            skipped: number;
+            /** User */
+            user: string;
+            /** User Id */
+            user_id: number;
+        };
         /** ProjectCreate */
         ProjectCreate: {
             /** @description the model this one was fine-tuned from (enables the deletion_base control) */
@@ -2185,6 +2933,88 @@ export interface components {
             token?: string | null;
             /** Version Id */
             version_id: number;
+        };
+        /**
+         * QueueIn
+         * @description Assign examples to annotators: one of ``dataset_id``, ``slice`` (a saved slice's name) or ``words``.
+         */
+        QueueIn: {
+            /**
+             * Annotators
+             * @description user ids, in assignment order
+             */
+            annotators: number[];
+            /** Dataset Id */
+            dataset_id?: number | null;
+            /** Name */
+            name: string;
+            /** @default random */
+            order?: components["schemas"]["QueueOrder"];
+            /**
+             * Overlap
+             * @description how many people see each example
+             * @default 1
+             */
+            overlap?: number;
+            /**
+             * Seed
+             * @default 0
+             */
+            seed?: number;
+            /** Slice */
+            slice?: string | null;
+            /**
+             * Words
+             * @description the examples containing any of these words
+             */
+            words?: string[] | null;
+        };
+        /**
+         * QueueOrder
+         * @description The order a queue's Next walks (see :data:`xmd.teamwork.queues.RULES` for each rule in words).
+         * @enum {string}
+         */
+        QueueOrder: "suspicious" | "uncertain" | "disagreement" | "random";
+        /** QueueOut */
+        QueueOut: {
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Done */
+            done: number;
+            /** Id */
+            id: number;
+            /** Left */
+            left: number;
+            /** N Examples */
+            n_examples: number;
+            /** Name */
+            name: string;
+            order: components["schemas"]["QueueOrder"];
+            /** Overlap */
+            overlap: number;
+            /**
+             * Progress
+             * @description per annotator: done / skipped / left
+             */
+            progress: components["schemas"]["Progress"][];
+            /** Project Id */
+            project_id: number;
+            /**
+             * Rule
+             * @description the order's rule, in words
+             */
+            rule: string;
+            /** Seed */
+            seed: number;
+            /** Skipped */
+            skipped: number;
+            /** Source */
+            source: {
+                [key: string]: unknown;
+            };
         };
         /**
          * RationalesIn
@@ -2419,10 +3249,11 @@ export interface components {
         };
         /**
          * Role
-         * @description What a user may do: admins manage projects and users, annotators give feedback, viewers look.
+         * @description What a user may do: admins manage projects and users, reviewers settle annotators' conflicts,
+         *     annotators give feedback, viewers look.
          * @enum {string}
          */
-        Role: "admin" | "annotator" | "viewer";
+        Role: "admin" | "reviewer" | "annotator" | "viewer";
         /** RoleChange */
         RoleChange: {
             role: components["schemas"]["Role"];
@@ -2447,6 +3278,10 @@ export interface components {
             /** Name */
             name: string;
         };
+        /** StatusIn */
+        StatusIn: {
+            status: components["schemas"]["ItemStatus"];
+        };
         /** TaskIn */
         TaskIn: {
             action: components["schemas"]["Action"];
@@ -2462,6 +3297,29 @@ export interface components {
             scope?: components["schemas"]["Scope"];
             /** Word */
             word: string;
+        };
+        /**
+         * TeamSettingsIO
+         * @description How the project's consensus is drawn from its people's marks, and whether they annotate blind.
+         */
+        TeamSettingsIO: {
+            /**
+             * Blind
+             * @description annotators see others' marks on an example only once done
+             * @default false
+             */
+            blind?: boolean;
+            /**
+             * K
+             * @description for at_least_k: the marks a word needs
+             */
+            k?: number | null;
+            /**
+             * Policy
+             * @default union
+             * @enum {string}
+             */
+            policy?: "union" | "majority" | "at_least_k" | "reviewed";
         };
         /** TokenCreate */
         TokenCreate: {
@@ -2557,6 +3415,10 @@ export interface components {
             config: {
                 [key: string]: unknown;
             };
+            /** Controls */
+            controls?: {
+                [key: string]: unknown;
+            } | null;
             /**
              * Created At
              * Format: date-time
@@ -2657,6 +3519,11 @@ export interface components {
         WordMark: {
             /** Action */
             action: string;
+            /**
+             * By
+             * @description whose mark: a user's name, or an import's
+             */
+            by?: string | null;
             /** Label */
             label?: number | null;
             /**
@@ -2664,57 +3531,32 @@ export interface components {
              * @enum {string}
              */
             level: "instance" | "task";
+            /**
+             * Mine
+             * @description the reader's own mark (others' are shown, not toggled)
+             * @default true
+             */
+            mine?: boolean;
             /** Scope */
             scope?: string | null;
             /** Word Index */
             word_index: number;
         };
-        /**
-         * WordOut
-         * @description A ranked word: the core's WordStats field for field, its suspicious flag, and the task feedback on it.
-         */
-        WordOut: {
-            /** Count */
-            count: number;
-            /** Feedback */
-            feedback: components["schemas"]["WordFeedback"][];
-            /** Label Counts */
-            label_counts: number[];
-            /** Lean */
-            lean: number;
-            /** Mean Importance */
-            mean_importance: number;
-            /** Mean Signed */
-            mean_signed: number;
-            /** P Value */
-            p_value: number;
-            /** Q Value */
-            q_value: number;
-            /** Skew */
-            skew: number;
-            /** Skew Label */
-            skew_label: number | null;
-            /** Skew Label Name */
-            skew_label_name: string | null;
-            /** Suspicion */
-            suspicion: number;
-            /**
-             * Suspicious
-             * @description the core's rule (xmd.core.suspicion.is_suspicious), not the client's
-             */
-            suspicious: boolean;
-            /** Word */
-            word: string;
-        };
         /** WordPage */
         WordPage: {
             coverage: components["schemas"]["Coverage"];
             /** Items */
-            items: components["schemas"]["WordOut"][];
+            items: components["schemas"]["xmd__explanations__schemas__WordOut"][];
             /** Limit */
             limit: number;
             /** Method */
             method: string;
+            /**
+             * Min Count Default
+             * @description the minimum count a screen starts from, chosen from the label shares: the smallest count at which a word could pass the skew test at all (xmd.core.suspicion.default_min_count)
+             * @default 2
+             */
+            min_count_default?: number;
             /**
              * N Examples
              * @description examples aggregated into this ranking
@@ -2757,6 +3599,49 @@ export interface components {
              */
             text: string;
         };
+        /**
+         * WorkerNoticeOut
+         * @description An embedded worker of ``xmd serve`` that died, and whether the supervisor has restarted it.
+         */
+        WorkerNoticeOut: {
+            /**
+             * Died At
+             * Format: date-time
+             */
+            died_at: string;
+            /**
+             * Exit Code
+             * @description the dead worker's exit status (-9: killed by SIGKILL)
+             */
+            exit_code: number | null;
+            /**
+             * Message
+             * @description the notice in words (UTC times)
+             */
+            message: string;
+            /** Queue */
+            queue: string;
+            /**
+             * Restart In S
+             * @description the back-off before the restart, when it died
+             */
+            restart_in_s: number | null;
+            /**
+             * Restarted At
+             * @description None while the restart is still due
+             */
+            restarted_at: string | null;
+            /**
+             * Restarts
+             * @description restarts of this worker since the server started
+             */
+            restarts: number;
+            /**
+             * Role
+             * @description what the worker runs: "retrain" or the other kinds in words
+             */
+            role: string;
+        };
         /** WriteOut */
         WriteOut: {
             action: components["schemas"]["Action"];
@@ -2766,6 +3651,58 @@ export interface components {
             event_id: number;
             /** Key */
             key: string;
+        };
+        /**
+         * WordOut
+         * @description A ranked word: the core's WordStats field for field, its suspicious flag, and the task feedback on it.
+         */
+        xmd__explanations__schemas__WordOut: {
+            /** Count */
+            count: number;
+            /** Feedback */
+            feedback: components["schemas"]["WordFeedback"][];
+            /** Label Counts */
+            label_counts: number[];
+            /** Lean */
+            lean: number;
+            /** Mean Importance */
+            mean_importance: number;
+            /** Mean Signed */
+            mean_signed: number;
+            /** P Value */
+            p_value: number;
+            /** Q Value */
+            q_value: number;
+            /** Skew */
+            skew: number;
+            /** Skew Label */
+            skew_label: number | null;
+            /** Skew Label Name */
+            skew_label_name: string | null;
+            /** Suspicion */
+            suspicion: number;
+            /**
+             * Suspicious
+             * @description the core's rule (xmd.core.suspicion.is_suspicious), not the client's
+             */
+            suspicious: boolean;
+            /** Word */
+            word: string;
+        };
+        /** WordOut */
+        xmd__teamwork__schemas__WordOut: {
+            /** Alpha */
+            alpha: number | null;
+            /** Disputed */
+            disputed: number;
+            /** Marked */
+            marked: number;
+            /** N Tokens */
+            n_tokens: number;
+            /** Unanimous */
+            unanimous: number;
+            /** Word */
+            word: string;
         };
     };
     responses: never;
@@ -2925,6 +3862,38 @@ export interface operations {
             };
         };
     };
+    mark_done_api_examples__example_id__done_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a row id */
+                example_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DoneOut"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     get_explanation_api_examples__example_id__explanation_get: {
         parameters: {
             query?: {
@@ -2984,6 +3953,38 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WriteOut"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    example_marks_api_examples__example_id__marks_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a row id */
+                example_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExampleMarksOut"];
                 };
             };
             /** @description Validation Error */
@@ -3062,7 +4063,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Page_JobOut_"];
+                    "application/json": components["schemas"]["JobPage"];
                 };
             };
             /** @description Validation Error */
@@ -3396,6 +4397,42 @@ export interface operations {
             };
         };
     };
+    get_agreement_api_projects__project_id__agreement_get: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description items to skip */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @description a row id */
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgreementOut"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     set_base_model_api_projects__project_id__base_model_put: {
         parameters: {
             query?: never;
@@ -3532,6 +4569,111 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PicksPage"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    list_conflicts_api_projects__project_id__conflicts_get: {
+        parameters: {
+            query?: {
+                include_decided?: boolean;
+                limit?: number;
+                /** @description items to skip */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @description a row id */
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictPage"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    decide_conflict_api_projects__project_id__conflicts_decide_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a row id */
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DecideIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DecideOut"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    get_consensus_api_projects__project_id__consensus_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a row id */
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsensusOut"];
                 };
             };
             /** @description Validation Error */
@@ -3770,6 +4912,77 @@ export interface operations {
             };
         };
     };
+    export_dataset_api_projects__project_id__feedback_dataset_get: {
+        parameters: {
+            query?: {
+                k?: number | null;
+                policy?: string | null;
+            };
+            header?: never;
+            path: {
+                /** @description a row id */
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the saved dataset, as a .tar.gz */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/gzip": unknown;
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    import_dataset_api_projects__project_id__feedback_dataset_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a row id */
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["Body_import_dataset_api_projects__project_id__feedback_dataset_post"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DatasetImportOut"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     list_events_api_projects__project_id__feedback_events_get: {
         parameters: {
             query?: {
@@ -3816,6 +5029,7 @@ export interface operations {
             query?: {
                 /** @description a row id */
                 dataset_id?: number | null;
+                mine?: boolean;
             };
             header?: never;
             path: {
@@ -3917,7 +5131,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Page_JobOut_"];
+                    "application/json": components["schemas"]["JobPage"];
                 };
             };
             /** @description Validation Error */
@@ -4075,6 +5289,42 @@ export interface operations {
             };
         };
     };
+    push_feedback_api_projects__project_id__jobs_push_feedback_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a row id */
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FeedbackPushIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobOut"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     start_retrain_api_projects__project_id__jobs_retrain_post: {
         parameters: {
             query?: never;
@@ -4170,6 +5420,79 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ExplanationOut"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    list_queues_api_projects__project_id__queues_get: {
+        parameters: {
+            query?: {
+                /** @description items to return at most */
+                limit?: number;
+                /** @description items to skip */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @description a row id */
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Page_QueueOut_"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    create_queue_api_projects__project_id__queues_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a row id */
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QueueIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueueOut"];
                 };
             };
             /** @description Validation Error */
@@ -4323,6 +5646,74 @@ export interface operations {
             };
         };
     };
+    get_team_settings_api_projects__project_id__team_settings_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a row id */
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamSettingsIO"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    put_team_settings_api_projects__project_id__team_settings_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a row id */
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TeamSettingsIO"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamSettingsIO"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     list_versions_api_projects__project_id__versions_get: {
         parameters: {
             query?: {
@@ -4447,6 +5838,72 @@ export interface operations {
             };
         };
     };
+    create_project_from_data_api_projects_from_data_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["Body_create_project_from_data_api_projects_from_data_post"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobOut"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    preview_training_data_api_projects_from_data_preview_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["Body_preview_training_data_api_projects_from_data_preview_post"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Preview"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     create_project_from_archive_api_projects_upload_post: {
         parameters: {
             query?: never;
@@ -4467,6 +5924,178 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ProjectOut"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    get_queue_api_queues__queue_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a row id */
+                queue_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueueOut"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    delete_queue_api_queues__queue_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a row id */
+                queue_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    list_items_api_queues__queue_id__items_get: {
+        parameters: {
+            query?: {
+                /** @description items to return at most */
+                limit?: number;
+                /** @description items to skip */
+                offset?: number;
+                status?: components["schemas"]["ItemStatus"] | null;
+                /** @description a row id */
+                user_id?: number | null;
+            };
+            header?: never;
+            path: {
+                /** @description a row id */
+                queue_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Page_ItemOut_"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    set_item_status_api_queues__queue_id__items__example_id__put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a row id */
+                example_id: number;
+                /** @description a row id */
+                queue_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StatusIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ItemOut"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    next_example_api_queues__queue_id__next_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a row id */
+                queue_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NextOut"];
                 };
             };
             /** @description Validation Error */

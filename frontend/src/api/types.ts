@@ -121,6 +121,8 @@ export type FeedbackItem = Omit<S['FeedbackOut'], 'updated_at' | 'updated_by'> &
   Partial<Pick<S['EventOut'], 'created_at' | 'user'>>
 
 export type Job = S['JobOut']
+/** An embedded worker of `xmd serve` that died lately, and its restart (the jobs lists' `workers`). */
+export type WorkerNotice = S['WorkerNoticeOut']
 export type MetricPoint = S['MetricOut']
 export type RetrainParams = S['RetrainIn']
 export type RetrainEstimate = S['RetrainEstimate']

@@ -1,7 +1,7 @@
 // The open project: its datasets, versions and the version/method the explanation screens show.
 import { computed, reactive } from 'vue'
 import { api } from '../api/endpoints'
-import type { Dataset, Job, ModelVersion, Project } from '../api/types'
+import type { Dataset, Job, ModelVersion, Project, WorkerNotice } from '../api/types'
 
 export const METHODS = ['grad_x_input', 'integrated_gradients', 'saliency', 'occlusion'] as const
 
@@ -15,6 +15,8 @@ export const current = reactive({
   error: '',
   /** queued or running jobs of the project (polled by the project shell) */
   activeJobs: [] as Job[],
+  /** embedded workers of `xmd serve` that died lately and their restarts (shown above the jobs) */
+  workerNotices: [] as WorkerNotice[],
   /** bumped when a job of the project ends: screens that show stored results reload */
   dataVersion: 0,
 })
@@ -70,8 +72,9 @@ export async function loadProject(pid: number): Promise<void> {
 /** Poll the project's jobs; when one ends, refresh versions and tell the screens to reload. */
 export async function pollJobs(): Promise<void> {
   const pid = current.pid
-  const jobs = await api.jobs(pid, true)
+  const { jobs, workers } = await api.jobsWithWorkers(pid, true)
   if (pid !== current.pid) return
+  current.workerNotices = workers
   const active = jobs.filter((j) => j.status === 'queued' || j.status === 'running')
   const ended = current.activeJobs.some((j) => !active.some((a) => a.id === j.id))
   current.activeJobs = active
