@@ -105,16 +105,20 @@ def test_retrain_estimate_names_the_phases_and_uses_the_last_measured_rates(api:
     expected = 2 * 25 * 0.01 + 2 * 40 * (0.02 + 0.02) + 8.0 + 2.0
     assert abs(est["expected_s"] - expected) < 1e-6
 
-    # with controls the parent is measured once and every arm x seed trains, is measured and saved:
-    # λ = 0 beside the debug run, 3 seeds = 6 runs
+    # with controls the new version is ready after the same phases as without them; the controls follow
+    # it as jobs (issue 30 §5): λ = 0 for seed 0, then the debug run and λ = 0 for seeds 1 and 2 = 5 runs,
+    # each training, measuring and saving one model; the estimate says both waits
     cmp = api.post(
         f"/api/projects/{project['id']}/jobs/retrain/estimate", json={**body, "controls": ["lambda0"], "seeds": 3}
     ).json()
-    by_name = {p["name"]: p for p in cmp["phases"]}
-    assert by_name["measure_before:clean"]["total"] == 25 and by_name["train"]["total"] == 6 * 10
-    assert by_name["measure_after:clean"]["total"] == 6 * 25 and "6 runs" in by_name["train"]["label"]
-    expected_cmp = 25 * 0.01 + 40 * 0.04 + 6 * (25 * 0.01 + 40 * 0.04 + 8.0 + 2.0)
-    assert abs(cmp["expected_s"] - expected_cmp) < 1e-6
+    assert cmp["phases"] == est["phases"] and abs(cmp["expected_s"] - expected) < 1e-6
+    assert cmp["control_runs"] == 5 and abs(cmp["controls_s"] - 5 * (8.0 + 25 * 0.01 + 2.0)) < 1e-6
+    assert abs(cmp["until_controls_s"] - (expected + cmp["controls_s"])) < 1e-6
+    strip = api.post(
+        f"/api/projects/{project['id']}/jobs/retrain/estimate", json={**body, "controls": ["strip"]}
+    ).json()  # the parent predicts the eval sets without the words: inference only
+    assert strip["control_runs"] == 1 and abs(strip["controls_s"] - 25 * 0.01) < 1e-6
+    assert est["controls_s"] is None and est["control_runs"] == 0
 
 
 def _succeeded(db, kind: str, project_id: int, log: list[dict]) -> None:

@@ -19,6 +19,7 @@ UPPER = {
     "hub": 4,
     "runner": 4,
     "controls": 4,
+    "followup": 4,
     "estimate": 4,
     "calibration": 4,
     "forecast": 4,

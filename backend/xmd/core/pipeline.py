@@ -96,6 +96,9 @@ class RunResult:
     shares_before: dict | None = None
     shares_after: dict | None = None
     meta: dict[str, Any] = field(default_factory=dict)
+    #: The measured eval examples and both versions' predicted classes on them (``{"sets", "before",
+    #: "after"}``), for the controls that follow a retrain (:mod:`xmd.core.followup`); not in ``xmd.json``.
+    predictions: dict[str, Any] | None = field(default=None, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -330,6 +333,7 @@ def debug(
                 vs_parent=vs,
             ),
         )
+        result.predictions = {"sets": sets, "before": preds_before, "after": preds_after}
         if on_phase is not None:
             tick(on_phase("save"), 0, 1)
         return _finish(loaded, result, partial, out)

@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from xmd.core import options
-from xmd.core.retrain import ERConfig, RetrainConfig, count_steps
+from xmd.core.retrain import ControlOptions, ERConfig, RetrainConfig, count_steps
 from xmd.core.types import Scope
 from xmd.datasets import service as datasets
 from xmd.datasets.models import DatasetRole
@@ -23,6 +23,7 @@ from xmd.jobs import service as jobs
 from xmd.projects import service as projects
 from xmd.projects.models import Project
 from xmd.retrain import plan
+from xmd.retrain.followup import control_plan
 from xmd.retrain.schemas import RetrainIn
 from xmd.versions import service as versions
 from xmd.versions.models import ModelVersion
@@ -35,8 +36,9 @@ def estimate_retrain(db: Session, project: Project, body: RetrainIn) -> dict[str
     """What a retrain with these settings will do, phase by phase, and how long it should take at the
     rates of :func:`retrain_prior` (None when nothing was measured yet).
     The plan is the job's own (:mod:`xmd.retrain.flows`): task feedback scoped by itself adds the prediction of
-    the training set first; with controls, every arm × seed
-    trains and is measured (``plan.retrain_plan``'s ``runs``)."""
+    the training set first. With controls, the new version is ready after the same phases as without them,
+    and the control jobs that follow it (:func:`xmd.retrain.followup.control_plan`) each train and measure
+    one arm × seed: ``controls_s`` is their time, ``until_controls_s`` the whole wait (issue 30 §5)."""
     mv = versions.resolve(db_session=db, project=project, version_id=body.version_id)
     train = datasets.resolve_ids(db_session=db, project=project, ids=body.train_dataset_ids, role=DatasetRole.TRAIN)
     evals = datasets.resolve_ids(db_session=db, project=project, ids=body.eval_dataset_ids, role=DatasetRole.EVAL)
@@ -54,8 +56,24 @@ def estimate_retrain(db: Session, project: Project, body: RetrainIn) -> dict[str
         examples_per_step=config.batch_size * config.grad_accum,
         n_share=n_train,
         n_predict=n_train if predicts else 0,
-        runs=(1 + len(body.controls)) * body.seeds if body.controls else 1,
     )
+    chosen = options.build(ControlOptions, body.model_dump())
+    runs = control_plan(chosen, config.seed) if chosen.controls else []
+    trained = sum(arm != "strip" for arm, _ in runs)
+    control_steps = plan.retrain_plan(
+        parent=mv.version,
+        child=newest + 1,
+        eval_sizes={ds.name: ds.n_examples for ds in evals},
+        eval_cap=config.eval_max_examples,
+        total_steps=count_steps(n_train, config),
+        examples_per_step=config.batch_size * config.grad_accum,
+        n_share=0,
+        runs=max(trained, 1),
+    )
+    # a control trains, measures and saves its arm (no shares, no parent measurement); strip only predicts
+    control_steps = [p for p in control_steps if p.kind in ("train", "save") or p.name.startswith("measure_after")]
+    # strip: each λ = 0 run also predicts the stripped eval sets, else the parent predicts them once
+    n_strip = 0 if "strip" not in chosen.controls else sum(a == "lambda0" for a, _ in runs) or 1
     er = options.build(ERConfig, body.model_dump())
     words = [t.word for t in task]
     prior, source = retrain_prior(
@@ -71,6 +89,14 @@ def estimate_retrain(db: Session, project: Project, body: RetrainIn) -> dict[str
         config.cuda_graphs,
     )
     cal = jobs.last_phases(db_session=db, kind=EXPLAIN, project_id=project.id, any_project=False)
+    expected = phases.expected(steps, prior)
+    controls_s = None
+    if runs:
+        trained_s = phases.expected(control_steps, prior) if trained else 0.0
+        measure = [p for p in steps if p.name.startswith("measure_before")]  # one pass over the eval sets
+        strip_s = phases.expected(measure, prior) if n_strip else 0.0
+        if trained_s is not None and strip_s is not None:
+            controls_s = trained_s + n_strip * strip_s
     return {
         "phases": [
             {
@@ -79,7 +105,10 @@ def estimate_retrain(db: Session, project: Project, body: RetrainIn) -> dict[str
             }
             for p in steps
         ],
-        "expected_s": phases.expected(steps, prior),
+        "expected_s": expected,
+        "controls_s": controls_s,
+        "until_controls_s": None if expected is None or controls_s is None else expected + controls_s,
+        "control_runs": len(runs),
         "measured_before": source == "retrain",
         "rates_from": source,
         "graphs_priced": bool(config.cuda_graphs and cal and plan.graphs_priced(phases.rates(cal))),

@@ -20,7 +20,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from xmd.core import options, pipeline
+from xmd.core import followup, options, pipeline
 from xmd.core.feedback import FeedbackSet
 from xmd.core.retrain import ControlOptions, ERConfig, RetrainConfig, StepInfo, TrainConfig, count_steps
 from xmd.core.types import DataError, Example, FeedbackError
@@ -38,8 +38,8 @@ from xmd.jobs.queue import Enqueue, QueueUnavailableError
 from xmd.projects import service as projects
 from xmd.projects.models import Project
 from xmd.retrain import plan
-from xmd.retrain.controls import retrain_with_controls
 from xmd.retrain.estimate import RETRAIN, retrain_prior
+from xmd.retrain.followup import queue_controls
 from xmd.retrain.schemas import RetrainIn
 from xmd.versions import service as versions
 from xmd.versions.models import ModelStatus, ModelVersion
@@ -140,15 +140,15 @@ def retrain_job(ctx: JobContext) -> dict[str, Any]:
     }
     train, evals, holdout = held_out(train, feedback, evals, train_config.seed)
     ctx.check_cancel()
-    if chosen.controls:
-        result = retrain_with_controls(
-            ctx, parent, project, train_config, er, chosen, train, feedback, evals, holdout=holdout
-        )
-    else:
-        result = _retrain(
-            ctx, parent, project, train_config, er, train_sets, eval_sets, train, feedback, evals, holdout=holdout
-        )
-    return {**result, "explain_jobs": explain_after(ctx, project, int(result["version_id"]), train_sets)}
+    result = _retrain(
+        ctx, parent, project, train_config, er, train_sets, eval_sets, train, feedback, evals, holdout=holdout,
+        controls=bool(chosen.controls),
+    )  # fmt: skip
+    out = {**result, "explain_jobs": explain_after(ctx, project, int(result["version_id"]), train_sets)}
+    if chosen.controls:  # after the version is ready, as jobs of their own (xmd.retrain.followup)
+        child = versions.get_or_raise(db_session=db, model_version_id=int(result["version_id"]))
+        out["controls"] = queue_controls(ctx, project, child, chosen, train_config.seed)
+    return out
 
 
 def held_out(
@@ -203,8 +203,10 @@ def _retrain(
     feedback: FeedbackSet,
     evals: dict[str, list[Example]],
     holdout: dict[str, Any] | None = None,
+    controls: bool = False,
 ) -> dict[str, Any]:
-    """The retrain without controls: one new version trained from ``parent``."""
+    """One new version trained from ``parent``; with ``controls``, the comparison's basis is stored with
+    its files for the control jobs that follow (:mod:`xmd.retrain.followup`)."""
     db, job = ctx.db, ctx.job
     child = versions.create_child(
         db_session=db,
@@ -279,6 +281,12 @@ def _retrain(
             holdout=holdout,
         )
         _record_location(out / "xmd.json", child.path)
+        if controls and run.predictions and run.predictions["sets"]:
+            b = followup.basis(
+                run.meta["labels"], train, feedback, run.predictions["sets"], run.predictions["before"],
+                run.predictions["after"], seed=train_config.seed,
+            )  # fmt: skip
+            (out / followup.BASIS_FILE).write_text(json.dumps(b))
     ctx.end_phase("save")  # the version is stored (uploaded, with an object store)
     snapshot = {
         "feedback": feedback.to_dict(train),

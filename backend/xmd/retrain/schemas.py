@@ -58,6 +58,16 @@ class RetrainEstimate(BaseModel):
         description="with cuda_graphs: whether the project's calibration timed graphed training steps, which price "
         "the training here; false: priced on eager steps (a GPU's graphed retrain then takes less)",
     )
+    controls_s: float | None = Field(
+        default=None,
+        description="with controls: how much longer until every control job that follows the retrain is done "
+        "(they run after the new version is ready, one after another on the retrain queue); None without "
+        "controls or when a rate was never measured",
+    )
+    until_controls_s: float | None = Field(
+        default=None, description="with controls: expected_s (until the new version is ready) plus controls_s"
+    )
+    control_runs: int = Field(default=0, description="with controls: the follow-up jobs (arm x seed) queued")
 
 
 class EvalSetOut(BaseModel):

@@ -40,12 +40,15 @@ class VersionOut(BaseModel):
     config: dict[str, Any]
     created_at: datetime
     retrain: dict[str, Any] | None = None
+    controls: dict[str, Any] | None = None
 
 
-def version_out(mv: ModelVersion, retrain: dict[str, Any] | None) -> VersionOut:
-    """``retrain``: :func:`xmd.versions.service.retrain_result` (the result of the retrain that made ``mv``)."""
+def version_out(mv: ModelVersion, retrain: dict[str, Any] | None, controls: dict[str, Any] | None = None) -> VersionOut:
+    """``retrain``: :func:`xmd.versions.service.retrain_result` (the result of the retrain that made ``mv``);
+    ``controls``: :func:`xmd.versions.service.live_controls` (its controls that run after it)."""
     out = VersionOut.model_validate(mv, from_attributes=True)
     out.retrain = retrain
+    out.controls = controls
     return out
 
 

@@ -396,5 +396,25 @@ def retrain_result(*, db_session: Session, mv: ModelVersion) -> dict[str, Any] |
     return job.result if job.result.get("version_id") == mv.id else None
 
 
+def live_controls(*, db_session: Session, mv: ModelVersion) -> dict[str, Any] | None:
+    """``config["controls"]`` of a debugged version whose controls run after it (issue 30 §5), each
+    unfinished run's status read from its job: a job cancelled while queued, or failed by the sweeper,
+    never reached the body that would have said so. With ``done``/``total`` for "controls: 1 of 2 done"."""
+    controls = (mv.config or {}).get("controls")
+    if not isinstance(controls, dict) or "runs" not in controls:
+        return None
+    runs = [dict(r) for r in controls["runs"]]
+    for r in runs:
+        if r.get("status") in ("queued", "running") and r.get("job_id"):
+            job = jobs_service.get(db_session=db_session, job_id=str(r["job_id"]))
+            if job is not None and job.status in (JobStatus.FAILED, JobStatus.CANCELLED):
+                r.update(status=job.status.value, error=job.error)
+            elif job is not None and job.status is JobStatus.RUNNING:
+                r["status"] = "running"
+    done = sum(r.get("status") == "done" for r in runs)
+    ended = sum(r.get("status") in ("failed", "cancelled") for r in runs)
+    return {**controls, "runs": runs, "done": done, "ended": ended, "total": len(runs)}
+
+
 kinds.on_cleanup("versions", lambda db, job_id: fail_orphans(db_session=db, job_id=job_id))
 """A job that fails, is cancelled or is swept leaves the versions it was building ``failed``."""

@@ -66,7 +66,10 @@ def list_versions(project_id: Id, db: DB, _: Viewer, offset: Offset = 0, limit: 
     """Every version of the project by number, with lineage (parent), metrics and feedback snapshot."""
     projects_service.get_or_raise(db_session=db, project_id=project_id)
     rows = page_of(service.list_versions(db_session=db, project_id=project_id), offset, limit)
-    rows["items"] = [version_out(mv, service.retrain_result(db_session=db, mv=mv)) for mv in rows["items"]]
+    rows["items"] = [
+        version_out(mv, service.retrain_result(db_session=db, mv=mv), service.live_controls(db_session=db, mv=mv))
+        for mv in rows["items"]
+    ]
     return Page[VersionOut](**rows)
 
 
@@ -74,7 +77,7 @@ def list_versions(project_id: Id, db: DB, _: Viewer, offset: Offset = 0, limit: 
 def get_version(version_id: Id, db: DB, _: Viewer) -> VersionOut:
     """One model version."""
     mv = _version(db, version_id)
-    return version_out(mv, service.retrain_result(db_session=db, mv=mv))
+    return version_out(mv, service.retrain_result(db_session=db, mv=mv), service.live_controls(db_session=db, mv=mv))
 
 
 def _archive(settings: Settings, mv: ModelVersion, name: str) -> Path:
