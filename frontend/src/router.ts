@@ -18,6 +18,7 @@ export const routes: RouteRecordRaw[] = [
       { path: 'results', name: 'results', component: () => import('./views/ResultsView.vue') },
       { path: 'whatif', name: 'whatif', component: () => import('./views/WhatIfView.vue') },
       { path: 'deploy', name: 'deploy', component: () => import('./views/DeployView.vue') },
+      { path: 'team', name: 'team', component: () => import('./views/TeamView.vue') },
     ],
   },
   { path: '/:rest(.*)*', redirect: '/' },

@@ -114,3 +114,15 @@ def seen_by(db_session: Session, project_id: int, example_ids: Sequence[int]) ->
         for eid, uid in db_session.execute(stmt):
             out.setdefault(eid, set()).add(uid)
     return out
+
+
+def done_examples(db_session: Session, project_id: int, limit: int) -> list[int]:
+    """Examples someone finished in a work queue of the project (at most ``limit``)."""
+    stmt = (
+        select(QueueItem.example_id)
+        .join(WorkQueue, WorkQueue.id == QueueItem.queue_id)
+        .where(WorkQueue.project_id == project_id, QueueItem.status == ItemStatus.DONE)
+        .distinct()
+        .limit(limit)
+    )
+    return list(db_session.scalars(stmt))

@@ -208,3 +208,53 @@ def progress_of(db: Session, queue_id: int, user_id: int) -> dict[str, int]:
     for status, n in db.execute(stmt):
         out[ItemStatus(status).value] = int(n)
     return out
+
+
+def add_done(db: Session, *, project_id: int, name: str, pairs: Sequence[tuple[int, int]]) -> WorkQueue:
+    """A queue of finished items (user id, example id): who saw what, as an import records it."""
+    pairs = list(dict.fromkeys(pairs))
+    if len(pairs) > MAX_QUEUE_EXAMPLES * 10:
+        raise DataError(f"{len(pairs)} finished items: more than one import may record")
+    q = WorkQueue(
+        project_id=project_id,
+        name=name,
+        ordering=QueueOrder.RANDOM,
+        seed=0,
+        overlap=1,
+        source={"import": name},
+        n_examples=len({e for _, e in pairs}),
+    )
+    db.add(q)
+    db.flush()
+    now = utcnow()
+    for i in range(0, len(pairs), INSERT_CHUNK):
+        chunk = pairs[i : i + INSERT_CHUNK]
+        db.execute(
+            insert(QueueItem),
+            [
+                {
+                    "queue_id": q.id,
+                    "user_id": u,
+                    "example_id": e,
+                    "rank": i + j,
+                    "status": ItemStatus.DONE,
+                    "updated_at": now,
+                }
+                for j, (u, e) in enumerate(chunk)
+            ],
+        )
+        db.execute(
+            insert(QueueEvent),
+            [
+                {
+                    "project_id": project_id,
+                    "queue_id": q.id,
+                    "user_id": u,
+                    "example_id": e,
+                    "status": ItemStatus.DONE,
+                    "created_at": now,
+                }
+                for u, e in chunk
+            ],
+        )
+    return q

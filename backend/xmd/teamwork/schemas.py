@@ -5,10 +5,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, Field, SecretStr, model_validator
 
 from xmd.http.params import BodyId, Count
 from xmd.teamwork.models import ItemStatus, QueueOrder
+from xmd.versions.schemas import REPO_ID
 
 MAX_WORDS = 100
 
@@ -38,7 +39,7 @@ class QueueIn(BaseModel):
         return self
 
 
-class Progress(BaseModel):
+class QueueProgress(BaseModel):
     user_id: int
     user: str
     done: int
@@ -57,13 +58,13 @@ class QueueOut(BaseModel):
     source: dict[str, Any]
     n_examples: int
     created_at: datetime
-    progress: list[Progress] = Field(description="per annotator: done / skipped / left")
+    progress: list[QueueProgress] = Field(description="per annotator: done / skipped / left")
     done: int
     skipped: int
     left: int
 
 
-class ItemOut(BaseModel):
+class QueueItemOut(BaseModel):
     queue_id: int
     example_id: int
     example_ext_id: str | None
@@ -74,21 +75,21 @@ class ItemOut(BaseModel):
     label: int | None = None
 
 
-class NextOut(BaseModel):
+class QueueNextOut(BaseModel):
     """The person's next example (None when their part of the queue is through) and how far they are."""
 
-    item: ItemOut | None
+    item: QueueItemOut | None
     rule: str
     done: int
     skipped: int
     left: int
 
 
-class StatusIn(BaseModel):
+class QueueStatusIn(BaseModel):
     status: ItemStatus
 
 
-class PairOut(BaseModel):
+class PairAgreementOut(BaseModel):
     a: str
     b: str
     n_tokens: Count
@@ -96,7 +97,7 @@ class PairOut(BaseModel):
     kappa: float | None
 
 
-class WordOut(BaseModel):
+class WordAgreementOut(BaseModel):
     word: str
     n_tokens: int
     marked: int
@@ -113,10 +114,27 @@ class AgreementOut(BaseModel):
     n_tokens: int
     alpha: float | None = Field(description="Krippendorff's α (nominal: none / remove / add)")
     fleiss_kappa: float | None = Field(description="only when every shared token was seen by all (≥ 3) raters")
-    pairs: list[PairOut] = Field(description="Cohen's κ per pair, on the tokens both saw")
-    per_word: list[WordOut] = Field(description="a page of words, most disputed first")
+    pairs: list[PairAgreementOut] = Field(description="Cohen's κ per pair, on the tokens both saw")
+    per_word: list[WordAgreementOut] = Field(description="a page of words, most disputed first")
     n_words: int = Field(description="words anyone marked on a shared example (per_word pages through them)")
     task: dict[str, Any] = Field(description="agreement on task-level words: pairs, α, the words (first 200)")
     pending: bool = Field(description="a backlog of changes is still being read in: ask again")
     offset: int
     limit: int
+
+
+class FeedbackPushIn(BaseModel):
+    """Push the feedback dataset into a Hub repository (the model's), under ``feedback/``."""
+
+    repo_id: str = Field(min_length=1, max_length=96, pattern=REPO_ID)
+    private: bool = True
+    policy: str | None = Field(default=None, max_length=20, description="the consensus policy (default: the project's)")
+    k: int | None = Field(default=None, ge=1, le=100)
+    token: SecretStr | None = Field(default=None, description="a Hugging Face write token; never stored")
+
+
+class FeedbackDatasetImportOut(BaseModel):
+    examples: int
+    annotators: list[str]
+    events: int
+    queue: str

@@ -7,22 +7,39 @@ example and its status, the agreement only counts (blind mode cannot leak throug
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, File, Form, Query, Request, Response, UploadFile
+from fastapi.responses import FileResponse
 from sqlalchemy import select
 from sqlalchemy.orm import Session
+from starlette.background import BackgroundTask
+from starlette.concurrency import run_in_threadpool
 
 from xmd.core.types import DataError
 from xmd.datasets.models import Example
-from xmd.http.deps import DB, Admin, Annotator, Viewer
+from xmd.db.base import utcnow
+from xmd.http.deps import DB, Admin, Annotator, Viewer, enqueue_of, settings_of
 from xmd.http.pagination import Limit, Offset, Page, page
-from xmd.http.params import Id, OptId
+from xmd.http.params import MAX_ID, Id, OptId
 from xmd.http.responses import json_of
+from xmd.http.uploads import remove, save_upload, temp_dir
+from xmd.jobs.schemas import JobOut, job_out
 from xmd.projects import service as projects_service
-from xmd.teamwork import flows, queues
+from xmd.teamwork import flows, hub, queues
 from xmd.teamwork.models import ItemStatus, QueueItem, WorkQueue
-from xmd.teamwork.schemas import AgreementOut, ItemOut, NextOut, Progress, QueueIn, QueueOut, StatusIn
+from xmd.teamwork.schemas import (
+    AgreementOut,
+    FeedbackDatasetImportOut,
+    FeedbackPushIn,
+    QueueIn,
+    QueueItemOut,
+    QueueNextOut,
+    QueueOut,
+    QueueProgress,
+    QueueStatusIn,
+)
 from xmd.users.models import Role, User
 
 router = APIRouter(prefix="/api", tags=["team"])
@@ -31,7 +48,7 @@ WORDS_PAGE = 100
 
 def _queue_out(db: Session, q: WorkQueue, progress: dict[int, dict[str, int]]) -> QueueOut:
     names = dict(db.execute(select(User.id, User.name).where(User.id.in_(sorted(progress)))).all())
-    rows = [Progress(user_id=u, user=names.get(u, str(u)), **c) for u, c in sorted(progress.items())]
+    rows = [QueueProgress(user_id=u, user=names.get(u, str(u)), **c) for u, c in sorted(progress.items())]
     return QueueOut(
         id=q.id,
         project_id=q.project_id,
@@ -50,8 +67,8 @@ def _queue_out(db: Session, q: WorkQueue, progress: dict[int, dict[str, int]]) -
     )
 
 
-def _item_out(item: QueueItem, example: Example | None) -> ItemOut:
-    return ItemOut(
+def _item_out(item: QueueItem, example: Example | None) -> QueueItemOut:
+    return QueueItemOut(
         queue_id=item.queue_id,
         example_id=item.example_id,
         user_id=item.user_id,
@@ -95,19 +112,19 @@ def delete_queue(queue_id: Id, db: DB, _: Admin) -> Response:
     return Response(status_code=204)
 
 
-@router.get("/queues/{queue_id}/next", response_model=NextOut)
+@router.get("/queues/{queue_id}/next", response_model=QueueNextOut)
 def next_example(queue_id: Id, db: DB, user: Annotator) -> Response:
     """The caller's next example in this queue (resumes where they left off), with their counts."""
     q = queues.get_or_raise(db, queue_id)
     item = queues.next_item(db, q, user.id)
     example = db.get(Example, item.example_id) if item is not None else None
     counts = queues.progress_of(db, q.id, user.id)
-    out = NextOut(item=_item_out(item, example) if item else None, rule=queues.RULES[q.ordering], **counts)
+    out = QueueNextOut(item=_item_out(item, example) if item else None, rule=queues.RULES[q.ordering], **counts)
     db.commit()
     return json_of(out)
 
 
-@router.get("/queues/{queue_id}/items", response_model=Page[ItemOut])
+@router.get("/queues/{queue_id}/items", response_model=Page[QueueItemOut])
 def list_items(
     queue_id: Id,
     db: DB,
@@ -116,7 +133,7 @@ def list_items(
     status: ItemStatus | None = None,
     offset: Offset = 0,
     limit: Limit = 50,
-) -> Page[ItemOut]:
+) -> Page[QueueItemOut]:
     """A page of the caller's items by rank (an admin: anyone's with ``user_id``, or everyone's)."""
     q = queues.get_or_raise(db, queue_id)
     if user.role is not Role.ADMIN:
@@ -126,11 +143,11 @@ def list_items(
     rows, total = queues.items(db, q, user_id, status, offset, limit)
     ext = dict(db.execute(select(Example.id, Example.ext_id).where(Example.id.in_([r.example_id for r in rows]))).all())
     items = [_item_out(r, None).model_copy(update={"example_ext_id": ext.get(r.example_id)}) for r in rows]
-    return Page[ItemOut](**page(items, total, offset, limit))
+    return Page[QueueItemOut](**page(items, total, offset, limit))
 
 
-@router.put("/queues/{queue_id}/items/{example_id}", response_model=ItemOut)
-def set_item_status(queue_id: Id, example_id: Id, body: StatusIn, db: DB, user: Annotator) -> ItemOut:
+@router.put("/queues/{queue_id}/items/{example_id}", response_model=QueueItemOut)
+def set_item_status(queue_id: Id, example_id: Id, body: QueueStatusIn, db: DB, user: Annotator) -> QueueItemOut:
     """Mark the caller's item done, skipped, or left again (recorded in the queue's log)."""
     q = queues.get_or_raise(db, queue_id)
     item = queues.set_status(db, q, queues.item_of(db, q, example_id, user.id), body.status)
@@ -151,3 +168,64 @@ def get_agreement(
     disputed first) and on the task-level words; kept up to date per change, not recomputed."""
     project = projects_service.get_or_raise(db_session=db, project_id=project_id)
     return AgreementOut(**flows.summary(db, project, offset=offset, limit=limit))
+
+
+@router.get(
+    "/projects/{project_id}/feedback/dataset",
+    response_class=FileResponse,
+    responses={200: {"content": {"application/gzip": {}}, "description": "the saved dataset, as a .tar.gz"}},
+)
+def export_dataset(
+    project_id: Id,
+    request: Request,
+    db: DB,
+    _: Admin,
+    policy: Annotated[str | None, Query(max_length=20)] = None,
+    k: Annotated[int | None, Query(ge=1, le=100)] = None,
+) -> FileResponse:
+    """Everyone's feedback as a Hugging Face dataset (each annotator's token marks, the consensus, the
+    task-level words with who), ``save_to_disk``'s folder ``feedback/`` packed as a .tar.gz."""
+    project = projects_service.get_or_raise(db_session=db, project_id=project_id)
+    dd = hub.feedback_dataset(db, project, policy=policy, k=k)
+    work = temp_dir(settings_of(request))
+    path = hub.save_archive(dd, work / "feedback.tar.gz")
+    name = f"{project.name}-feedback.tar.gz"
+    return FileResponse(path, media_type="application/gzip", filename=name, background=BackgroundTask(remove, work))
+
+
+@router.post("/projects/{project_id}/feedback/dataset", response_model=FeedbackDatasetImportOut)
+async def import_dataset(
+    project_id: Id,
+    request: Request,
+    db: DB,
+    user: Admin,
+    file: Annotated[UploadFile, File(description="a .tar.gz made by the export")],
+    dataset_id: Annotated[int, Form(ge=1, le=MAX_ID)],
+) -> FeedbackDatasetImportOut:
+    """Read an exported feedback dataset into this project's training set: each annotator's marks as
+    theirs (accounts by name), who saw what as a queue of finished items."""
+    settings = settings_of(request)
+    work = temp_dir(settings)
+    try:
+        path = await save_upload(file, work / "upload.tar.gz", settings)
+        return await run_in_threadpool(_import, db, project_id, dataset_id, path, work, file.filename or "upload")
+    finally:
+        remove(work)
+
+
+def _import(
+    db: Session, project_id: int, dataset_id: int, path: Path, work: Path, name: str
+) -> FeedbackDatasetImportOut:
+    project = projects_service.get_or_raise(db_session=db, project_id=project_id)
+    dd = hub.load_archive(path, work / "x")
+    stamp = utcnow().strftime("%Y-%m-%d %H:%M:%S")
+    return FeedbackDatasetImportOut(**hub.import_dataset(db, project, dataset_id, dd, f"imported {name[:100]} {stamp}"))
+
+
+@router.post("/projects/{project_id}/jobs/push-feedback", status_code=202, response_model=JobOut)
+def push_feedback(project_id: Id, body: FeedbackPushIn, request: Request, db: DB, _: Admin) -> JobOut:
+    """Push the feedback dataset beside the model: into ``repo_id``, folder ``feedback/``, one commit."""
+    project = projects_service.get_or_raise(db_session=db, project_id=project_id)
+    params = body.model_dump(include={"repo_id", "private", "policy", "k"})
+    token = body.token.get_secret_value() if body.token is not None else None
+    return job_out(hub.start_push_feedback(db, enqueue_of(request), project, params, token))

@@ -5,6 +5,9 @@ export const schemaDefaults = {
   "ExplainIn": {
     "chunk_size": 256
   },
+  "FeedbackPushIn": {
+    "private": true
+  },
   "ForecastIn": {
     "max_examples": 2000
   },
@@ -13,6 +16,11 @@ export const schemaDefaults = {
   },
   "PushIn": {
     "private": true
+  },
+  "QueueIn": {
+    "order": "random",
+    "overlap": 1,
+    "seed": 0
   },
   "RationalesIn": {
     "format": "auto",
@@ -181,6 +189,33 @@ export const schemaFields = {
       "maximum": 1
     }
   },
+  "DecideIn": {
+    "action": {
+      "title": "Action",
+      "help": "edit: the action to keep; accept: which to keep on a tie",
+      "type": "string",
+      "nullable": true,
+      "choices": [
+        "add",
+        "remove"
+      ]
+    },
+    "decision": {
+      "title": "Decision",
+      "type": "string",
+      "choices": [
+        "accept",
+        "reject",
+        "edit"
+      ]
+    },
+    "key": {
+      "title": "Key",
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 300
+    }
+  },
   "EvaluateIn": {
     "dataset_ids": {
       "title": "Dataset Ids",
@@ -221,6 +256,38 @@ export const schemaFields = {
       "nullable": true,
       "minimum": 1,
       "maximum": 2147483647
+    }
+  },
+  "FeedbackPushIn": {
+    "k": {
+      "title": "K",
+      "type": "integer",
+      "nullable": true,
+      "minimum": 1,
+      "maximum": 100
+    },
+    "policy": {
+      "title": "Policy",
+      "help": "the consensus policy (default: the project's)",
+      "type": "string",
+      "nullable": true,
+      "maxLength": 20
+    },
+    "private": {
+      "title": "Private",
+      "type": "boolean"
+    },
+    "repo_id": {
+      "title": "Repo Id",
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 96
+    },
+    "token": {
+      "title": "Token",
+      "help": "a Hugging Face write token; never stored",
+      "type": "string",
+      "nullable": true
     }
   },
   "ForecastIn": {
@@ -317,6 +384,62 @@ export const schemaFields = {
       "type": "integer",
       "minimum": 1,
       "maximum": 2147483647
+    }
+  },
+  "QueueIn": {
+    "annotators": {
+      "title": "Annotators",
+      "help": "user ids, in assignment order",
+      "type": "array"
+    },
+    "dataset_id": {
+      "title": "Dataset Id",
+      "type": "integer",
+      "nullable": true,
+      "minimum": 1,
+      "maximum": 2147483647
+    },
+    "name": {
+      "title": "Name",
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 200
+    },
+    "order": {
+      "title": "order",
+      "type": "object"
+    },
+    "overlap": {
+      "title": "Overlap",
+      "help": "how many people see each example",
+      "type": "integer",
+      "minimum": 1,
+      "maximum": 100
+    },
+    "seed": {
+      "title": "Seed",
+      "type": "integer",
+      "minimum": 0,
+      "maximum": 2147483647
+    },
+    "slice": {
+      "title": "Slice",
+      "type": "string",
+      "nullable": true,
+      "minLength": 1,
+      "maxLength": 100
+    },
+    "words": {
+      "title": "Words",
+      "help": "the examples containing any of these words",
+      "type": "array",
+      "nullable": true
+    }
+  },
+  "QueueStatusIn": {
+    "status": {
+      "title": "status",
+      "type": "object"
     }
   },
   "RationalesIn": {

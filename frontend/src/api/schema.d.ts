@@ -1430,7 +1430,7 @@ export interface components {
              * Pairs
              * @description Cohen's κ per pair, on the tokens both saw
              */
-            pairs: components["schemas"]["PairOut"][];
+            pairs: components["schemas"]["PairAgreementOut"][];
             /**
              * Pending
              * @description a backlog of changes is still being read in: ask again
@@ -1440,7 +1440,7 @@ export interface components {
              * Per Word
              * @description a page of words, most disputed first
              */
-            per_word: components["schemas"]["xmd__teamwork__schemas__WordOut"][];
+            per_word: components["schemas"]["WordAgreementOut"][];
             /**
              * Task
              * @description agreement on task-level words: pairs, α, the words (first 200)
@@ -1864,17 +1864,6 @@ export interface components {
             /** Total */
             total: number;
         };
-        /** DatasetImportOut */
-        DatasetImportOut: {
-            /** Annotators */
-            annotators: string[];
-            /** Events */
-            events: number;
-            /** Examples */
-            examples: number;
-            /** Queue */
-            queue: string;
-        };
         /** DatasetOut */
         DatasetOut: {
             /**
@@ -2171,6 +2160,17 @@ export interface components {
             /** Words */
             words: string[];
         };
+        /** FeedbackDatasetImportOut */
+        FeedbackDatasetImportOut: {
+            /** Annotators */
+            annotators: string[];
+            /** Events */
+            events: number;
+            /** Examples */
+            examples: number;
+            /** Queue */
+            queue: string;
+        };
         /**
          * FeedbackLevel
          * @enum {string}
@@ -2393,24 +2393,6 @@ export interface components {
              */
             word_index: number;
         };
-        /** ItemOut */
-        ItemOut: {
-            /** Example Ext Id */
-            example_ext_id: string | null;
-            /** Example Id */
-            example_id: number;
-            /** Label */
-            label?: number | null;
-            /** Queue Id */
-            queue_id: number;
-            /** Rank */
-            rank: number;
-            status: components["schemas"]["ItemStatus"];
-            /** Text */
-            text?: string | null;
-            /** User Id */
-            user_id: number;
-        };
         /**
          * ItemStatus
          * @enum {string}
@@ -2549,21 +2531,6 @@ export interface components {
          * @enum {string}
          */
         ModelStatus: "ready" | "training" | "failed";
-        /**
-         * NextOut
-         * @description The person's next example (None when their part of the queue is through) and how far they are.
-         */
-        NextOut: {
-            /** Done */
-            done: number;
-            item: components["schemas"]["ItemOut"] | null;
-            /** Left */
-            left: number;
-            /** Rule */
-            rule: string;
-            /** Skipped */
-            skipped: number;
-        };
         /** Page[DatasetOut] */
         Page_DatasetOut_: {
             /** Items */
@@ -2586,17 +2553,6 @@ export interface components {
             /** Total */
             total: number;
         };
-        /** Page[ItemOut] */
-        Page_ItemOut_: {
-            /** Items */
-            items: components["schemas"]["ItemOut"][];
-            /** Limit */
-            limit: number;
-            /** Offset */
-            offset: number;
-            /** Total */
-            total: number;
-        };
         /** Page[MetricOut] */
         Page_MetricOut_: {
             /** Items */
@@ -2612,6 +2568,17 @@ export interface components {
         Page_ProjectOut_: {
             /** Items */
             items: components["schemas"]["ProjectOut"][];
+            /** Limit */
+            limit: number;
+            /** Offset */
+            offset: number;
+            /** Total */
+            total: number;
+        };
+        /** Page[QueueItemOut] */
+        Page_QueueItemOut_: {
+            /** Items */
+            items: components["schemas"]["QueueItemOut"][];
             /** Limit */
             limit: number;
             /** Offset */
@@ -2674,8 +2641,8 @@ export interface components {
             /** Total */
             total: number;
         };
-        /** PairOut */
-        PairOut: {
+        /** PairAgreementOut */
+        PairAgreementOut: {
             /** A */
             a: string;
             /** B */
@@ -2837,19 +2804,6 @@ export interface components {
                 [key: string]: unknown;
             }[];
         };
-        /** Progress */
-        Progress: {
-            /** Done */
-            done: number;
-            /** Left */
-            left: number;
-            /** Skipped */
-            skipped: number;
-            /** User */
-            user: string;
-            /** User Id */
-            user_id: number;
-        };
         /** ProjectCreate */
         ProjectCreate: {
             /** @description the model this one was fine-tuned from (enables the deletion_base control) */
@@ -2969,6 +2923,39 @@ export interface components {
              */
             words?: string[] | null;
         };
+        /** QueueItemOut */
+        QueueItemOut: {
+            /** Example Ext Id */
+            example_ext_id: string | null;
+            /** Example Id */
+            example_id: number;
+            /** Label */
+            label?: number | null;
+            /** Queue Id */
+            queue_id: number;
+            /** Rank */
+            rank: number;
+            status: components["schemas"]["ItemStatus"];
+            /** Text */
+            text?: string | null;
+            /** User Id */
+            user_id: number;
+        };
+        /**
+         * QueueNextOut
+         * @description The person's next example (None when their part of the queue is through) and how far they are.
+         */
+        QueueNextOut: {
+            /** Done */
+            done: number;
+            item: components["schemas"]["QueueItemOut"] | null;
+            /** Left */
+            left: number;
+            /** Rule */
+            rule: string;
+            /** Skipped */
+            skipped: number;
+        };
         /**
          * QueueOrder
          * @description The order a queue's Next walks (see :data:`xmd.teamwork.queues.RULES` for each rule in words).
@@ -2999,7 +2986,7 @@ export interface components {
              * Progress
              * @description per annotator: done / skipped / left
              */
-            progress: components["schemas"]["Progress"][];
+            progress: components["schemas"]["QueueProgress"][];
             /** Project Id */
             project_id: number;
             /**
@@ -3015,6 +3002,23 @@ export interface components {
             source: {
                 [key: string]: unknown;
             };
+        };
+        /** QueueProgress */
+        QueueProgress: {
+            /** Done */
+            done: number;
+            /** Left */
+            left: number;
+            /** Skipped */
+            skipped: number;
+            /** User */
+            user: string;
+            /** User Id */
+            user_id: number;
+        };
+        /** QueueStatusIn */
+        QueueStatusIn: {
+            status: components["schemas"]["ItemStatus"];
         };
         /**
          * RationalesIn
@@ -3071,6 +3075,17 @@ export interface components {
          */
         RetrainEstimate: {
             /**
+             * Control Runs
+             * @description with controls: the follow-up jobs (arm x seed) queued
+             * @default 0
+             */
+            control_runs?: number;
+            /**
+             * Controls S
+             * @description with controls: how much longer until every control job that follows the retrain is done (they run after the new version is ready, one after another on the retrain queue); None without controls or when a rate was never measured
+             */
+            controls_s?: number | null;
+            /**
              * Expected S
              * @description the whole retrain; None until a retrain has measured every phase
              */
@@ -3093,6 +3108,11 @@ export interface components {
              * @description where the rates come from: an earlier retrain, or the calibration the project's first explain job ran (a few timed batches of each kind of a retrain's work); None: nothing measured yet
              */
             rates_from?: ("retrain" | "calibration") | null;
+            /**
+             * Until Controls S
+             * @description with controls: expected_s (until the new version is ready) plus controls_s
+             */
+            until_controls_s?: number | null;
         };
         /**
          * RetrainIn
@@ -3278,10 +3298,6 @@ export interface components {
             /** Name */
             name: string;
         };
-        /** StatusIn */
-        StatusIn: {
-            status: components["schemas"]["ItemStatus"];
-        };
         /** TaskIn */
         TaskIn: {
             action: components["schemas"]["Action"];
@@ -3458,6 +3474,21 @@ export interface components {
             /** Version Id */
             version_id?: number | null;
         };
+        /** WordAgreementOut */
+        WordAgreementOut: {
+            /** Alpha */
+            alpha: number | null;
+            /** Disputed */
+            disputed: number;
+            /** Marked */
+            marked: number;
+            /** N Tokens */
+            n_tokens: number;
+            /** Unanimous */
+            unanimous: number;
+            /** Word */
+            word: string;
+        };
         /** WordExample */
         WordExample: {
             /** Dataset Id */
@@ -3542,11 +3573,48 @@ export interface components {
             /** Word Index */
             word_index: number;
         };
+        /**
+         * WordOut
+         * @description A ranked word: the core's WordStats field for field, its suspicious flag, and the task feedback on it.
+         */
+        WordOut: {
+            /** Count */
+            count: number;
+            /** Feedback */
+            feedback: components["schemas"]["WordFeedback"][];
+            /** Label Counts */
+            label_counts: number[];
+            /** Lean */
+            lean: number;
+            /** Mean Importance */
+            mean_importance: number;
+            /** Mean Signed */
+            mean_signed: number;
+            /** P Value */
+            p_value: number;
+            /** Q Value */
+            q_value: number;
+            /** Skew */
+            skew: number;
+            /** Skew Label */
+            skew_label: number | null;
+            /** Skew Label Name */
+            skew_label_name: string | null;
+            /** Suspicion */
+            suspicion: number;
+            /**
+             * Suspicious
+             * @description the core's rule (xmd.core.suspicion.is_suspicious), not the client's
+             */
+            suspicious: boolean;
+            /** Word */
+            word: string;
+        };
         /** WordPage */
         WordPage: {
             coverage: components["schemas"]["Coverage"];
             /** Items */
-            items: components["schemas"]["xmd__explanations__schemas__WordOut"][];
+            items: components["schemas"]["WordOut"][];
             /** Limit */
             limit: number;
             /** Method */
@@ -3651,58 +3719,6 @@ export interface components {
             event_id: number;
             /** Key */
             key: string;
-        };
-        /**
-         * WordOut
-         * @description A ranked word: the core's WordStats field for field, its suspicious flag, and the task feedback on it.
-         */
-        xmd__explanations__schemas__WordOut: {
-            /** Count */
-            count: number;
-            /** Feedback */
-            feedback: components["schemas"]["WordFeedback"][];
-            /** Label Counts */
-            label_counts: number[];
-            /** Lean */
-            lean: number;
-            /** Mean Importance */
-            mean_importance: number;
-            /** Mean Signed */
-            mean_signed: number;
-            /** P Value */
-            p_value: number;
-            /** Q Value */
-            q_value: number;
-            /** Skew */
-            skew: number;
-            /** Skew Label */
-            skew_label: number | null;
-            /** Skew Label Name */
-            skew_label_name: string | null;
-            /** Suspicion */
-            suspicion: number;
-            /**
-             * Suspicious
-             * @description the core's rule (xmd.core.suspicion.is_suspicious), not the client's
-             */
-            suspicious: boolean;
-            /** Word */
-            word: string;
-        };
-        /** WordOut */
-        xmd__teamwork__schemas__WordOut: {
-            /** Alpha */
-            alpha: number | null;
-            /** Disputed */
-            disputed: number;
-            /** Marked */
-            marked: number;
-            /** N Tokens */
-            n_tokens: number;
-            /** Unanimous */
-            unanimous: number;
-            /** Word */
-            word: string;
         };
     };
     responses: never;
@@ -4969,7 +4985,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DatasetImportOut"];
+                    "application/json": components["schemas"]["FeedbackDatasetImportOut"];
                 };
             };
             /** @description Validation Error */
@@ -6025,7 +6041,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Page_ItemOut_"];
+                    "application/json": components["schemas"]["Page_QueueItemOut_"];
                 };
             };
             /** @description Validation Error */
@@ -6053,7 +6069,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["StatusIn"];
+                "application/json": components["schemas"]["QueueStatusIn"];
             };
         };
         responses: {
@@ -6063,7 +6079,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ItemOut"];
+                    "application/json": components["schemas"]["QueueItemOut"];
                 };
             };
             /** @description Validation Error */
@@ -6095,7 +6111,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["NextOut"];
+                    "application/json": components["schemas"]["QueueNextOut"];
                 };
             };
             /** @description Validation Error */

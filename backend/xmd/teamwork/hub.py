@@ -1,0 +1,262 @@
+"""A project's feedback as a Hugging Face ``datasets`` dataset (issue 32 §6): export, import, push.
+
+Split ``examples``, one row per example someone marked or finished: ``id`` (the file's id), ``dataset``,
+``text``, ``label``, ``words`` (xmd's words), ``annotators`` (who saw or marked it), ``marks`` (per
+annotator, one code per word: 0 none, 1 remove, 2 add) and ``consensus`` (the same codes, by the
+policy). Split ``task_words``: one row per person's task-level word (``word``, ``label``, ``scope``,
+``action``, ``annotator``) with the consensus's action on it. The policy is in the ``examples`` split's
+description (JSON). :func:`import_dataset` reads it back into a project whose training set holds the
+same ids and texts: each annotator's marks as theirs (accounts by name), who saw what as a queue of
+finished items, so the consensus comes out the same. The push puts it under ``feedback/`` in the
+model's Hub repository, as ``save_to_disk`` wrote it (``load_from_disk`` reads the downloaded folder).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tarfile
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from xmd.core.consensus import Policy, consensus, parse_policy
+from xmd.core.feedback import FeedbackSet
+from xmd.core.types import Action, DataError, FeedbackError, InstanceFeedback, Scope, TaskFeedback
+from xmd.core.words import split_words
+from xmd.datasets import service as datasets
+from xmd.datasets.models import Dataset, Example
+from xmd.feedback import service as feedback
+from xmd.feedback.models import FeedbackEvent, FeedbackLevel
+from xmd.jobs import kinds
+from xmd.jobs.context import JobContext
+from xmd.jobs.flows import start
+from xmd.jobs.models import Job
+from xmd.jobs.queue import Enqueue
+from xmd.projects import service as projects
+from xmd.projects.models import Project
+from xmd.teamwork import marks, queues
+from xmd.users.models import User
+
+EXPORT_CAP = 200_000
+"""Examples one export holds at most (the request is bounded; a larger project is refused)."""
+CODES = {Action.REMOVE: 1, Action.ADD: 2}
+ACTIONS = {1: Action.REMOVE, 2: Action.ADD}
+PUSH_FEEDBACK = "push_feedback"
+
+
+def _features() -> tuple[Any, Any]:
+    from datasets import Features, Sequence, Value
+
+    examples = Features(
+        {
+            "id": Value("string"),
+            "dataset": Value("string"),
+            "text": Value("string"),
+            "label": Value("int64"),
+            "words": Sequence(Value("string")),
+            "annotators": Sequence(Value("string")),
+            "marks": Sequence(Sequence(Value("int8"))),
+            "consensus": Sequence(Value("int8")),
+        }
+    )
+    task = Features({k: Value("string") for k in ("word", "scope", "action", "annotator", "consensus")})
+    task["label"] = Value("int64")
+    return examples, task
+
+
+def policy_of(project: Project, policy: str | None, k: int | None) -> tuple[Policy, int | None]:
+    """The request's policy, else the project's (``settings["team"]``), else ``union``."""
+    team = project.settings.get("team") or {}
+    chosen = parse_policy(policy or team.get("policy") or "union")
+    if chosen is Policy.REVIEWED:
+        raise FeedbackError(
+            "an export by the 'reviewed' policy is not supported yet; pick union, majority or at_least_k"
+        )
+    return chosen, (k if k is not None else team.get("k")) if chosen is Policy.AT_LEAST_K else None
+
+
+def _example_ids(db: Session, project_id: int) -> list[int]:
+    marked = select(FeedbackEvent.example_id).where(
+        FeedbackEvent.project_id == project_id,
+        FeedbackEvent.level == FeedbackLevel.INSTANCE,
+        FeedbackEvent.example_id.is_not(None),
+    )
+    ids = set(db.scalars(marked.distinct().limit(EXPORT_CAP + 1)))
+    ids |= set(marks.done_examples(db, project_id, EXPORT_CAP + 1))
+    if len(ids) > EXPORT_CAP:
+        raise DataError(f"more than {EXPORT_CAP} examples have feedback: too many to export in one request")
+    return sorted(ids)
+
+
+def feedback_dataset(db: Session, project: Project, *, policy: str | None = None, k: int | None = None) -> Any:
+    """The project's feedback as a ``datasets.DatasetDict`` (splits ``examples`` and ``task_words``)."""
+    from datasets import Dataset as HFDataset
+    from datasets import DatasetDict
+
+    pol, k = policy_of(project, policy, k)
+    ids = _example_ids(db, project.id)
+    inst = marks.instance_marks(db, project.id, ids)
+    seen = marks.seen_by(db, project.id, ids)
+    tasks = marks.task_marks(db, project.id)
+    people = set(tasks) | {u for e in inst.values() for u in e} | {u for s in seen.values() for u in s}
+    names = {u: n for u, n in db.execute(select(User.id, User.name).where(User.id.in_(sorted(people))))}
+    sets = {names[u]: FeedbackSet() for u in people}
+    seen_named: dict[str, list[str]] = {names[u]: [] for u in people}
+    for eid in ids:
+        for u, m in inst.get(eid, {}).items():
+            sets[names[u]].instance.extend(InstanceFeedback(str(eid), i, a) for i, a in sorted(m.items()))
+        for u in seen.get(eid, ()):
+            seen_named[names[u]].append(str(eid))
+    for u, words in tasks.items():
+        sets[names[u]].task.extend(TaskFeedback(w, a, label, scope) for (_, label, scope), (w, a) in words.items())
+    result = consensus(sets, pol, k=k, seen=seen_named) if sets else None
+    kept = {(f.example_id, f.word_index): Action(f.action) for f in (result.feedback.instance if result else [])}
+    task_kept = {(t.word, t.label, Scope(t.scope)): Action(t.action) for t in (result.feedback.task if result else [])}
+    rows: dict[str, list[Any]] = {
+        k_: [] for k_ in ("id", "dataset", "text", "label", "words", "annotators", "marks", "consensus")
+    }
+    ds_names = dict(db.execute(select(Dataset.id, Dataset.name).where(Dataset.project_id == project.id)).all())
+    for i in range(0, len(ids), marks.CHUNK):
+        for ex in db.scalars(select(Example).where(Example.id.in_(ids[i : i + marks.CHUNK])).order_by(Example.id)):
+            words = split_words(ex.text)[0]
+            who = sorted(set(inst.get(ex.id, {})) | seen.get(ex.id, set()), key=lambda u: names[u])
+            rows["id"].append(ex.ext_id)
+            rows["dataset"].append(ds_names.get(ex.dataset_id, ""))
+            rows["text"].append(ex.text)
+            rows["label"].append(ex.label)
+            rows["words"].append(words)
+            rows["annotators"].append([names[u] for u in who])
+            rows["marks"].append([_codes(inst.get(ex.id, {}).get(u, {}), len(words)) for u in who])
+            rows["consensus"].append([CODES.get(kept.get((str(ex.id), j)), 0) for j in range(len(words))])  # type: ignore[arg-type]
+    task_rows: dict[str, list[Any]] = {k_: [] for k_ in ("word", "label", "scope", "action", "annotator", "consensus")}
+    for u, words in sorted(tasks.items(), key=lambda kv: names[kv[0]]):
+        for (wkey, label, scope), (w, a) in sorted(words.items(), key=repr):
+            for col, v in (
+                ("word", w),
+                ("label", label),
+                ("scope", scope.value),
+                ("action", a.value),
+                ("annotator", names[u]),
+            ):
+                task_rows[col].append(v)
+            task_rows["consensus"].append(getattr(task_kept.get((wkey, label, scope)), "value", "none"))
+    ex_features, task_features = _features()
+    about = {"xmd": "feedback", "project": project.name, "policy": pol.value, "k": k, "labels": list(project.labels)}
+    out = DatasetDict(
+        examples=HFDataset.from_dict(rows, features=ex_features),
+        task_words=HFDataset.from_dict(task_rows, features=task_features),
+    )
+    out["examples"].info.description = json.dumps(about)
+    db.commit()
+    return out
+
+
+def _codes(m: dict[int, Action], n: int) -> list[int]:
+    return [CODES.get(m.get(j), 0) for j in range(n)]  # type: ignore[arg-type]
+
+
+def save_archive(dd: Any, dest: Path) -> Path:
+    """``dd.save_to_disk`` into a temporary folder, packed as ``dest`` (a .tar.gz of folder ``feedback/``)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / "feedback"
+        dd.save_to_disk(str(folder))
+        with tarfile.open(dest, "w:gz") as tar:
+            tar.add(folder, arcname="feedback")
+    return dest
+
+
+def load_archive(path: Path, into: Path) -> Any:
+    """The DatasetDict inside an archive made by :func:`save_archive` (plain files only, no path escapes)."""
+    from datasets import load_from_disk
+
+    try:
+        with tarfile.open(path, "r:gz") as tar:
+            tar.extractall(into, filter="data")
+    except (tarfile.TarError, OSError) as exc:
+        raise DataError(f"not a feedback archive (.tar.gz of a saved dataset): {exc}") from None
+    folder = into / "feedback"
+    if not (folder / "dataset_dict.json").is_file():
+        raise DataError("the archive holds no folder feedback/ written by datasets' save_to_disk")
+    return load_from_disk(str(folder))
+
+
+def import_dataset(db: Session, project: Project, dataset_id: int, dd: Any, queue_name: str) -> dict[str, Any]:
+    """Each annotator's marks and task words as theirs, who saw what as a finished queue; 422 first for
+    unknown accounts, ids missing from the dataset or texts that differ."""
+    ds = datasets.in_project(db_session=db, project=project, dataset_id=dataset_id)
+    ex, task = dd["examples"], dd["task_words"]
+    people = sorted({n for a in ex["annotators"] for n in a} | set(task["annotator"]))
+    users = {n: i for n, i in db.execute(select(User.name, User.id).where(User.name.in_(people)))}
+    missing = [n for n in people if n not in users]
+    if missing:
+        raise DataError(f"no account named {missing[:5]}: create the annotators' accounts first")
+    by_ext = {
+        e.ext_id: e
+        for e in db.scalars(select(Example).where(Example.dataset_id == ds.id, Example.ext_id.in_(list(ex["id"]))))
+    }
+    sets = {n: FeedbackSet() for n in people}
+    done: list[tuple[int, int]] = []
+    for row in ex:
+        e = by_ext.get(row["id"])
+        if e is None or split_words(e.text)[0] != list(row["words"]):
+            raise DataError(f"example {row['id']!r} is not in dataset {ds.name!r} with the same text")
+        for name, codes in zip(row["annotators"], row["marks"], strict=True):
+            sets[name].instance.extend(InstanceFeedback(e.ext_id, j, ACTIONS[c]) for j, c in enumerate(codes) if c)
+            done.append((users[name], e.id))
+    for row in task:
+        sets[row["annotator"]].task.append(
+            TaskFeedback(row["word"], Action(row["action"]), row["label"], Scope(row["scope"]))
+        )
+    for fs in sets.values():
+        feedback.check_feedback_set(db_session=db, project=project, feedback=fs, dataset_id=ds.id)
+    queues.add_done(db, project_id=project.id, name=queue_name, pairs=done)
+    db.commit()
+    written = 0
+    for name, fs in sets.items():
+        if fs.instance or fs.task:
+            written += feedback.import_feedback_set(
+                db_session=db, project=project, feedback=fs, dataset_id=ds.id, user_id=users[name]
+            )
+    return {"examples": len(ex), "annotators": people, "events": written, "queue": queue_name}
+
+
+def start_push_feedback(
+    db: Session, enqueue: Enqueue, project: Project, params: dict[str, Any], token: str | None
+) -> Job:
+    """A job that pushes the feedback dataset into ``repo_id`` under ``feedback/`` (the token as a secret)."""
+    policy_of(project, params.get("policy"), params.get("k"))  # a bad policy is a 422 now, not a failed job
+    return start(db, enqueue, project, PUSH_FEEDBACK, params, {"hf_token": token} if token else None)
+
+
+def push_feedback_job(ctx: JobContext) -> dict[str, Any]:
+    """Body of ``push_feedback``: build, save, upload every file under ``feedback/`` in one commit."""
+    from huggingface_hub import CommitOperationAdd, HfApi
+
+    db, params = ctx.db, ctx.params
+    assert ctx.job.project_id is not None
+    project = projects.get_or_raise(db_session=db, project_id=ctx.job.project_id)
+    dd = feedback_dataset(db, project, policy=params.get("policy"), k=params.get("k"))
+    token = ctx.secrets.get("hf_token") or os.environ.get("HF_TOKEN")
+    if not token:
+        raise FeedbackError("no Hugging Face token: send one with the push request or set HF_TOKEN on the worker")
+    endpoint = ctx.settings.hf_endpoint or os.environ.get("HF_ENDPOINT") or "https://huggingface.co"
+    api = HfApi(endpoint=endpoint, token=token)
+    repo_id = str(params["repo_id"])
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / "feedback"
+        dd.save_to_disk(str(folder))
+        ops = [
+            CommitOperationAdd(path_in_repo=f"feedback/{p.relative_to(folder).as_posix()}", path_or_fileobj=p)
+            for p in sorted(folder.rglob("*"))
+            if p.is_file()
+        ]
+        api.create_repo(repo_id, private=bool(params.get("private", True)), exist_ok=True)
+        info = api.create_commit(repo_id, ops, commit_message=f"xmd: feedback of project {project.name}")
+    return {"repo_id": repo_id, "commit": info.oid, "examples": len(dd["examples"]), "files": len(ops)}
+
+
+kinds.register(PUSH_FEEDBACK, push_feedback_job, secrets=True)
