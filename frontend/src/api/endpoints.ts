@@ -88,7 +88,7 @@ export const api = {
   explanation: async (eid: number, q: Query = {}): Promise<Explanation> =>
     asExplanation(await http.get(`/api/examples/${eid}/explanation`, q)),
   /** Every word carries the server's `suspicious` flag (xmd.core.aggregate.is_suspicious). */
-  words: async (pid: number, q: Query) => {
+  words: async (pid: number, q: Query): Promise<Page<WordStats>> => {
     const raw = await http.get<{ min_count_default?: number }>(`${P(pid)}/words`, q)
     return { ...covered(asPage<WordStats>, raw), min_count_default: raw?.min_count_default }
   },

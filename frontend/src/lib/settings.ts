@@ -44,3 +44,13 @@ export function labelOf(meta: FieldMeta): string {
   const t = meta.title.trim()
   return t.charAt(0).toUpperCase() + t.slice(1).toLowerCase()
 }
+
+/** How a choice of a setting reads on screen: what trains, not the schema's short name (issue 30 §6:
+ * the objective said "both", and before that "MSE", where the person needs "erasure + attribution"). */
+const CHOICE_TEXT: Record<string, Record<string, string>> = {
+  objective: { erasure: 'erasure', attribution: 'attribution matching', both: 'erasure + attribution' },
+}
+
+export function choiceText(name: string, choice: unknown): string {
+  return CHOICE_TEXT[name]?.[String(choice)] ?? String(choice)
+}
