@@ -58,8 +58,8 @@ describe('controls helpers', () => {
     expect(rows[0].before).toBe(0.7)
     expect(rows[4].before).toBe(0.68) // per-class F1 from the nested before metrics
     expect(rows[2].diffs).toEqual([
-      { control: 'lambda0', diff: -0.2, low: -0.28, high: -0.12, verdict: 'better' },
-      { control: 'deletion', diff: -0.25, low: -0.33, high: -0.17, verdict: 'better' },
+      { control: 'lambda0', diff: -0.2, low: -0.28, high: -0.12, verdict: 'better', words: 'lower than continued training (λ = 0) beyond seed noise' },
+      { control: 'deletion', diff: -0.25, low: -0.33, high: -0.17, verdict: 'better', words: 'lower than training on the texts without the words beyond seed noise' },
     ])
     expect(rows[2].verdict).toBe('better than both controls')
     expect(rows[1].diffs[0].diff).toBeNull() // no difference computed for that metric: shown as –
@@ -84,6 +84,10 @@ describe('ControlsComparison', () => {
     expect(fpr.text()).toContain('30.0% ± 2.0')
     expect(fpr.text()).toContain('−20.0 pt [−28.0, −12.0]')
     expect(fpr.find('[data-testid=verdict]').text()).toBe('better than both controls')
+    expect(fpr.findAll('[data-testid=verdict-words]').map((x) => x.text())).toEqual([
+      'lower than continued training (λ = 0) beyond seed noise',
+      'lower than training on the texts without the words beyond seed noise',
+    ])
     expect(fpr.find('[data-testid=verdict]').classes()).toContain('delta-up')
     expect(w.findAll('[data-testid=verdict]')[0].text()).toBe('within noise')
     expect(w.find('[data-testid=controls-quality]').text()).toContain('auprc')

@@ -23,14 +23,40 @@ export function metricName(metric: string, positive?: string | null): string {
   if (metric === 'fpr_words') return `FPR ${flagged}, with the words`
   if (metric === 'fpr_other') return `FPR ${flagged}, other examples`
   if (metric === 'fpr_gap') return 'FPR gap (with − other)'
+  if (metric === 'fnr_words') return `missed ${flagged}, with the words`
+  if (metric === 'fnr_other') return `missed ${flagged}, other examples`
   return metric
+}
+
+/** What each control stands for, in a verdict's words. */
+const RIVALS: Record<string, string> = {
+  lambda0: 'continued training (λ = 0)',
+  deletion: 'training on the texts without the words',
+  deletion_base: 'deleting the words and fine-tuning the base model',
+  strip: 'stripping the words before predicting',
+}
+
+/** A verdict in words for one metric against one control (issue 30 §3): "lower than continued training
+ * (λ = 0) beyond seed noise", "within noise of …", "higher than … beyond seed noise". */
+export function verdictWords(metric: string, control: string, verdict: string | null, diff: number | null): string | null {
+  if (!verdict) return null
+  const rival = RIVALS[control] ?? armName(control)
+  if ((verdict !== 'better' && verdict !== 'worse') || diff == null) return `within noise of ${rival}`
+  return `${diff < 0 ? 'lower' : 'higher'} than ${rival} beyond seed noise`
 }
 
 export interface ControlRow {
   metric: string
   before: number | null
   arms: { arm: string; mean: number | null; std: number | null }[]
-  diffs: { control: string; diff: number | null; low: number | null; high: number | null; verdict: string | null }[]
+  diffs: {
+    control: string
+    diff: number | null
+    low: number | null
+    high: number | null
+    verdict: string | null
+    words: string | null
+  }[]
   verdict: string | null
 }
 
@@ -44,7 +70,7 @@ function beforeValue(set: SetComparison, metric: string): number | null {
   return typeof v === 'number' ? v : null
 }
 
-const ORDER = ['accuracy', 'macro_f1', 'fpr_words', 'fpr_other', 'fpr_gap']
+const ORDER = ['accuracy', 'macro_f1', 'fpr_words', 'fpr_other', 'fpr_gap', 'fnr_words', 'fnr_other']
 
 /** The metrics of one eval set in display order: accuracy, macro-F1, the word FPRs, then per-class F1. */
 export function controlRows(set: SetComparison, arms: string[]): ControlRow[] {
@@ -71,6 +97,7 @@ export function controlRows(set: SetComparison, arms: string[]): ControlRow[] {
         low: d?.ci_low ?? null,
         high: d?.ci_high ?? null,
         verdict: d?.verdict ?? null,
+        words: verdictWords(metric, control, d?.verdict ?? null, d?.diff ?? null),
       }
     }),
     verdict: set.verdicts[metric]?.text ?? null,
