@@ -7,7 +7,7 @@ from __future__ import annotations
 from xmd.datasets.models import Dataset, DatasetRole, Example
 from xmd.db.base import Base
 from xmd.explanations.models import AggregateState, Explanation, WordAggregate, WordOccurrence
-from xmd.feedback.models import Feedback, FeedbackEvent, FeedbackLevel
+from xmd.feedback.models import ExampleDone, Feedback, FeedbackEvent, FeedbackLevel, FeedbackReview
 from xmd.jobs.models import Job, JobMetric, JobSecret, JobStatus
 from xmd.projects.models import Project
 from xmd.teamwork.models import AgreementState, ExampleAgreement, QueueEvent, QueueItem, WordAgreement, WorkQueue
@@ -25,10 +25,12 @@ __all__ = [
     "DatasetRole",
     "Example",
     "ExampleAgreement",
+    "ExampleDone",
     "Explanation",
     "Feedback",
     "FeedbackEvent",
     "FeedbackLevel",
+    "FeedbackReview",
     "Job",
     "JobMetric",
     "JobSecret",

@@ -99,15 +99,23 @@ def test_instance_feedback_set_reset_history_and_marks(api: Api, project, db):
     assert r.status_code == 200, r.text
     assert r.json()["current"]["word"].lower() == "spielberg" and r.json()["current"]["updated_by"] == "annotator-user"
     marks = api.get(f"/api/examples/{ex['id']}/explanation").json()["marks"]
-    assert marks == [{"word_index": idx, "action": "remove", "level": "instance", "scope": None, "label": None}]
+    mark = {"word_index": idx, "action": "remove", "level": "instance", "scope": None, "label": None}
+    assert marks == [{**mark, "by": "annotator-user", "mine": False}]  # the admin reads the annotator's mark
     listed = api.get(f"/api/datasets/{project['train']['id']}/examples", params={"has_feedback": True}).json()
     assert [e["id"] for e in listed["items"]] == [ex["id"]] and listed["items"][0]["n_feedback"] == 1
 
+    # someone else's reset clears their own mark only (none here), not the annotator's (issue 32)
     assert api.put(url, json={"word_index": idx, "action": "reset"}).json()["current"] is None
-    assert n_rows(db, Feedback) == 0 and n_rows(db, FeedbackEvent) == 2
+    assert n_rows(db, Feedback) == 1 and n_rows(db, FeedbackEvent) == 2
+    assert api.put(url, role="annotator", json={"word_index": idx, "action": "reset"}).json()["current"] is None
+    assert n_rows(db, Feedback) == 0 and n_rows(db, FeedbackEvent) == 3
     key = r.json()["key"]
     hist = api.get(f"/api/projects/{project['id']}/feedback/events", params={"key": key}).json()["items"]
-    assert [(e["action"], e["user"]) for e in hist] == [("remove", "annotator-user"), ("reset", "admin-user")]
+    assert [(e["action"], e["user"]) for e in hist] == [
+        ("remove", "annotator-user"),
+        ("reset", "admin-user"),
+        ("reset", "annotator-user"),
+    ]
 
 
 def test_bad_feedback_is_refused_and_changes_nothing(api: Api, project, db):

@@ -94,7 +94,7 @@ def test_every_route_checks_its_role(api: Api, project, db, session_factory):
         params = {"a": ids["version_id"], "b": ids["version_id"]} if path.endswith("/compare") else None
         r = api.client.request(method, url, params=params, json={} if method in ("POST", "PUT") else None)
         assert r.status_code == 401, (method, path, r.status_code)
-        for role in (Role.VIEWER, Role.ANNOTATOR, Role.ADMIN):
+        for role in (Role.VIEWER, Role.ANNOTATOR, Role.REVIEWER, Role.ADMIN):
             r = api.client.request(
                 method, url, headers=api.h(role.value), params=params, json={} if method in ("POST", "PUT") else None
             )

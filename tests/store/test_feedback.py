@@ -46,7 +46,9 @@ def test_instance_and_task_feedback(db, setup):
     feedback.set_feedback(db_session=db, project=project, action="add", word="great", scope="correct")
 
     # Changing one's mind updates the current row and appends to the log.
-    again = feedback.set_feedback(db_session=db, project=project, action="add", example=r1, word_index=0)
+    again = feedback.set_feedback(
+        db_session=db, project=project, action="add", example=r1, word_index=0, user_id=user.id
+    )
     assert again.id == fb.id and again.action is Action.ADD
     assert [e.action for e in feedback.history(db_session=db, project_id=project.id, key=fb.key)] == [
         Action.REMOVE,
@@ -61,8 +63,9 @@ def test_instance_and_task_feedback(db, setup):
     ]
 
     # Reset removes the current row and is logged.
-    assert feedback.set_feedback(db_session=db, project=project, action="reset", example=r1, word_index=0) is None
-    assert feedback.get(db_session=db, project_id=project.id, key=fb.key) is None
+    reset = {"action": "reset", "example": r1, "word_index": 0, "user_id": user.id}
+    assert feedback.set_feedback(db_session=db, project=project, **reset) is None
+    assert feedback.get(db_session=db, project_id=project.id, key=fb.key, owner=fb.owner) is None
     assert [e.action for e in feedback.history(db_session=db, project_id=project.id, key=fb.key)] == [
         Action.REMOVE,
         Action.ADD,

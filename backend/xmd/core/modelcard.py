@@ -130,6 +130,32 @@ def _precision(meta: dict[str, Any]) -> str:
     return "bf16 autocast (weights kept in float32)" if bf16 else "float32"
 
 
+def _team_lines(team: dict[str, Any] | None) -> list[str]:
+    """Who gave the feedback and how it was combined: the consensus policy, each contributor's mark
+    count (names and counts only), and their token-level agreement at the time of the retrain."""
+    if not team:
+        return []
+    policy = str(team.get("policy") or "union") + (f" (k = {team['k']})" if team.get("k") else "")
+    people = team.get("contributors") or {}
+    lines = ["", "## Annotators and consensus", "", f"- Consensus policy: `{policy}`"]
+    lines.append(f"- Contributors: {len(people)}" + (": " if people else ""))
+    lines[-1] += ", ".join(f"{name} ({n} marks)" for name, n in sorted(people.items()))
+    if team.get("conflicts"):
+        lines.append(f"- Unsettled disagreements left out of the training mask: {team['conflicts']}")
+    for a in team.get("agreement") or []:
+        if a.get("alpha") is None:
+            lines.append(f"- Agreement on `{a.get('dataset')}`: {a.get('note') or 'not measured'}")
+            continue
+        lines.append(
+            f"- Agreement on `{a.get('dataset')}`: Krippendorff's α = {_fmt(a.get('alpha'))} over "
+            f"{a.get('n_tokens')} tokens of {a.get('n_examples')} examples seen by two or more people"
+            + (f", Fleiss' κ = {_fmt(a['fleiss_kappa'])}" if a.get("fleiss_kappa") is not None else "")
+        )
+        for p in a.get("pairs") or []:
+            lines.append(f"  - Cohen's κ {p.get('a')} × {p.get('b')}: {_fmt(p.get('kappa'))}")
+    return lines
+
+
 def render_model_card(meta: dict[str, Any]) -> str:
     """Render README.md from the run metadata written next to the model (``xmd.json``)."""
     base = shown_source(meta.get("base_model"))
@@ -173,6 +199,7 @@ def render_model_card(meta: dict[str, Any]) -> str:
         for key, title in (("top_removed", "Top removed words"), ("top_added", "Top added words")):
             if fb.get(key):
                 lines.append(f"- {title}: " + ", ".join(_word_count(w) for w in fb[key][:10]))
+        lines += _team_lines(meta.get("team"))
     else:
         lines += [f"Fine-tuned from `{base}` with xmd (plain cross-entropy, no explanation regulariser).", ""]
         if meta.get("arm"):

@@ -37,6 +37,7 @@ from xmd.explanations import service as explanations
 from xmd.explanations.schemas import ExplainIn, WordMark
 from xmd.explanations.service import EXPLAIN
 from xmd.feedback import service as feedback_service
+from xmd.feedback import team
 from xmd.feedback.models import FeedbackLevel
 from xmd.jobs import kinds, queue
 from xmd.jobs import service as jobs
@@ -46,6 +47,7 @@ from xmd.jobs.models import Job, JobStatus
 from xmd.jobs.queue import Enqueue
 from xmd.projects import service as projects
 from xmd.projects.models import Project
+from xmd.users.models import User
 from xmd.versions import service as versions
 from xmd.versions.models import ModelVersion
 
@@ -87,17 +89,34 @@ def explanation_for(
 
 
 def marks_for(
-    db: Session, project: Project, example: Example, words: list[str], predicted: int | None = None
+    db: Session,
+    project: Project,
+    example: Example,
+    words: list[str],
+    predicted: int | None = None,
+    user: User | None = None,
 ) -> list[WordMark]:
     """Instance feedback on the example, plus the task-level feedback that applies to it: on one of its
     words, for its gold label (or any), and whose scope (correct / incorrect predictions) matches
-    ``predicted`` under the version shown (scoped feedback is left out when the prediction is unknown)."""
+    ``predicted`` under the version shown (scoped feedback is left out when the prediction is unknown).
+    Each mark says whose it is (``by``, ``mine`` for ``user``); in blind mode an annotator gets their
+    own marks only, until they mark the example done (``feedback.team.visible_to``)."""
+    where = team.visible_to(project, user) if user is not None else None
+    inst = feedback_service.list_feedback(db_session=db, project_id=project.id, example_id=example.id, where=where)
+    task = feedback_service.list_feedback(db_session=db, project_id=project.id, level=FeedbackLevel.TASK, where=where)
+    names = team.names_of(db, sorted({fb.owner for fb in inst} | {fb.owner for fb in task}))
+    me = feedback_service.owner_of(user.id) if user is not None else None
     marks = [
-        WordMark(word_index=fb.word_index, action=fb.action.value, level="instance")
-        for fb in feedback_service.list_feedback(db_session=db, project_id=project.id, example_id=example.id)
+        WordMark(
+            word_index=fb.word_index,
+            action=fb.action.value,
+            level="instance",
+            by=names[fb.owner],
+            mine=me is None or fb.owner == me,
+        )
+        for fb in inst
         if fb.word_index is not None
     ]
-    task = feedback_service.list_feedback(db_session=db, project_id=project.id, level=FeedbackLevel.TASK)
     keys = [word_key(w) for w in words] if task else []
     for fb in task:
         scope = fb.scope.value if fb.scope else "all"
@@ -114,6 +133,8 @@ def marks_for(
                         level="task",
                         scope=fb.scope.value if fb.scope else None,
                         label=fb.label,
+                        by=names[fb.owner],
+                        mine=me is None or fb.owner == me,
                     )
                 )
     return marks

@@ -29,6 +29,8 @@ class WordMark(BaseModel):
     level: Literal["instance", "task"]
     scope: str | None = None
     label: int | None = None
+    by: str | None = Field(default=None, description="whose mark: a user's name, or an import's")
+    mine: bool = Field(default=True, description="the reader's own mark (others' are shown, not toggled)")
 
 
 class ExplanationOut(BaseModel):

@@ -30,6 +30,7 @@ from xmd.explanations.schemas import (
     word_out,
 )
 from xmd.feedback import service as feedback_service
+from xmd.feedback import team
 from xmd.feedback.models import FeedbackLevel
 from xmd.http.deps import DB, Annotator, Viewer, enqueue_of, models_of, settings_of
 from xmd.http.limits import RegexSearchSlot
@@ -51,7 +52,7 @@ def get_explanation(
     example_id: Id,
     request: Request,
     db: DB,
-    _: Viewer,
+    user: Viewer,
     version_id: OptId = None,
     method: str | None = None,
 ) -> Response:
@@ -61,7 +62,7 @@ def get_explanation(
     mv = versions_service.resolve(db_session=db, project=project, version_id=version_id)
     m = projects_service.method_for(project, method)
     exp = explanation_for(db, models_of(request), project, mv, example, m)
-    marks = marks_for(db, project, example, exp.words, exp.prediction)
+    marks = marks_for(db, project, example, exp.words, exp.prediction, user)
     return json_of(explanation_out(exp, example.text, project, mv, example, marks))
 
 
@@ -69,7 +70,7 @@ def get_explanation(
 def list_words(
     project_id: Id,
     db: DB,
-    _: Viewer,
+    user: Viewer,
     version_id: OptId = None,
     method: str | None = None,
     sort: Annotated[Literal["importance", "count", "suspicion"], Query()] = "importance",
@@ -101,7 +102,9 @@ def list_words(
         limit=limit,
     )
     feedback: dict[str, list[WordFeedback]] = {}
-    for fb in feedback_service.list_feedback(db_session=db, project_id=project.id, level=FeedbackLevel.TASK):
+    seen = team.visible_to(project, user)  # blind mode: an annotator's own task words only
+    task = feedback_service.list_feedback(db_session=db, project_id=project.id, level=FeedbackLevel.TASK, where=seen)
+    for fb in task:
         assert fb.word is not None
         feedback.setdefault(fb.word, []).append(
             WordFeedback(action=fb.action.value, label=fb.label, scope=fb.scope.value if fb.scope else None)

@@ -57,16 +57,23 @@ def _arrays(entries: Sequence[Entry]) -> dict[str, list[Any]]:
 
 
 def write_events(
-    db_session: Session, *, project_id: int, entries: Sequence[Entry], user_id: int | None, now: datetime
+    db_session: Session,
+    *,
+    project_id: int,
+    entries: Sequence[Entry],
+    user_id: int | None,
+    owner: str,
+    now: datetime,
 ) -> list[int]:
     """Insert one event per entry, numbered in the order of ``entries``; their ids in that order."""
     if not is_sqlite(db_session):
         sql = text(
-            f"INSERT INTO {FeedbackEvent.__tablename__} (project_id, user_id, created_at, {_COLUMNS}) "
-            f"SELECT :pid, :uid, :now, {_COLUMNS} FROM unnest({_ARRAYS}) WITH ORDINALITY "
+            f"INSERT INTO {FeedbackEvent.__tablename__} (project_id, user_id, owner, created_at, {_COLUMNS}) "
+            f"SELECT :pid, :uid, :owner, :now, {_COLUMNS} FROM unnest({_ARRAYS}) WITH ORDINALITY "
             f"AS t({_COLUMNS}, ord) ORDER BY ord RETURNING id"
         )
-        ids = db_session.scalars(sql, {"pid": project_id, "uid": user_id, "now": now, **_arrays(entries)}).all()
+        args = {"pid": project_id, "uid": user_id, "owner": owner, "now": now, **_arrays(entries)}
+        ids = db_session.scalars(sql, args).all()
         return sorted(ids)  # the ids were drawn in ORDER BY ord, so ascending id = file order
     lock_row(db_session, Project, Project.id == project_id)  # the write lock first: no id can be taken meanwhile
     first = (db_session.scalar(select(func.max(FeedbackEvent.id))) or 0) + 1
@@ -77,6 +84,7 @@ def write_events(
             "key": key,
             "level": level,
             "user_id": user_id,
+            "owner": owner,
             "created_at": now,
             **fields,
         }
@@ -93,9 +101,11 @@ def write_current(
     entries: Sequence[Entry],
     event_ids: Sequence[int],
     user_id: int | None,
+    owner: str,
     now: datetime,
 ) -> None:
-    """Make each key's current row the state of its last entry (deleted when that entry is a reset)."""
+    """Make each key's current row of ``owner`` the state of its last entry (deleted when that entry is
+    a reset; other owners' rows of the key are left alone)."""
     last: dict[str, int] = {}
     for i, (_level, key, _fields) in enumerate(entries):
         last[key] = i
@@ -105,31 +115,38 @@ def write_current(
     if not is_sqlite(db_session):
         if reset:
             db_session.execute(
-                text(f"DELETE FROM {Feedback.__tablename__} WHERE project_id = :pid AND key = ANY(CAST(:k AS text[]))"),
-                {"pid": project_id, "k": reset},
+                text(
+                    f"DELETE FROM {Feedback.__tablename__} WHERE project_id = :pid AND owner = :owner "
+                    "AND key = ANY(CAST(:k AS text[]))"
+                ),
+                {"pid": project_id, "owner": owner, "k": reset},
             )
         if kept:
             changed = ", ".join(
                 f"{c} = excluded.{c}" for c in ("level", *FIELDS, "last_event_id", "updated_by", "updated_at")
             )
             sql = text(
-                f"INSERT INTO {Feedback.__tablename__} (project_id, updated_by, updated_at, last_event_id, {_COLUMNS}) "
-                f"SELECT :pid, :uid, :now, ev, {_COLUMNS} FROM unnest({_ARRAYS}, CAST(:evs AS int[])) "
-                f"AS t({_COLUMNS}, ev) ON CONFLICT (project_id, key) DO UPDATE SET {changed}"
+                f"INSERT INTO {Feedback.__tablename__} "
+                f"(project_id, owner, updated_by, updated_at, last_event_id, {_COLUMNS}) "
+                f"SELECT :pid, :owner, :uid, :now, ev, {_COLUMNS} FROM unnest({_ARRAYS}, CAST(:evs AS int[])) "
+                f"AS t({_COLUMNS}, ev) ON CONFLICT (project_id, key, owner) DO UPDATE SET {changed}"
             )
             params = _arrays([entries[i] for i in kept])
+            evs = [event_ids[i] for i in kept]
             db_session.execute(
-                sql, {"pid": project_id, "uid": user_id, "now": now, "evs": [event_ids[i] for i in kept], **params}
+                sql, {"pid": project_id, "owner": owner, "uid": user_id, "now": now, "evs": evs, **params}
             )
         return
     for start in range(0, len(reset), CHUNK):
         chunk = reset[start : start + CHUNK]
-        db_session.execute(delete(Feedback).where(Feedback.project_id == project_id, Feedback.key.in_(chunk)))
+        mine = (Feedback.project_id == project_id, Feedback.owner == owner)
+        db_session.execute(delete(Feedback).where(*mine, Feedback.key.in_(chunk)))
     if kept:
         rows = [
             {
                 "project_id": project_id,
                 "key": entries[i][1],
+                "owner": owner,
                 "level": entries[i][0],
                 **entries[i][2],
                 "last_event_id": event_ids[i],
@@ -141,6 +158,6 @@ def write_current(
         upsert = dialect_insert(db_session, Feedback.__table__)
         changed_cols = ("level", *FIELDS, "last_event_id", "updated_by", "updated_at")
         upsert = upsert.on_conflict_do_update(
-            index_elements=["project_id", "key"], set_={c: upsert.excluded[c] for c in changed_cols}
+            index_elements=["project_id", "key", "owner"], set_={c: upsert.excluded[c] for c in changed_cols}
         )
         db_session.execute(upsert, rows)

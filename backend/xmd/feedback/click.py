@@ -1,9 +1,10 @@
 """One click's write, in as few round trips as each database allows, with statements built once.
 
-A click is an event and the key's new current state (``service._write`` holds the rules: the key's
-lock first, then the event numbers the click, then the current row follows it). Built per click, the
-two INSERT statements cost about a tenth of the request's CPU (SQLAlchemy coerces every value and
-computes a cache key each time), so they are built here once per dialect with bound parameters.
+A click is an event and the new current state of its owner's row of the key (one row per person;
+``service._write`` holds the rules: the key's lock first, then the event numbers the click, then the
+current row follows it). Built per click, the two INSERT statements cost about a tenth of the
+request's CPU (SQLAlchemy coerces every value and computes a cache key each time), so they are built
+here once per dialect with bound parameters.
 
 On PostgreSQL the event and the current row are one statement: the event's INSERT is a CTE whose
 ``RETURNING id`` feeds the upsert (or the DELETE of a reset), one round trip instead of two. The key's
@@ -26,7 +27,19 @@ from xmd.feedback.models import Feedback, FeedbackEvent
 
 EVENTS: Table = FeedbackEvent.__table__  # type: ignore[assignment]
 CURRENT: Table = Feedback.__table__  # type: ignore[assignment]
-SHARED = ("project_id", "key", "level", "example_id", "word_index", "word", "label", "scope", "action", "source")
+SHARED = (
+    "project_id",
+    "key",
+    "owner",
+    "level",
+    "example_id",
+    "word_index",
+    "word",
+    "label",
+    "scope",
+    "action",
+    "source",
+)
 """Columns the event and the current row both take from the click."""
 EVENT_ONLY = ("user_id", "created_at")
 CURRENT_ONLY = ("updated_by", "updated_at")
@@ -48,9 +61,9 @@ def _upsert(dialect: str, event_id: Any) -> Any:
     written; ``event_id``: what numbers it (a bound parameter, or the event CTE's id)."""
     ins = postgresql.insert if dialect == "postgresql" else sqlite.insert
     stmt = ins(CURRENT).values({**_binds(CURRENT, SHARED + CURRENT_ONLY), "last_event_id": event_id})
-    replaced = [c for c in SHARED + CURRENT_ONLY if c not in ("project_id", "key")] + ["last_event_id"]
+    replaced = [c for c in SHARED + CURRENT_ONLY if c not in ("project_id", "key", "owner")] + ["last_event_id"]
     stmt = stmt.on_conflict_do_update(
-        index_elements=["project_id", "key"], set_={c: stmt.excluded[c] for c in replaced}
+        index_elements=["project_id", "key", "owner"], set_={c: stmt.excluded[c] for c in replaced}
     )
     return select(Feedback).from_statement(stmt.returning(*CURRENT.c))
 
@@ -77,7 +90,11 @@ def _upsert_sqlite() -> Any:
 
 @functools.cache
 def _delete() -> Any:
-    return delete(CURRENT).where(CURRENT.c.project_id == bindparam("project_id"), CURRENT.c.key == bindparam("key"))
+    return delete(CURRENT).where(
+        CURRENT.c.project_id == bindparam("project_id"),
+        CURRENT.c.key == bindparam("key"),
+        CURRENT.c.owner == bindparam("owner"),  # a reset clears its owner's mark only
+    )
 
 
 def write(db_session: Session, params: dict[str, Any], *, reset: bool) -> tuple[int, Feedback | None]:
@@ -92,7 +109,7 @@ def write(db_session: Session, params: dict[str, Any], *, reset: bool) -> tuple[
         return fb.last_event_id, fb
     event_id = db_session.execute(_event(), params).scalar_one()
     if reset:
-        db_session.execute(_delete(), {"project_id": params["project_id"], "key": params["key"]})
+        db_session.execute(_delete(), {k: params[k] for k in ("project_id", "key", "owner")})
         return event_id, None
     fb = db_session.scalars(_upsert_sqlite(), {**params, "last_event_id": event_id}, execution_options=fresh).one()
     return event_id, fb

@@ -150,3 +150,91 @@ class ImportOut(BaseModel):
         description="the import runs as this job (202): a rationale import of more rows than "
         "XMD_IMPORT_SYNC_ROWS; its result holds what was written",
     )
+
+
+class PersonMark(BaseModel):
+    """Someone's current mark, with their name: what the example view shows beside one's own."""
+
+    key: str
+    level: FeedbackLevel
+    example_id: int | None
+    word_index: int | None
+    word: str | None
+    label: int | None
+    scope: Scope | None
+    action: Action
+    by: str = Field(description="who: the user's name, or the name of an import")
+    mine: bool
+
+
+MARK_FIELDS = ("key", "level", "example_id", "word_index", "word", "label", "scope", "action")
+
+
+class TeamSettingsIO(BaseModel):
+    """How the project's consensus is drawn from its people's marks, and whether they annotate blind."""
+
+    policy: Literal["union", "majority", "at_least_k", "reviewed"] = "union"
+    k: int | None = Field(default=None, ge=1, le=1000, description="for at_least_k: the marks a word needs")
+    blind: bool = Field(default=False, description="annotators see others' marks on an example only once done")
+
+
+class ExampleMarksOut(BaseModel):
+    """Everyone's marks on one example, as the reader may see them (blind mode hides the others' until done)."""
+
+    example_id: int
+    blind: bool
+    done: bool
+    hidden: bool = Field(description="others' marks are hidden from this reader (blind mode, not done yet)")
+    items: list[PersonMark]
+
+
+class DoneOut(BaseModel):
+    example_id: int
+    done: bool
+
+
+class ConflictOut(BaseModel):
+    key: str
+    level: FeedbackLevel
+    example_id: int | None
+    example_ext_id: str | None = None
+    dataset_id: int | None = None
+    word_index: int | None
+    word: str | None
+    label: int | None
+    scope: str | None
+    raters: int = Field(description="people who saw it")
+    votes: dict[str, list[str]] = Field(description="add / remove / none → who chose it")
+    dispute: float = Field(description="1 − largest group / raters: 0 all agree")
+    decision: str | None = None
+    decided_action: str | None = None
+
+
+class ConflictPage(Page[ConflictOut]):
+    capped: bool = Field(default=False, description="the scan stopped at its cap: more rows exist than were read")
+
+
+class DecideIn(BaseModel):
+    key: str = Field(min_length=1, max_length=300)
+    decision: Literal["accept", "reject", "edit"]
+    action: Literal[Action.ADD, Action.REMOVE] | None = Field(
+        default=None, description="edit: the action to keep; accept: which to keep on a tie"
+    )
+
+
+class DecideOut(BaseModel):
+    key: str
+    decision: str
+    action: Action | None
+    event_id: int
+    reviewer: str
+
+
+class ConsensusOut(BaseModel):
+    policy: str
+    k: int | None
+    instance: int
+    task: int
+    conflicts: int
+    contributors: dict[str, int]
+    reviewed: int = Field(description="keys a reviewer has settled")

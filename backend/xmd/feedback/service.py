@@ -36,7 +36,10 @@ from xmd.db.base import utcnow
 from xmd.db.engine import is_sqlite, write_scope
 from xmd.db.errors import NotFoundError
 from xmd.feedback import bulk, click
-from xmd.feedback.models import Feedback, FeedbackEvent, FeedbackLevel
+from xmd.feedback.events import count_events as count_events
+from xmd.feedback.events import history as history
+from xmd.feedback.events import list_events as list_events
+from xmd.feedback.models import Feedback, FeedbackLevel
 from xmd.projects.models import Project
 
 CHUNK = 500
@@ -54,15 +57,25 @@ def task_feedback_key(word: str, label: int | None, scope: Scope | str) -> str:
     return f"t:{word}:{'' if label is None else label}:{parse_scope(scope).value}"
 
 
-def get(*, db_session: Session, project_id: int, key: str) -> Feedback | None:
-    """Current feedback of a key, or None (never given, or reset)."""
-    stmt = select(Feedback).where(Feedback.project_id == project_id, Feedback.key == key)
+def owner_of(user_id: int | None) -> str:
+    """The owner of a person's marks (``u:<user id>``; "" for a write of no user, e.g. a script)."""
+    return "" if user_id is None else f"u:{user_id}"
+
+
+def user_of(owner: str) -> int | None:
+    """The user id of an owner written by :func:`owner_of`, None for a named import."""
+    return int(owner[2:]) if owner.startswith("u:") and owner[2:].isdigit() else None
+
+
+def get(*, db_session: Session, project_id: int, key: str, owner: str) -> Feedback | None:
+    """``owner``'s current feedback on a key, or None (never given, or reset)."""
+    stmt = select(Feedback).where(Feedback.project_id == project_id, Feedback.key == key, Feedback.owner == owner)
     return db_session.scalars(stmt.execution_options(populate_existing=True)).one_or_none()
 
 
-def get_or_raise(*, db_session: Session, project_id: int, key: str) -> Feedback:
-    """Current feedback of a key; NotFoundError if there is none."""
-    fb = get(db_session=db_session, project_id=project_id, key=key)
+def get_or_raise(*, db_session: Session, project_id: int, key: str, owner: str) -> Feedback:
+    """``owner``'s current feedback on a key; NotFoundError if there is none."""
+    fb = get(db_session=db_session, project_id=project_id, key=key, owner=owner)
     if fb is None:
         raise NotFoundError(f"no current feedback {key!r} in project {project_id}")
     return fb
@@ -114,6 +127,7 @@ def _write(
     params: dict[str, Any] = {
         "project_id": project_id,
         "key": key,
+        "owner": owner_of(user_id),
         "level": level,
         "example_id": example_id,
         "word_index": word_index,
@@ -227,9 +241,13 @@ def list_feedback(
     word: str | None = None,
     offset: int = 0,
     limit: int | None = None,
+    where: ColumnElement[bool] | None = None,
 ) -> list[Feedback]:
-    """Current feedback of a project in the order it was (last) given; optional filters."""
+    """Current feedback of a project (everyone's rows) in the order it was (last) given; optional
+    filters (``where``: e.g. what a reader may see, ``team.visible_to``)."""
     stmt = select(Feedback).where(Feedback.project_id == project_id)
+    if where is not None:
+        stmt = stmt.where(where)
     if level is not None:
         stmt = stmt.where(Feedback.level == FeedbackLevel(level))
     if example_id is not None:
@@ -258,55 +276,11 @@ def count_examples_with_feedback(*, db_session: Session, project_id: int, datase
     return int(db_session.scalar(stmt) or 0)
 
 
-def history(*, db_session: Session, project_id: int, key: str) -> list[FeedbackEvent]:
-    """Every event of one key, oldest first (the audit trail, resets included)."""
-    stmt = select(FeedbackEvent).where(FeedbackEvent.project_id == project_id, FeedbackEvent.key == key)
-    return list(db_session.scalars(stmt.order_by(FeedbackEvent.id)))
-
-
-def list_events(
-    *,
-    db_session: Session,
-    project_id: int,
-    key: str | None = None,
-    after_id: int | None = None,
-    before_id: int | None = None,
-    newest_first: bool = False,
-    limit: int = 100,
-) -> list[FeedbackEvent]:
-    """The project's event log (or one key's) paged by event id: oldest first (``after_id``), or newest
-    first (``before_id``) for an activity feed that shows the latest clicks."""
-    stmt = select(FeedbackEvent).where(*_event_filters(project_id, key, after_id, before_id))
-    order = FeedbackEvent.id.desc() if newest_first else FeedbackEvent.id
-    return list(db_session.scalars(stmt.order_by(order).limit(min(limit, MAX_PAGE))))
-
-
-def count_events(
-    *,
-    db_session: Session,
-    project_id: int,
-    key: str | None = None,
-    after_id: int | None = None,
-    before_id: int | None = None,
-) -> int:
-    """How many events :func:`list_events` pages through with these filters."""
-    where = _event_filters(project_id, key, after_id, before_id)
-    return int(db_session.scalar(select(func.count()).select_from(FeedbackEvent).where(*where)) or 0)
-
-
-def _event_filters(project_id: int, key: str | None, after_id: int | None, before_id: int | None) -> list[Any]:
-    where: list[Any] = [FeedbackEvent.project_id == project_id]
-    if key is not None:
-        where.append(FeedbackEvent.key == key)
-    if after_id is not None:
-        where.append(FeedbackEvent.id > after_id)
-    if before_id is not None:
-        where.append(FeedbackEvent.id < before_id)
-    return where
-
-
-def to_feedback_set(*, db_session: Session, project: Project, dataset_id: int | None = None) -> FeedbackSet:
-    """The current feedback as the core's :class:`FeedbackSet`, in the order it was given.
+def to_feedback_set(
+    *, db_session: Session, project: Project, dataset_id: int | None = None, owner: str | None = None
+) -> FeedbackSet:
+    """The current feedback (everyone's, or ``owner``'s) as the core's :class:`FeedbackSet`, in the
+    order it was given (with several people, a key's later mark wins in the core's reading).
 
     Instance feedback is keyed by the example's ``ext_id`` (the id the core and feedback files use);
     ``dataset_id`` keeps only instance feedback on that dataset's examples, since ext ids are only
@@ -317,6 +291,8 @@ def to_feedback_set(*, db_session: Session, project: Project, dataset_id: int | 
     inst = inst.where(Feedback.project_id == project.id, Feedback.level == FeedbackLevel.INSTANCE)
     if dataset_id is not None:
         inst = inst.where(Example.dataset_id == dataset_id)
+    if owner is not None:
+        inst = inst.where(Feedback.owner == owner)
     for fb, ext_id in db_session.execute(inst.order_by(Feedback.last_event_id)):
         assert fb.word_index is not None
         out.instance.append(
@@ -325,6 +301,8 @@ def to_feedback_set(*, db_session: Session, project: Project, dataset_id: int | 
         if fb.word is not None:
             out.words[(ext_id, fb.word_index)] = fb.word
     task = select(Feedback).where(Feedback.project_id == project.id, Feedback.level == FeedbackLevel.TASK)
+    if owner is not None:
+        task = task.where(Feedback.owner == owner)
     for fb in db_session.scalars(task.order_by(Feedback.last_event_id)):
         assert fb.word is not None
         out.task.append(TaskFeedback(fb.word, fb.action, fb.label, fb.scope or Scope.ALL, source=fb.source))
@@ -338,16 +316,20 @@ def import_feedback_set(
     feedback: FeedbackSet,
     dataset_id: int,
     user_id: int | None = None,
+    owner: str | None = None,
 ) -> int:
     """Record a core FeedbackSet (e.g. a feedback JSON file) as events, in order, in one transaction.
 
+    The marks belong to ``owner`` (default: the importing user's, as if they had clicked them; a named
+    owner such as ``import:alice`` keeps another annotator's marks apart from everyone's).
     Instance entries name examples of ``dataset_id`` by ``ext_id``; an unknown id, a word position
     out of range, or a recorded word that no longer matches the text raises FeedbackError and
     records nothing. Each entry keeps its ``source``. Returns the number of events written.
     """
     entries = _import_entries(db_session, project, feedback, dataset_id)
     with write_scope(db_session):
-        _bulk_write(db_session, project_id=project.id, entries=entries, user_id=user_id)
+        who = owner_of(user_id) if owner is None else owner
+        _bulk_write(db_session, project_id=project.id, entries=entries, user_id=user_id, owner=who)
     return len(entries)
 
 
@@ -397,17 +379,17 @@ def _bulk_write(
     project_id: int,
     entries: Sequence[tuple[FeedbackLevel, str, dict[str, Any]]],
     user_id: int | None,
+    owner: str,
 ) -> None:
     """Events of ``entries`` in order, then each key's current row from its last entry (see module docs)."""
     if not entries:
         return
     _serialise_project(db_session, project_id)
     now = utcnow()
-    event_ids = bulk.write_events(db_session, project_id=project_id, entries=entries, user_id=user_id, now=now)
+    who = {"user_id": user_id, "owner": owner, "now": now}
+    event_ids = bulk.write_events(db_session, project_id=project_id, entries=entries, **who)
     db_session.info[LAST_EVENT] = event_ids[-1]
-    bulk.write_current(
-        db_session, project_id=project_id, entries=entries, event_ids=event_ids, user_id=user_id, now=now
-    )
+    bulk.write_current(db_session, project_id=project_id, entries=entries, event_ids=event_ids, **who)
     db_session.expire_all()  # rows loaded before the import are stale now
 
 

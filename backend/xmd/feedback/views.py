@@ -16,20 +16,30 @@ from xmd.core.feedback import task_key
 from xmd.core.types import Action, FeedbackError
 from xmd.datasets import service as datasets_service
 from xmd.datasets.models import Example
-from xmd.feedback import flows, service
+from xmd.feedback import flows, review, service, team
 from xmd.feedback.models import Feedback, FeedbackEvent, FeedbackLevel
 from xmd.feedback.schemas import (
     CLICK_FIELDS,
+    MARK_FIELDS,
+    ConflictOut,
+    ConflictPage,
+    ConsensusOut,
+    DecideIn,
+    DecideOut,
+    DoneOut,
     EventOut,
+    ExampleMarksOut,
     FeedbackOut,
     FeedbackPage,
     ImportIn,
     ImportOut,
     InstanceIn,
+    PersonMark,
     TaskIn,
+    TeamSettingsIO,
     WriteOut,
 )
-from xmd.http.deps import DB, Annotator, Viewer, settings_of
+from xmd.http.deps import DB, Admin, Annotator, Reviewer, Viewer, settings_of
 from xmd.http.pagination import Offset, Page, page
 from xmd.http.params import Cursor, Id, OptId
 from xmd.http.responses import json_of
@@ -119,16 +129,19 @@ def set_task_feedback(project_id: Id, body: TaskIn, db: DB, user: Annotator) -> 
 def list_feedback(
     project_id: Id,
     db: DB,
-    _: Viewer,
+    user: Viewer,
     level: FeedbackLevel | None = None,
     example_id: OptId = None,
     word: Annotated[str | None, Query(max_length=200)] = None,
     offset: Offset = 0,
     limit: Annotated[int, Query(ge=0, le=service.MAX_PAGE)] = 100,
 ) -> FeedbackPage:
-    """Current feedback, in the order it was given, with who gave it and when."""
-    projects_service.get_or_raise(db_session=db, project_id=project_id)
+    """Current feedback (everyone's: one row per person and key), in the order it was given, with who
+    gave it and when. In blind mode an annotator sees their own, and the others' only on examples
+    they marked done."""
+    project = projects_service.get_or_raise(db_session=db, project_id=project_id)
     args: dict[str, Any] = {"project_id": project_id, "level": level, "example_id": example_id, "word": word}
+    args["where"] = team.visible_to(project, user)
     rows = service.list_feedback(db_session=db, offset=offset, limit=limit, **args)
     total = len(service.list_feedback(db_session=db, **args))
     names = _names(db, {fb.updated_by for fb in rows})
@@ -140,7 +153,7 @@ def list_feedback(
 def list_events(
     project_id: Id,
     db: DB,
-    _: Viewer,
+    user: Viewer,
     key: Annotated[str | None, Query(max_length=300, description="one key's history")] = None,
     after_id: Cursor = None,
     before_id: Cursor = None,
@@ -148,9 +161,11 @@ def list_events(
     limit: Annotated[int, Query(ge=1, le=service.MAX_PAGE)] = 100,
 ) -> Page[EventOut]:
     """Every click, resets included: the audit trail (and what undo steps back through). Oldest
-    first with ``after_id`` paging, or ``order=desc`` with ``before_id`` for the latest clicks."""
-    projects_service.get_or_raise(db_session=db, project_id=project_id)
+    first with ``after_id`` paging, or ``order=desc`` with ``before_id`` for the latest clicks. In
+    blind mode an annotator sees their own events, and the others' only on examples they marked done."""
+    project = projects_service.get_or_raise(db_session=db, project_id=project_id)
     args: dict[str, Any] = {"project_id": project_id, "key": key, "after_id": after_id, "before_id": before_id}
+    args["where"] = team.events_visible_to(project, user)
     events = service.list_events(db_session=db, newest_first=order == "desc", limit=limit, **args)
     total = service.count_events(db_session=db, **args)
     names = _names(db, {e.user_id for e in events})
@@ -159,12 +174,17 @@ def list_events(
 
 
 @router.get("/projects/{project_id}/feedback/export")
-def export_feedback(project_id: Id, db: DB, _: Viewer, dataset_id: OptId = None) -> dict[str, Any]:
-    """The current feedback as the core's JSON (instance entries by example file id, with their words)."""
+def export_feedback(
+    project_id: Id, db: DB, user: Viewer, dataset_id: OptId = None, mine: bool = False
+) -> dict[str, Any]:
+    """The current feedback as the core's JSON (instance entries by example file id, with their words):
+    everyone's (a key's later mark wins), or the reader's own (``mine``; always, for an annotator in
+    blind mode)."""
     project = projects_service.get_or_raise(db_session=db, project_id=project_id)
     if dataset_id is not None:
         datasets_service.in_project(db_session=db, project=project, dataset_id=dataset_id)
-    fs = service.to_feedback_set(db_session=db, project=project, dataset_id=dataset_id)
+    owner = service.owner_of(user.id) if mine or not team.sees_everyone(project, user) else None
+    fs = service.to_feedback_set(db_session=db, project=project, dataset_id=dataset_id, owner=owner)
     return fs.to_dict()
 
 
@@ -189,3 +209,89 @@ def import_feedback(
         response.status_code = 202
         return ImportOut(preview=False, imported=0, entries=0, source=None, dataset_rows=ds.n_examples, job_id=job.id)
     return flows.import_feedback(db, project, body, user.id)
+
+
+# ----------------------------------------------------------------------------- several people (issue 32)
+
+
+@router.get("/projects/{project_id}/team/settings", response_model=TeamSettingsIO)
+def get_team_settings(project_id: Id, db: DB, _: Viewer) -> TeamSettingsIO:
+    """How the project's consensus is drawn (policy, k) and whether annotators work blind."""
+    project = projects_service.get_or_raise(db_session=db, project_id=project_id)
+    return TeamSettingsIO(**team.team_settings(project).to_dict())
+
+
+@router.put("/projects/{project_id}/team/settings", response_model=TeamSettingsIO)
+def put_team_settings(project_id: Id, body: TeamSettingsIO, db: DB, _: Admin) -> TeamSettingsIO:
+    """Change the consensus policy or blind mode (admin): nobody's marks change, only how they combine."""
+    project = projects_service.get_or_raise(db_session=db, project_id=project_id)
+    ts = team.set_team_settings(db_session=db, project=project, policy=body.policy, k=body.k, blind=body.blind)
+    return TeamSettingsIO(**ts.to_dict())
+
+
+@router.get("/projects/{project_id}/consensus", response_model=ConsensusOut)
+def get_consensus(project_id: Id, db: DB, _: Viewer) -> ConsensusOut:
+    """What a retrain would train on now, by the project's policy: counts, contributors, open conflicts
+    (counts only: no marks, so blind mode has nothing to hide here)."""
+    project = projects_service.get_or_raise(db_session=db, project_id=project_id)
+    c = team.consensus_of(db_session=db, project=project)
+    n = review.count_decisions(db_session=db, project_id=project.id)
+    return ConsensusOut(**{**c.summary(), "reviewed": n})
+
+
+@router.get("/examples/{example_id}/marks", response_model=ExampleMarksOut)
+def example_marks(example_id: Id, db: DB, user: Viewer) -> ExampleMarksOut:
+    """Everyone's instance marks on one example, with their names, as the reader may see them: in blind
+    mode an annotator gets their own until they mark the example done (``hidden`` says so)."""
+    example, project = datasets_service.get_example_and_project(db_session=db, example_id=example_id)
+    ts = team.team_settings(project)
+    done = bool(team.done_examples(db_session=db, project_id=project.id, user_id=user.id, example_ids=[example.id]))
+    where = team.visible_to(project, user)
+    rows = service.list_feedback(db_session=db, project_id=project.id, example_id=example.id, where=where)
+    names = team.names_of(db, [fb.owner for fb in rows])
+    mine = service.owner_of(user.id)
+    items = [
+        PersonMark(**{f: getattr(fb, f) for f in MARK_FIELDS}, by=names[fb.owner], mine=fb.owner == mine) for fb in rows
+    ]
+    hidden = where is not None and not done  # restricted to one's own until done
+    return ExampleMarksOut(example_id=example.id, blind=ts.blind, done=done, hidden=hidden, items=items)
+
+
+@router.post("/examples/{example_id}/done", response_model=DoneOut)
+def mark_done(example_id: Id, db: DB, user: Annotator) -> DoneOut:
+    """The reader is done with this example: in blind mode the others' marks show from now on."""
+    example, project = datasets_service.get_example_and_project(db_session=db, example_id=example_id)
+    team.mark_done(db_session=db, project=project, example=example, user_id=user.id)
+    return DoneOut(example_id=example.id, done=True)
+
+
+@router.get("/projects/{project_id}/conflicts", response_model=ConflictPage)
+def list_conflicts(
+    project_id: Id,
+    db: DB,
+    _: Reviewer,
+    include_decided: bool = False,
+    offset: Offset = 0,
+    limit: Annotated[int, Query(ge=0, le=200)] = 50,
+) -> ConflictPage:
+    """Examples' words and task words where the annotators disagree, most disputed first (reviewer)."""
+    project = projects_service.get_or_raise(db_session=db, project_id=project_id)
+    found, capped = review.conflicts(db_session=db, project=project, include_decided=include_decided)
+    shown = found[offset : offset + limit]
+    refs = review.example_refs(db, [c.example_id for c in shown if c.example_id is not None])
+    items = []
+    for c in shown:
+        ext, ds = refs.get(c.example_id or 0, (None, None))
+        items.append(ConflictOut(**c.to_dict(), example_ext_id=ext, dataset_id=ds))
+    return ConflictPage(**page(items, len(found), offset, limit), capped=capped)
+
+
+@router.post("/projects/{project_id}/conflicts/decide", response_model=DecideOut)
+def decide_conflict(project_id: Id, body: DecideIn, db: DB, user: Reviewer) -> DecideOut:
+    """Accept (the most chosen action, or ``action`` on a tie), reject, or edit one disputed key; the
+    decision is an event in the log with the reviewer's name, and the ``reviewed`` policy uses it."""
+    project = projects_service.get_or_raise(db_session=db, project_id=project_id)
+    rv = review.decide(
+        db_session=db, project=project, key=body.key, decision=body.decision, action=body.action, reviewer_id=user.id
+    )
+    return DecideOut(key=rv.key, decision=rv.decision.value, action=rv.action, event_id=rv.event_id, reviewer=user.name)

@@ -1,8 +1,8 @@
 """Request dependencies: a database session per request, the authenticated user, the role policy,
 and what the composition root (:mod:`xmd.app`) put on the app: settings and the model cache.
 
-Authorisation is an explicit call in each route (a ``Viewer`` / ``Annotator`` / ``Admin`` parameter,
-i.e. ``Depends(require(role))``), so a test can walk the whole route x role matrix. The three role
+Authorisation is an explicit call in each route (a ``Viewer`` / ``Annotator`` / ``Reviewer`` / ``Admin`` parameter,
+i.e. ``Depends(require(role))``), so a test can walk the whole route x role matrix. The role
 aliases are declared here once.
 """
 
@@ -23,7 +23,7 @@ from xmd.jobs.queue import Enqueue
 from xmd.users import service as users_service
 from xmd.users.models import Role, User
 
-RANK = {Role.VIEWER: 0, Role.ANNOTATOR: 1, Role.ADMIN: 2}
+RANK = {Role.VIEWER: 0, Role.ANNOTATOR: 1, Role.REVIEWER: 2, Role.ADMIN: 3}
 bearer = HTTPBearer(auto_error=False, description="an xmd API token: `xmd users create` prints one")
 
 
@@ -101,7 +101,7 @@ link_or_token_user.required_role = Role.VIEWER  # type: ignore[attr-defined]
 
 
 def require(role: Role) -> Callable[[User], Coroutine[Any, Any, User]]:
-    """Dependency allowing ``role`` and every role above it (admin > annotator > viewer); ``async``
+    """Dependency allowing ``role`` and every role above it (admin > reviewer > annotator > viewer); ``async``
     since it does no I/O, so it runs on the event loop instead of taking a thread-pool hop."""
 
     async def check(user: Annotated[User, Depends(current_user)]) -> User:
@@ -115,6 +115,7 @@ def require(role: Role) -> Callable[[User], Coroutine[Any, Any, User]]:
 
 Viewer = Annotated[User, Depends(require(Role.VIEWER))]
 Annotator = Annotated[User, Depends(require(Role.ANNOTATOR))]
+Reviewer = Annotated[User, Depends(require(Role.REVIEWER))]
 Admin = Annotated[User, Depends(require(Role.ADMIN))]
 
 

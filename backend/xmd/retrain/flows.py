@@ -30,6 +30,7 @@ from xmd.datasets.models import Dataset, DatasetRole
 from xmd.explanations.flows import start_explain
 from xmd.explanations.schemas import ExplainIn
 from xmd.feedback import service as feedback_store
+from xmd.feedback import team as feedback_team
 from xmd.jobs import kinds, queue
 from xmd.jobs.context import JobContext
 from xmd.jobs.flows import start
@@ -41,6 +42,7 @@ from xmd.retrain import plan
 from xmd.retrain.estimate import RETRAIN, retrain_prior
 from xmd.retrain.followup import queue_controls
 from xmd.retrain.schemas import RetrainIn
+from xmd.retrain.team import record_on_versions, team_record
 from xmd.versions import service as versions
 from xmd.versions.models import ModelStatus, ModelVersion
 
@@ -86,7 +88,8 @@ measured rates give the progress (:mod:`xmd.jobs.phases`)."""
 
 
 def training_data(db: Session, project: Project, sets: Sequence[Dataset]) -> tuple[list[Example], FeedbackSet]:
-    """Examples of the train sets and the project's feedback on them, as the core takes them.
+    """Examples of the train sets and the project's feedback on them (the consensus of its people's
+    marks, :func:`xmd.feedback.team.consensus_of`), as the core takes them.
 
     Example ids are unique only within a dataset, so with several train sets each id is prefixed by
     its dataset id, in the examples and in the instance feedback alike. Task feedback is project-wide
@@ -99,7 +102,8 @@ def training_data(db: Session, project: Project, sets: Sequence[Dataset]) -> tup
         tag = f"{ds.id}:" if prefix else ""
         for ex in datasets.core_examples(db_session=db, dataset=ds):
             examples.append(dataclasses.replace(ex, id=tag + ex.id))
-        fb = feedback_store.to_feedback_set(db_session=db, project=project, dataset_id=ds.id)
+        # the project's consensus by its policy (one person under ``union``: their marks, as given)
+        fb = feedback_team.consensus_of(db_session=db, project=project, dataset_id=ds.id).feedback
         merged.instance += [dataclasses.replace(f, example_id=tag + f.example_id) for f in fb.instance]
         merged.words.update({(tag + eid, i): w for (eid, i), w in fb.words.items()})
         if not merged.task:
@@ -133,7 +137,11 @@ def retrain_job(ctx: JobContext) -> dict[str, Any]:
         raise DataError(f"project {project.name!r} has no training dataset to retrain on")
     train, feedback = training_data(db, project, train_sets)
     if not feedback.instance and not feedback.task:
-        raise DataError(f"project {project.name!r} has no feedback yet; mark words to remove or add first")
+        raise DataError(
+            f"project {project.name!r} has no feedback yet (or none that its consensus policy keeps); "
+            "mark words to remove or add first"
+        )
+    people = team_record(db, project, train_sets)  # the policy, contributors and agreement at this time
     evals = {
         ds.name: [dataclasses.replace(ex, split="eval") for ex in datasets.core_examples(db_session=db, dataset=ds)]
         for ds in eval_sets
@@ -144,6 +152,7 @@ def retrain_job(ctx: JobContext) -> dict[str, Any]:
         ctx, parent, project, train_config, er, train_sets, eval_sets, train, feedback, evals, holdout=holdout,
         controls=bool(chosen.controls),
     )  # fmt: skip
+    record_on_versions(db, project, ctx.job.id, people)
     out = {**result, "explain_jobs": explain_after(ctx, project, int(result["version_id"]), train_sets)}
     if chosen.controls:  # after the version is ready, as jobs of their own (xmd.retrain.followup)
         child = versions.get_or_raise(db_session=db, model_version_id=int(result["version_id"]))

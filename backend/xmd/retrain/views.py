@@ -62,7 +62,7 @@ def compare(
     b: QueryId,
     request: Request,
     db: DB,
-    _: Viewer,
+    user: Viewer,
     example_id: OptId = None,
     method: str | None = None,
 ) -> CompareOut:
@@ -90,7 +90,7 @@ def compare(
         example = {}
         for side, mv in (("a", va), ("b", vb)):
             exp = explanation_for(db, models, project, mv, ex, m)
-            marks = marks_for(db, project, ex, exp.words, exp.prediction)
+            marks = marks_for(db, project, ex, exp.words, exp.prediction, user)
             example[side] = explanation_out(exp, ex.text, project, mv, ex, marks)
     metrics = compare_metrics(metrics_a, metrics_b)
     out = CompareOut(a=ra, b=rb, metrics=metrics, shares=shares, example=example, sets=_eval_sets(db, project, metrics))

@@ -12,9 +12,11 @@ from xmd.db.base import Base, enum_column, utcnow
 
 
 class Role(str, enum.Enum):
-    """What a user may do: admins manage projects and users, annotators give feedback, viewers look."""
+    """What a user may do: admins manage projects and users, reviewers settle annotators' conflicts,
+    annotators give feedback, viewers look."""
 
     ADMIN = "admin"
+    REVIEWER = "reviewer"
     ANNOTATOR = "annotator"
     VIEWER = "viewer"
 

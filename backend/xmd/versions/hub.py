@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 
 from sqlalchemy.orm import Session
 
+from xmd.core import followup
 from xmd.core.modelcard import CARD_PLACEHOLDER, render_base_card, render_model_card
 from xmd.core.types import XMDError
 from xmd.jobs import kinds
@@ -75,9 +76,13 @@ def model_card(db: Session, project: Project, version: ModelVersion, repo_id: st
         snapshot = version.feedback_snapshot or {}
         counts = dict(snapshot.get("counts") or meta.get("feedback_counts") or {})
         meta["feedback_counts"] = counts
+        meta["team"] = snapshot.get("team")  # the consensus policy, contributors and agreement (issue 32)
         meta.setdefault("er", (version.config or {}).get("er") or {})
         meta["metrics_before"] = _metrics_before(db, version)
         meta["metrics_after"] = dict(version.metrics or {}) or meta.get("metrics_after")
+        cmp = (version.config or {}).get("comparison")  # controls that ran after it (issue 30 §5)
+        if cmp and not meta.get("comparison"):
+            meta["comparison"] = followup.summary(cmp)
         card = render_model_card(meta)
     else:
         card = render_base_card(meta, dict(version.metrics or {}))
