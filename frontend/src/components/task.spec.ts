@@ -2,7 +2,7 @@ import { flushPromises, mount } from '@vue/test-utils'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
 
 vi.mock('../api/endpoints', () => ({
-  api: { words: vi.fn(), wordExamples: vi.fn(), setTaskFeedback: vi.fn(), setFeedback: vi.fn(), explanation: vi.fn(), feedback: vi.fn() },
+  api: { words: vi.fn(), wordExamples: vi.fn(), setTaskFeedback: vi.fn(), setFeedback: vi.fn(), explanation: vi.fn(), feedback: vi.fn(), jobs: vi.fn(), jobsWithWorkers: vi.fn() },
 }))
 
 import { api } from '../api/endpoints'
@@ -141,6 +141,16 @@ describe('TaskView', () => {
     current.activeJobs = [{ ...job, step: 2, progress: 41 }] // no new chunk: no new read
     await flushPromises()
     expect(A.words.mock.calls.length).toBe(calls + 1)
+  })
+
+  it('asks for the jobs at once when the page names an explain job the project has not seen', async () => {
+    const polls = vi.mocked(api as unknown as { jobs: () => Promise<unknown>; jobsWithWorkers: () => Promise<unknown> })
+    polls.jobs.mockResolvedValue([])
+    polls.jobsWithWorkers.mockResolvedValue({ jobs: [], workers: [] })
+    const coverage = { version_id: 3, version: 1, method: 'grad_x_input', explained: 0, total: 40, complete: false, job_id: 'e9', datasets: [] }
+    A.words.mockResolvedValue({ ...wordPage, items: [], coverage })
+    await mountIt(null)
+    expect(polls.jobs.mock.calls.length + polls.jobsWithWorkers.mock.calls.length).toBe(1)
   })
 
   it('keeps the sort order when the tab is left and opened again (issue 30 §6)', async () => {
