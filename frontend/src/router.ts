@@ -19,6 +19,7 @@ export const routes: RouteRecordRaw[] = [
       { path: 'whatif', name: 'whatif', component: () => import('./views/WhatIfView.vue') },
       { path: 'deploy', name: 'deploy', component: () => import('./views/DeployView.vue') },
       { path: 'team', name: 'team', component: () => import('./views/TeamView.vue') },
+      { path: 'conflicts', name: 'conflicts', component: () => import('./views/ConflictsView.vue') },
     ],
   },
   { path: '/:rest(.*)*', redirect: '/' },

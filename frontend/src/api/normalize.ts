@@ -17,11 +17,12 @@ export function sharesOf(scores: number[]): number[] {
   return scores.map((x) => (sum > 0 ? Math.abs(x) / sum : 0))
 }
 
-/** word index -> mark, from the API's `marks` list (ExplanationOut.marks), for one level. */
+/** word index -> mark, from the API's `marks` list (ExplanationOut.marks), for one level: the reader's
+ * own marks (others' carry `mine: false` and are shown beside the text, with their names). */
 export function feedbackMap(raw: unknown, level: 'instance' | 'task' = 'instance'): Record<number, Mark> {
   const out: Record<number, Mark> = {}
   for (const f of (Array.isArray(raw) ? raw : []) as Obj[]) {
-    if (f.level !== level) continue
+    if (f.level !== level || f.mine === false) continue
     const i = Number(f.word_index)
     const a = f.action
     if (Number.isInteger(i) && (a === 'add' || a === 'remove')) out[i] = a

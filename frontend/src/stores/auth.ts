@@ -48,8 +48,11 @@ export function logout(): void {
   auth.me = null
 }
 
-export function can(role: 'annotator' | 'admin'): boolean {
+const RANK: Record<string, number> = { viewer: 0, annotator: 1, reviewer: 2, admin: 3 }
+
+/** Whether the signed-in user has ``role`` or a role above it (viewer < annotator < reviewer < admin). */
+export function can(role: 'annotator' | 'reviewer' | 'admin'): boolean {
   const r = auth.me?.role
   if (!r) return false
-  return role === 'annotator' ? r === 'annotator' || r === 'admin' : r === 'admin'
+  return (RANK[r] ?? -1) >= RANK[role]
 }
