@@ -1,6 +1,6 @@
 """Evaluation mode in a real browser (issue 14): import feedback from a rationale column with a preview
 first, forecast the effect, retrain with the λ = 0, deletion and strip controls (and one of the advanced ER
-settings), and see the arms side by side in Results.
+settings), and see the arms side by side in Results once the control jobs that follow the new version are done.
 
 The project and its datasets are made through the API (the upload screens have their own story in
 test_story.py); everything after that is clicked. Real API, worker, SQLite and Chromium; tiny model,
@@ -128,6 +128,10 @@ def test_import_rationales_retrain_with_controls_and_see_three_arms(page, servic
 
     page.get_by_test_id("retrain-done").get_by_role("link").click()
     expect(page).to_have_url(re.compile(r"/results\?b=\d+"))
+    # the version is ready before its controls, which follow it as jobs (issue 30 §5): Results counts them
+    # ("Controls: 1 of 2 done") and fills in the comparison as they finish, without a reload
+    expect(page.get_by_test_id("controls-progress")).to_be_visible()
+    expect(page.get_by_test_id("controls-count")).to_have_text("Controls: 2 of 2 done", timeout=300_000)
     cmp = page.get_by_test_id("controls-comparison")
     expect(cmp).to_be_visible()
     expect(cmp.get_by_test_id("arm-header")).to_have_text(["debugged", "λ = 0", "deletion", "strip the words"])
@@ -182,6 +186,7 @@ def test_deletion_from_base_is_offered_once_the_base_model_is_recorded(page, ser
     expect(page.get_by_test_id("retrain-done")).to_be_visible(timeout=300_000)
     expect(page.get_by_test_id("job-status")).to_have_text("succeeded")
     page.get_by_test_id("retrain-done").get_by_role("link").click()
+    expect(page.get_by_test_id("controls-count")).to_have_text("Controls: 1 of 1 done", timeout=300_000)
     cmp = page.get_by_test_id("controls-comparison")
     expect(cmp.get_by_test_id("arm-header")).to_have_text(["debugged", "deletion from base"])
     expect(page.get_by_test_id("versions-table")).to_contain_text("deletion from base seed 0")

@@ -50,6 +50,10 @@ export const api = {
   project: (pid: number) => http.get<Project>(P(pid)),
   createProject: (body: ProjectCreate) => http.post<Project>('/api/projects', body, { quiet: true }),
   uploadProject: (form: FormData) => http.form<Project>('/api/projects/upload', form, { quiet: true }),
+  /** "Fine-tune a model on my data first": the file's columns, then the job that makes the project. */
+  previewTrainingData: (form: FormData) =>
+    http.form<DatasetPreview>('/api/projects/from-data/preview', form, { quiet: true }),
+  projectFromData: (form: FormData) => http.form<Job>('/api/projects/from-data', form, { quiet: true }),
   deleteProject: (pid: number) => http.del<void>(P(pid), { quiet: true }),
   updateProject: (pid: number, body: { name?: string; description?: string }) =>
     http.patch<Project>(P(pid), body, { quiet: true }),
