@@ -156,7 +156,7 @@ def refresh(db: Session, project_id: int, example_ids: Iterable[int] | None = No
     ids = sorted(changed)
     for i in range(0, len(ids), marks.CHUNK):
         _update_chunk(db, project_id, ids[i : i + marks.CHUNK], totals, word_delta)
-    _apply_words(db, project_id, word_delta)
+    totals["n_words"] = totals.get("n_words", 0) + _apply_words(db, project_id, word_delta)
     state.totals = {**totals, "pending": pending}
     state.updated_at = utcnow()
     db.flush()
@@ -202,7 +202,9 @@ def _words(into: dict[str, list[float]], words: Mapping[str, Sequence[float]], s
         _add(into.setdefault(w, [0.0] * (3 + K * K)), v, sign)
 
 
-def _apply_words(db: Session, project_id: int, delta: Mapping[str, Sequence[float]]) -> None:
+def _apply_words(db: Session, project_id: int, delta: Mapping[str, Sequence[float]]) -> int:
+    """Apply per-word deltas; returns the change in the number of words anyone marked."""
+    marked_words = 0
     keys = sorted(w for w, d in delta.items() if any(d))
     for i in range(0, len(keys), marks.CHUNK):
         chunk = keys[i : i + marks.CHUNK]
@@ -217,17 +219,20 @@ def _apply_words(db: Session, project_id: int, delta: Mapping[str, Sequence[floa
             r = rows.get(w) or WordAgreement(
                 project_id=project_id, word=w, n_tokens=0, marked=0, unanimous=0, disputed=0, coincidences=_zeros()
             )
+            was = r.marked > 0
             r.n_tokens += round(d[0])
             r.marked += round(d[1])
             r.unanimous += round(d[2])
             r.disputed = r.marked - r.unanimous
             r.coincidences = [a + b for a, b in zip(r.coincidences, d[3:], strict=True)]
+            marked_words += (r.marked > 0 and r.n_tokens > 0) - was
             if r.n_tokens <= 0:
                 if w in rows:
                     db.delete(r)
             elif w not in rows:
                 db.add(r)
     db.flush()
+    return marked_words
 
 
 def pairs_of(totals: Mapping[str, Any], names: Mapping[int, str]) -> list[dict[str, Any]]:

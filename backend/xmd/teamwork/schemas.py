@@ -80,9 +80,9 @@ class QueueNextOut(BaseModel):
 
     item: QueueItemOut | None
     rule: str
-    done: int
-    skipped: int
-    left: int
+    done: int | None = Field(default=None, description="with counts=true")
+    skipped: int | None = None
+    left: int | None = None
 
 
 class QueueStatusIn(BaseModel):

@@ -113,13 +113,14 @@ def delete_queue(queue_id: Id, db: DB, _: Admin) -> Response:
 
 
 @router.get("/queues/{queue_id}/next", response_model=QueueNextOut)
-def next_example(queue_id: Id, db: DB, user: Annotator) -> Response:
-    """The caller's next example in this queue (resumes where they left off), with their counts."""
+def next_example(queue_id: Id, db: DB, user: Annotator, counts: bool = False) -> Response:
+    """The caller's next example in this queue (resumes where they left off); with ``counts``, also
+    their done / skipped / left (a count over their part: ask for it when showing it, not on every step)."""
     q = queues.get_or_raise(db, queue_id)
-    item = queues.next_item(db, q, user.id)
-    example = db.get(Example, item.example_id) if item is not None else None
-    counts = queues.progress_of(db, q.id, user.id)
-    out = QueueNextOut(item=_item_out(item, example) if item else None, rule=queues.RULES[q.ordering], **counts)
+    found = queues.next_item(db, q, user.id)
+    mine = queues.progress_of(db, q.id, user.id) if counts else {}
+    item = _item_out(*found) if found is not None else None
+    out = QueueNextOut(item=item, rule=queues.RULES[q.ordering], **mine)
     db.commit()
     return json_of(out)
 

@@ -1219,7 +1219,8 @@ export interface paths {
         };
         /**
          * Next Example
-         * @description The caller's next example in this queue (resumes where they left off), with their counts.
+         * @description The caller's next example in this queue (resumes where they left off); with ``counts``, also
+         *     their done / skipped / left (a count over their part: ask for it when showing it, not on every step).
          */
         get: operations["next_example_api_queues__queue_id__next_get"];
         put?: never;
@@ -2530,7 +2531,7 @@ export interface components {
          * ModelStatus
          * @enum {string}
          */
-        ModelStatus: "ready" | "training" | "failed";
+        ModelStatus: "ready" | "training" | "failed" | "cancelled";
         /** Page[DatasetOut] */
         Page_DatasetOut_: {
             /** Items */
@@ -2946,15 +2947,18 @@ export interface components {
          * @description The person's next example (None when their part of the queue is through) and how far they are.
          */
         QueueNextOut: {
-            /** Done */
-            done: number;
+            /**
+             * Done
+             * @description with counts=true
+             */
+            done?: number | null;
             item: components["schemas"]["QueueItemOut"] | null;
             /** Left */
-            left: number;
+            left?: number | null;
             /** Rule */
             rule: string;
             /** Skipped */
-            skipped: number;
+            skipped?: number | null;
         };
         /**
          * QueueOrder
@@ -3121,8 +3125,8 @@ export interface components {
         RetrainIn: {
             /**
              * Attribution Every
-             * @description the attribution term (second derivative) on every k-th batch only, weighted by k so its mean strength stays; the other batches take the erasure term alone (objective 'both') or no ER term (objective 'attribution'); 1 = every batch
-             * @default 1
+             * @description the attribution term (second derivative) on every k-th batch only, weighted by k so its mean strength stays; the other batches take the erasure term alone (objective 'both') or no ER term (objective 'attribution'); 1 = every batch. Default 2: the second derivative is most of what a retrain costs beyond lambda = 0, and every second batch keeps the effect (bench/retrain_cost)
+             * @default 2
              */
             attribution_every?: number;
             /**
@@ -6095,7 +6099,9 @@ export interface operations {
     };
     next_example_api_queues__queue_id__next_get: {
         parameters: {
-            query?: never;
+            query?: {
+                counts?: boolean;
+            };
             header?: never;
             path: {
                 /** @description a row id */

@@ -46,9 +46,9 @@ export interface QueueItem {
 export interface NextOut {
   item: QueueItem | null
   rule: string
-  done: number
-  skipped: number
-  left: number
+  done: number | null
+  skipped: number | null
+  left: number | null
 }
 
 export interface PairAgreement {
@@ -101,7 +101,7 @@ export const teamworkApi = {
     asPage<Queue>(await http.get(`${P(pid)}/queues`, q)),
   createQueue: (pid: number, body: QueueIn) => http.post<Queue>(`${P(pid)}/queues`, body),
   deleteQueue: (qid: number) => http.del<void>(`/api/queues/${qid}`),
-  next: (qid: number) => http.get<NextOut>(`/api/queues/${qid}/next`),
+  next: (qid: number) => http.get<NextOut>(`/api/queues/${qid}/next`, { counts: true }),
   setStatus: (qid: number, eid: number, status: ItemStatus) =>
     http.put<QueueItem>(`/api/queues/${qid}/items/${eid}`, { status }),
   agreement: (pid: number, q: { offset?: number; limit?: number } = {}) => http.get<Agreement>(`${P(pid)}/agreement`, q),
