@@ -160,3 +160,22 @@ def test_team_routes_by_role(api: Api, project, db):
     assert api.get(f"/api/projects/{project['id']}/agreement", role="viewer").status_code == 200
     assert api.get(f"/api/projects/{project['id']}/queues", role="viewer").status_code == 200
     assert api.get(f"/api/projects/{project['id']}/agreement").status_code == 200
+
+
+def test_done_on_the_example_counts_as_seen_and_queue_done_reveals(api: Api, project, db):
+    """The two "done"s agree: the example's Done button (blind mode) makes its reader a rater of it, and
+    done in a queue is done with the example (the same row, ``feedback_done``)."""
+    ids = _people(api, db, ["ann1", "ann2"])
+    ex = api.get(f"/api/datasets/{project['train']['id']}/examples", params={"limit": 2}).json()["items"]
+    _mark(api, "ann1", ex[0]["id"], 0, "remove")
+    assert api.get(f"/api/projects/{project['id']}/agreement").json()["n_examples"] == 0  # one rater only
+    assert api.post(f"/api/examples/{ex[0]['id']}/done", role="ann2").status_code == 200
+    got = api.get(f"/api/projects/{project['id']}/agreement").json()
+    assert got["n_examples"] == 1 and got["annotators"] == ["ann1", "ann2"]
+    q = _queue(api, project, list(ids.values()))
+    api.put(f"/api/queues/{q['id']}/items/{ex[1]['id']}", role="ann1", json={"status": "done"})
+    from sqlalchemy import select
+    from xmd.feedback.models import ExampleDone
+
+    done = set(db.execute(select(ExampleDone.example_id, ExampleDone.user_id)).all())
+    assert (ex[1]["id"], ids["ann1"]) in done

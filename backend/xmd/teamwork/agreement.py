@@ -24,7 +24,7 @@ from xmd.core.types import Action
 from xmd.core.words import split_words, word_key
 from xmd.datasets.models import Example
 from xmd.db.base import utcnow
-from xmd.feedback.models import FeedbackEvent
+from xmd.feedback.models import ExampleDone, FeedbackEvent
 from xmd.teamwork import marks
 from xmd.teamwork.models import AgreementState, ExampleAgreement, QueueEvent, WordAgreement
 
@@ -104,8 +104,9 @@ def _state(db: Session, project_id: int) -> AgreementState:
     return state
 
 
-def _changed(db: Session, state: AgreementState) -> tuple[set[int], bool]:
-    """Examples touched since the cursors (moved forward), and whether more events are waiting."""
+def _changed(db: Session, state: AgreementState, totals: dict[str, Any]) -> tuple[set[int], bool]:
+    """Examples touched since the cursors (moved forward; the ``feedback_done`` one lives in
+    ``totals``), and whether more events are waiting."""
     ev = db.execute(
         select(FeedbackEvent.id, FeedbackEvent.example_id)
         .where(FeedbackEvent.project_id == state.project_id, FeedbackEvent.id > state.last_event_id)
@@ -118,12 +119,20 @@ def _changed(db: Session, state: AgreementState) -> tuple[set[int], bool]:
         .order_by(QueueEvent.id)
         .limit(EVENT_CAP)
     ).all()
+    done = db.execute(
+        select(ExampleDone.id, ExampleDone.example_id)
+        .where(ExampleDone.project_id == state.project_id, ExampleDone.id > int(totals.get("last_done_id", 0)))
+        .order_by(ExampleDone.id)
+        .limit(EVENT_CAP)
+    ).all()
+    if done:
+        totals["last_done_id"] = done[-1][0]
     if ev:
         state.last_event_id = ev[-1][0]
     if qe:
         state.last_queue_event_id = qe[-1][0]
-    ids = {eid for _, eid in ev if eid is not None} | {eid for _, eid in qe}
-    return ids, len(ev) == EVENT_CAP or len(qe) == EVENT_CAP
+    ids = {eid for _, eid in ev if eid is not None} | {eid for _, eid in qe} | {eid for _, eid in done}
+    return ids, EVENT_CAP in (len(ev), len(qe), len(done))
 
 
 def _apply(totals: dict[str, Any], st: Mapping[str, Any], sign: int) -> None:
@@ -149,9 +158,9 @@ def refresh(db: Session, project_id: int, example_ids: Iterable[int] | None = No
     Returns the totals, with ``pending`` True while a backlog beyond :data:`EVENT_CAP` remains.
     """
     state = _state(db, project_id)
-    changed, pending = _changed(db, state)
-    changed |= set(example_ids or ())
     totals = dict(state.totals or {})
+    changed, pending = _changed(db, state, totals)
+    changed |= set(example_ids or ())
     word_delta: dict[str, list[float]] = {}
     ids = sorted(changed)
     for i in range(0, len(ids), marks.CHUNK):

@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 
 from xmd.core.feedback import task_key
 from xmd.core.types import Action, Scope
-from xmd.feedback.models import FeedbackEvent, FeedbackLevel
+from xmd.feedback.models import ExampleDone, FeedbackEvent, FeedbackLevel
 from xmd.teamwork.models import ItemStatus, QueueItem, WorkQueue
 
 CHUNK = 500
@@ -101,7 +101,8 @@ def task_marks(db_session: Session, project_id: int) -> TaskMarks:
 
 
 def seen_by(db_session: Session, project_id: int, example_ids: Sequence[int]) -> dict[int, set[int]]:
-    """example id → the users who marked it done in a work queue of the project (they saw it)."""
+    """example id → the users who finished it (they saw it): done in a work queue of the project, or
+    marked done on the example (``feedback_done``, blind mode's button)."""
     out: dict[int, set[int]] = {}
     for chunk in _chunks(sorted(set(example_ids))):
         stmt = (
@@ -112,6 +113,11 @@ def seen_by(db_session: Session, project_id: int, example_ids: Sequence[int]) ->
             )
         )
         for eid, uid in db_session.execute(stmt):
+            out.setdefault(eid, set()).add(uid)
+        done = select(ExampleDone.example_id, ExampleDone.user_id).where(
+            ExampleDone.project_id == project_id, ExampleDone.example_id.in_(chunk)
+        )
+        for eid, uid in db_session.execute(done):
             out.setdefault(eid, set()).add(uid)
     return out
 

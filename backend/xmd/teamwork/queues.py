@@ -20,8 +20,9 @@ from sqlalchemy.orm import Session
 from xmd.core.types import DataError
 from xmd.datasets.models import Example
 from xmd.db.base import utcnow
-from xmd.db.engine import is_sqlite
+from xmd.db.engine import dialect_insert, is_sqlite
 from xmd.db.errors import NotFoundError
+from xmd.feedback.models import ExampleDone
 from xmd.teamwork.models import ExampleAgreement, ItemStatus, QueueEvent, QueueItem, QueueOrder, WorkQueue
 
 MAX_QUEUE_EXAMPLES = 200_000
@@ -153,6 +154,10 @@ def set_status(db: Session, queue: WorkQueue, item: QueueItem, status: ItemStatu
     if item.status is not status:
         item.status = status
         item.updated_at = utcnow()
+        if status is ItemStatus.DONE:  # done in a queue is done with the example (blind mode's reveal, "saw it")
+            row = {"project_id": queue.project_id, "example_id": item.example_id, "user_id": item.user_id}
+            ins = dialect_insert(db, ExampleDone.__table__).values(**row, created_at=utcnow())
+            db.execute(ins.on_conflict_do_nothing())
         db.add(
             QueueEvent(
                 project_id=queue.project_id,
