@@ -204,8 +204,10 @@ async def create_project_from_data(
     user: Admin,
     name: Annotated[str, Form(min_length=1, max_length=200)],
     file: Annotated[UploadFile, File(description="labelled data: CSV, TSV, JSONL, JSON or Parquet")],
-    label_column: Annotated[str, Form(min_length=1, max_length=200, description="its classes become the model's")],
     text_column: Annotated[str, Form(min_length=1, max_length=200)] = "text",
+    label_column: Annotated[
+        str, Form(min_length=1, max_length=200, description="its values become the model's classes")
+    ] = "label",
     id_column: Annotated[str | None, Form(max_length=200)] = None,
     description: Annotated[str, Form(max_length=5000)] = "",
     base_model: Annotated[
