@@ -141,6 +141,12 @@ describe('TaskView', () => {
     current.activeJobs = [{ ...job, step: 2, progress: 41 }] // no new chunk: no new read
     await flushPromises()
     expect(A.words.mock.calls.length).toBe(calls + 1)
+    // a first explain job times a retrain's work before its first chunk: the note names that, not "0 %"
+    current.activeJobs = [{ ...job, step: 2, progress: 41, phase: "timing training steps, for the retrain's expected duration" }]
+    await flushPromises()
+    expect(w.find('[data-testid=coverage-job]').text()).toBe(
+      "Explaining all of them: timing training steps, for the retrain's expected duration, before the first examples…",
+    )
   })
 
   it('asks for the jobs at once when the page names an explain job the project has not seen', async () => {
