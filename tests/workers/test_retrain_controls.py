@@ -1,7 +1,8 @@
-"""Retrain with controls and seeds through the API and a real worker (issue 14): feedback imported from a
-word list (tagged with its source), one retrain request with λ = 0 and deletion controls, and every arm
-× seed a ready model version of its own, named after the debug version, with the comparison stored in
-the job result. SQLite + embedded broker, and PostgreSQL + Redis (conftest.py). Tiny model, 1 seed."""
+"""Retrain with controls and seeds through the API and a real worker (issues 14 and 30 §5): feedback imported
+from a word list (tagged with its source), one retrain request with λ = 0 and deletion controls; the
+debugged version is ready when the retrain ends, and every control arm × seed follows it as a job that
+makes a ready model version of its own, named after the debug version, and fills in the comparison stored
+on the debugged version. SQLite + embedded broker, and PostgreSQL + Redis (conftest.py). Tiny model, 1 seed."""
 
 from __future__ import annotations
 
@@ -14,12 +15,23 @@ from apihelpers import demo_csv
 from fastapi.testclient import TestClient
 from workerstack import Stack
 from xmd.app import create_app
+from xmd.core.followup import BASIS_FILE
 from xmd.core.modeling import use_bf16
 from xmd.db import make_engine
 from xmd.projects import service as projects
 from xmd.users import service as users
 from xmd.versions import hub
 from xmd.versions import service as models
+
+
+def _wait(c: TestClient, h: dict, job_id: str, stack: Stack, timeout: float = 240) -> dict:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        job = c.get(f"/api/jobs/{job_id}", headers=h).json()
+        if job["status"] in ("succeeded", "failed", "cancelled"):
+            return job
+        time.sleep(0.2)
+    return job
 
 
 def test_retrain_with_controls_makes_a_version_per_arm_and_a_comparison(stack: Stack, tiny_model_dir: Path) -> None:
@@ -56,61 +68,62 @@ def test_retrain_with_controls_makes_a_version_per_arm_and_a_comparison(stack: S
 
         r = c.post(f"/api/projects/{pid}/jobs/retrain", headers=h, json={**body, "controls": ["lambda0", "deletion"]})
         assert r.status_code == 202, r.text
-        job_id = r.json()["id"]
-        deadline = time.monotonic() + 240
-        while time.monotonic() < deadline:
-            job = c.get(f"/api/jobs/{job_id}", headers=h).json()
-            if job["status"] in ("succeeded", "failed", "cancelled"):
-                break
-            time.sleep(0.2)
+        job = _wait(c, h, r.json()["id"], stack)
         assert job["status"] == "succeeded", (job, stack.all_logs())
         assert job["progress"] == 100
+        result = job["result"]
+        # the version is ready when the retrain ends; its controls follow it as jobs (issue 30 §5)
+        runs = result["controls"]
+        assert [(x["arm"], x["seed"]) for x in runs] == [("lambda0", 0), ("deletion", 0)]
+        for x in runs:
+            done = _wait(c, h, x["job_id"], stack)
+            assert done["kind"] == "retrain_control" and done["status"] == "succeeded", (done, stack.all_logs())
 
         versions = c.get(f"/api/projects/{pid}/versions", headers=h).json()["items"]
-        got = [(v["version"], v["name"], v["status"], v["config"].get("control")) for v in versions]
+        got = sorted((v["name"], v["status"], v["config"].get("control")) for v in versions)
         assert got == [
-            (1, "base", "ready", None),
-            (2, "v2", "ready", None),
-            (3, "v2 λ=0 seed 0", "ready", "lambda0"),
-            (4, "v2 deletion seed 0", "ready", "deletion"),
+            ("base", "ready", None),
+            ("v2", "ready", None),
+            ("v2 deletion seed 0", "ready", "deletion"),
+            ("v2 λ=0 seed 0", "ready", "lambda0"),
         ]
         assert all(v["parent_id"] == versions[0]["id"] for v in versions[1:])  # every arm from the same parent
-        assert {v["config"]["train"]["seed"] for v in versions[1:]} == {0} and versions[3]["config"]["seed"] == 0
+        assert {v["config"]["train"]["seed"] for v in versions[1:]} == {0}
         # every arm in the default's precision: bf16 where the worker's CPU computes it (auto), else float32
         assert [v["config"]["bf16"] for v in versions[1:]] == [use_bf16(None, torch.device("cpu"))] * 3
-        result = job["result"]
-        assert result["version_id"] == versions[1]["id"]
-        assert result["versions"] == {"debug-seed0": versions[1]["id"], "lambda0-seed0": versions[2]["id"],
-                                      "deletion-seed0": versions[3]["id"]}  # fmt: skip
-        cmp = result["comparison"]
+        v2 = next(v for v in versions if v["name"] == "v2")
+        assert result["version_id"] == v2["id"]
+        assert v2["controls"]["done"] == v2["controls"]["total"] == 2
+        assert {x["arm"]: x["version_id"] for x in v2["controls"]["runs"]} == {
+            v["config"]["control"]: v["id"] for v in versions if v["config"].get("control")
+        }
+        cmp = v2["config"]["comparison"]
         assert cmp["arms"] == ["debug", "lambda0", "deletion"] and cmp["seeds"] == [0]
-        assert cmp["removed_words"] == ["spielberg"] and cmp["settings"]["same_data_order"] is True
+        assert cmp["removed_words"] == ["spielberg"]
         clean = cmp["sets"]["clean"]
         assert set(clean["arms"]) == {"debug", "lambda0", "deletion"}
         assert set(clean["verdicts"]) >= {"accuracy", "macro_f1"}
-        assert "predictions" not in clean  # per-example arrays stay in comparison.json
-        vs = versions[1]["config"]["vs_parent"]  # the debug version against its parent, as without controls
+        assert "predictions" not in clean  # per-example predictions stay in the control jobs' results
+        vs = v2["config"]["vs_parent"]  # the debug version against its parent, as without controls
         assert vs == result["vs_parent"] and vs["names"] == ["v1", "v2"] and vs["positive"] == cmp["positive"]
         acc = vs["sets"]["clean"]["metrics"]["accuracy"]
         assert abs(acc["parent"] - clean["before"]["accuracy"]) < 1e-6
         assert abs(acc["new"] - clean["arms"]["debug"]["mean"]["accuracy"]) < 1e-6
-        assert versions[2]["config"]["vs_parent"] is None  # a control arm records none
-        runs = {r["arm"]: r for r in cmp["runs"]}
-        assert runs["debug"]["steps"] == runs["lambda0"]["steps"] == runs["deletion"]["steps"] > 0
-        with stack.factory() as db:  # the full file is stored with the first debug version's files
-            folder = models.files_of(
-                stack.settings, models.get_or_raise(db_session=db, model_version_id=result["version_id"])
-            )
-        on_disk = json.loads((folder / "comparison.json").read_text())
-        assert on_disk["sets"]["clean"]["predictions"]["debug"]  # the full file keeps them
-        assert cmp["out_dir"] == result["path"]
+        controls = [v for v in versions if v["config"].get("control")]
+        assert all(v["config"]["vs_parent"] is None for v in controls)  # a control arm records none
+        steps = {x["arm"]: x["steps"] for x in cmp["runs"]}
+        assert steps["lambda0"] == steps["deletion"] > 0
+        with stack.factory() as db:  # the basis the controls were compared against is stored with v2's files
+            folder = models.files_of(stack.settings, models.get_or_raise(db_session=db, model_version_id=v2["id"]))
+        basis = json.loads((folder / BASIS_FILE).read_text())
+        assert basis["sets"]["clean"]["debug"]["0"] and basis["removed_words"] == ["spielberg"]
         # the debug version's snapshot and card say the feedback was simulated from a word list
-        assert versions[1]["feedback_snapshot"]["sources"] == {"simulated:words:terms.txt": {"instance": 0, "task": 1}}
-        assert versions[1]["retrain"]["comparison"]["arms"] == cmp["arms"]
+        assert v2["feedback_snapshot"]["sources"] == {"simulated:words:terms.txt": {"instance": 0, "task": 1}}
+        versions = [v2, next(v for v in controls if v["config"]["control"] == "lambda0")]
     with stack.factory() as db:  # the model card a push uploads: sources and the comparison; controls say so
         project = projects.get_or_raise(db_session=db, project_id=pid)
         cards = []
-        for v in versions[1:3]:
+        for v in versions:
             mv = models.get_or_raise(db_session=db, model_version_id=v["id"])
             cards.append(hub.model_card(db, project, mv, "u/r", models.files_of(stack.settings, mv)))
         debug_card, control_card = cards
@@ -153,14 +166,10 @@ def test_deletion_base_runs_from_the_projects_recorded_base_model(stack: Stack, 
         body = {"epochs": 1, "batch_size": 4, "lr": 1e-3, "max_length": 32, "seeds": 1, "controls": ["deletion_base"]}
         r = c.post(f"/api/projects/{pid}/jobs/retrain", headers=h, json=body)
         assert r.status_code == 202, r.text
-        job_id = r.json()["id"]
-        deadline = time.monotonic() + 240
-        while time.monotonic() < deadline:
-            job = c.get(f"/api/jobs/{job_id}", headers=h).json()
-            if job["status"] in ("succeeded", "failed", "cancelled"):
-                break
-            time.sleep(0.2)
+        job = _wait(c, h, r.json()["id"], stack)
         assert job["status"] == "succeeded", (job, stack.all_logs())
+        (run,) = job["result"]["controls"]
+        assert _wait(c, h, run["job_id"], stack)["status"] == "succeeded", stack.all_logs()
         versions = c.get(f"/api/projects/{pid}/versions", headers=h).json()["items"]
         got = [(v["version"], v["name"], v["status"], v["config"].get("control")) for v in versions]
         assert got == [
@@ -168,14 +177,14 @@ def test_deletion_base_runs_from_the_projects_recorded_base_model(stack: Stack, 
             (2, "v2", "ready", None),
             (3, "v2 deletion from base seed 0", "ready", "deletion_base"),
         ]
-        cmp = job["result"]["comparison"]
+        cmp = versions[1]["config"]["comparison"]
         assert cmp["arms"] == ["debug", "deletion_base"]
-        assert cmp["settings"]["base_model"] == str(tiny_model_dir)  # what the user gave
-        base_train = cmp["settings"]["base_train"]
-        assert (base_train["epochs"], base_train["batch_size"], base_train["lr"]) == (1, 8, 2e-3)  # the recipe
         runs = {r["arm"]: r for r in cmp["runs"]}
-        # the recipe batches by 8, the debug run by 4: 16 examples take 2 steps against 4
-        assert runs["debug"]["steps"] == 4 and runs["deletion_base"]["steps"] == 2
+        assert runs["deletion_base"]["base_model"] == str(tiny_model_dir)  # what the user gave
+        base_train = runs["deletion_base"]["train"]
+        assert (base_train["epochs"], base_train["batch_size"], base_train["lr"]) == (1, 8, 2e-3)  # the recipe
+        # the recipe batches by 8 (the debug run by 4): 16 examples take 2 steps
+        assert runs["deletion_base"]["steps"] == 2
         assert any("recipe" in n for n in cmp["notes"])
         assert "clean" in cmp["sets"] and "deletion_base" in cmp["sets"]["clean"]["arms"]
     engine.dispose()

@@ -43,6 +43,7 @@ from xmd.core.types import DataError, Example
 #: The basis's file name, stored with the debugged version's files.
 BASIS_FILE = "controls_basis.json"
 TRAINED_ARMS = ("debug", "lambda0", "deletion", "deletion_base")
+ARM_ORDER = ("lambda0", "deletion", "deletion_base", "strip")
 
 
 def basis(
@@ -204,7 +205,12 @@ def run_arm(
         "steps": len(history.steps),
         "seconds": history.seconds,
         "n_train": len(data),
+        "train": {"epochs": cfg.epochs, "batch_size": cfg.batch_size, "lr": cfg.lr, "seed": cfg.seed},
     }
+    if arm == "deletion_base" and (cfg.epochs, cfg.batch_size, cfg.grad_accum) != (
+        config.epochs, config.batch_size, config.grad_accum
+    ):  # fmt: skip
+        run["note"] = "deletion_base follows the base model's recipe, which batches differently from the debug run"
     return run, result
 
 
@@ -228,7 +234,7 @@ def assemble(b: Mapping[str, Any], runs: Sequence[Mapping[str, Any]], *, n_resam
     if not seeds:  # an arm has not reached the seeds the others have: compare on the first seed only
         seeds = [base_seed]
         have = {a: got for a, got in have.items() if base_seed in got}
-    arms = ["debug", *have]
+    arms = ["debug", *sorted(have, key=ARM_ORDER.index)]  # as run_comparison lists them, whichever ended first
     labels = list(b["labels"])
     pos = (b.get("positive") or {}).get("index")
     sets = {}
@@ -256,7 +262,7 @@ def assemble(b: Mapping[str, Any], runs: Sequence[Mapping[str, Any]], *, n_resam
         "removed_words": list(b.get("removed_words") or []),
         "sets": sets,
         "runs": [{k: v for k, v in r.items() if k not in ("predictions", "strip")} for r in runs],
-        "notes": strip_notes(sets),
+        "notes": sorted({str(r["note"]) for r in runs if r.get("note")}) + strip_notes(sets),
         "verdict_rule": VERDICT_RULE,
         "settings": {
             "strip": {"words": b.get("strip_words"), "from": "parent" if parent_strip else "lambda0"}
@@ -278,4 +284,10 @@ def summary(comparison: Mapping[str, Any]) -> dict[str, Any]:
             rows[metric]["verdict"] = v["text"]
         sets[name] = rows
     strip = [n for n in comparison.get("notes", []) if "stripping the corrected words" in n]
-    return {"arms": comparison["arms"], "seeds": comparison["seeds"], "sets": sets, "strip_notes": strip}
+    return {
+        "arms": comparison["arms"],
+        "seeds": comparison["seeds"],
+        "sets": sets,
+        "strip_notes": strip,
+        "file": "the comparison stored on this version in xmd (config.comparison)",
+    }

@@ -300,6 +300,7 @@ def _retrain(
     snapshot = {
         "feedback": feedback.to_dict(train),
         "counts": feedback.counts(train),
+        "sources": feedback.sources(),  # where the feedback came from (a word list, rationales; the card says it)
         "train_dataset_ids": [ds.id for ds in train_sets],
     }
     config = {

@@ -151,7 +151,7 @@ def _control(ctx: JobContext, index: int, child_id: int) -> dict[str, Any]:
     if arm == "strip":
         run = followup.strip_parent(parent_dir, b, sets, max_length=config.max_length, device=ctx.settings.device)
         return _attach(ctx, child_id, index, run, None)
-    base, base_config = None, None
+    base, base_config, record = None, None, None
     if arm == "deletion_base":
         record = base_model_of(project)
         if not record:
@@ -190,6 +190,8 @@ def _control(ctx: JobContext, index: int, child_id: int) -> dict[str, Any]:
         meta = json.loads((out / "xmd.json").read_text())
         meta["out_dir"] = mv.path
         (out / "xmd.json").write_text(json.dumps(meta, indent=2, default=str))
+    if record is not None:  # what the user gave, not the folder it was loaded from (a Hub cache path)
+        run["base_model"] = record.get("bundled") or record.get("hub_id") or record.get("model_path")
     snapshot = child.feedback_snapshot
     versions.mark_ready(
         db_session=db,
