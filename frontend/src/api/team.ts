@@ -54,12 +54,26 @@ export interface Conflict {
 
 export type Decision = 'accept' | 'reject' | 'edit'
 
+/** What a retrain would train on now (GET /consensus): counts only, no marks. */
+export interface ConsensusSummary {
+  policy: Policy
+  k: number | null
+  instance: number
+  task: number
+  conflicts: number
+  contributors: Record<string, number>
+  reviewed: number
+}
+
 const P = (pid: number) => `/api/projects/${pid}`
 
 export const teamApi = {
   marks: (eid: number) => http.get<ExampleMarks>(`/api/examples/${eid}/marks`, undefined, { quiet: true }),
   done: (eid: number) => http.post<{ example_id: number; done: boolean }>(`/api/examples/${eid}/done`),
   settings: (pid: number) => http.get<TeamSettings>(`${P(pid)}/team/settings`),
+  saveSettings: (pid: number, body: TeamSettings) =>
+    http.put<TeamSettings>(`${P(pid)}/team/settings`, body, { quiet: true }),
+  consensus: (pid: number) => http.get<ConsensusSummary>(`${P(pid)}/consensus`),
   conflicts: async (pid: number, q: { offset?: number; limit?: number; include_decided?: boolean } = {}) => {
     const raw = await http.get<{ capped?: boolean }>(`${P(pid)}/conflicts`, q)
     return { ...asPage<Conflict>(raw), capped: Boolean(raw.capped) } as Page<Conflict> & { capped: boolean }

@@ -5,7 +5,15 @@ import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { ref } from 'vue'
 
 vi.mock('../api/team', () => ({
-  teamApi: { marks: vi.fn(), done: vi.fn(), settings: vi.fn(), conflicts: vi.fn(), decide: vi.fn() },
+  teamApi: {
+    marks: vi.fn(),
+    done: vi.fn(),
+    settings: vi.fn(),
+    saveSettings: vi.fn(),
+    consensus: vi.fn(),
+    conflicts: vi.fn(),
+    decide: vi.fn(),
+  },
 }))
 
 import { feedbackMap } from '../api/normalize'
@@ -49,8 +57,12 @@ const conflict = (over: Partial<Conflict>): Conflict => ({
   ...over,
 })
 
+const SUMMARY = { policy: 'union' as const, k: null, instance: 3, task: 1, conflicts: 1, contributors: { ann: 2, bob: 2 }, reviewed: 0 }
+
 beforeEach(() => {
   vi.resetAllMocks()
+  T.settings.mockResolvedValue({ policy: 'union', k: null, blind: false })
+  T.consensus.mockResolvedValue(SUMMARY)
   auth.me = { id: 1, name: 'rev', role: 'reviewer', created_at: '2026-01-01T00:00:00Z' }
   current.pid = 7
 })
@@ -133,5 +145,31 @@ describe('ConflictsView', () => {
     await flushPromises()
     expect(T.decide).toHaveBeenLastCalledWith(7, { key: 'i:1:1', decision: 'reject', action: undefined })
     expect(w.find('[data-testid=no-conflicts]').exists()).toBe(true)
+  })
+})
+
+describe('consensus settings', () => {
+  it('says what a retrain trains on, read-only for a reviewer', async () => {
+    T.conflicts.mockResolvedValue({ items: [], total: 0, offset: 0, limit: 25, capped: false })
+    const w = mount(ConflictsView, { global: { stubs: { RouterLink: true } } })
+    await flushPromises()
+    expect(w.find('[data-testid=consensus-summary]').text()).toContain('3 word marks and 1 task words (union), from 2 people')
+    expect(w.find('#team-policy').attributes('disabled')).toBeDefined()
+    expect(w.find('[data-testid=team-save]').exists()).toBe(false)
+  })
+
+  it('lets an admin switch to at least k with blind annotation', async () => {
+    auth.me = { id: 9, name: 'root', role: 'admin', created_at: '2026-01-01T00:00:00Z' }
+    T.conflicts.mockResolvedValue({ items: [], total: 0, offset: 0, limit: 25, capped: false })
+    T.saveSettings.mockResolvedValue({ policy: 'at_least_k', k: 2, blind: true })
+    const w = mount(ConflictsView, { global: { stubs: { RouterLink: true } } })
+    await flushPromises()
+    await w.find('#team-policy').setValue('at_least_k')
+    await w.find('#team-k').setValue('2')
+    await w.find('[data-testid=team-blind]').setValue(true)
+    await w.find('[data-testid=team-settings]').trigger('submit')
+    await flushPromises()
+    expect(T.saveSettings).toHaveBeenCalledWith(7, { policy: 'at_least_k', k: 2, blind: true })
+    expect(T.consensus).toHaveBeenCalledTimes(2)
   })
 })
