@@ -172,7 +172,7 @@ def test_cancel_is_honoured_within_seconds_during_the_evaluation_before_training
             for v in models.list_versions(db_session=db, project_id=seeded["project_id"])
             if v.config.get("job_id") == job_id
         )
-        assert child.status is ModelStatus.FAILED
+        assert child.status is ModelStatus.CANCELLED
         datasets.delete_dataset(db_session=db, dataset=datasets.get_or_raise(db_session=db, dataset_id=ds.id))
 
 

@@ -122,7 +122,7 @@ def test_cancel_stops_a_running_retrain(two_workers: Stack, seeded: dict) -> Non
     with st.factory() as db:
         versions = models.list_versions(db_session=db, project_id=seeded["project_id"])
         child = next(v for v in versions if v.config.get("job_id") == job_id)
-        assert child.status is ModelStatus.FAILED
+        assert child.status is ModelStatus.CANCELLED  # not "failed": nothing went wrong (issue 30 §6)
     assert not Path(child.path).exists() and not list(Path(child.path).parent.glob(f".{Path(child.path).name}.*"))
     assert _feedback_state(st, seeded["project_id"]) == before
 

@@ -21,6 +21,8 @@ class ModelStatus(str, enum.Enum):
     READY = "ready"
     TRAINING = "training"
     FAILED = "failed"
+    CANCELLED = "cancelled"
+    """The retrain that built it was cancelled (migration 0013): not an error, nothing to look into."""
 
 
 class ModelVersion(Base):

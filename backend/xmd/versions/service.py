@@ -343,10 +343,19 @@ def partial_dirs(path: Path) -> list[Path]:
     return sorted(path.parent.glob(f".{path.name}.partial-*"))
 
 
+def ended_as(job_status: JobStatus | None, cancel_requested: bool) -> ModelStatus:
+    """What a version left ``training`` by its job becomes: ``cancelled`` when the job was cancelled, or
+    is being stopped because someone asked (the runner cleans up before it writes the job's end),
+    else ``failed`` (an error, a lost worker, a server that stopped: the job says which)."""
+    if job_status is JobStatus.CANCELLED or (cancel_requested and job_status is JobStatus.RUNNING):
+        return ModelStatus.CANCELLED
+    return ModelStatus.FAILED
+
+
 def fail_orphans(*, db_session: Session, job_id: str | None = None) -> list[int]:
     """Mark model versions still ``training`` whose job is not running any more (or, with ``job_id``,
-    that job's versions, whatever its state) as ``failed`` and delete their half-written build
-    folders; returns their ids.
+    that job's versions, whatever its state) as ``failed`` — ``cancelled`` when someone cancelled the
+    job (:func:`ended_as`) — and delete their half-written build folders; returns their ids.
 
     A child version records the job that trains it in ``config["job_id"]``; only that job's worker
     sets it ready, and only while the job runs, so a training version of a finished job is debris.
@@ -365,15 +374,14 @@ def fail_orphans(*, db_session: Session, job_id: str | None = None) -> list[int]
         owner = (config or {}).get("job_id")
         if not owner or (job_id is not None and owner != job_id):
             continue
-        if job_id is None:
-            status = db.scalar(select(Job.status).where(Job.id == owner))
-            db.commit()
-            if status in (JobStatus.RUNNING, JobStatus.QUEUED):
-                continue
+        job = db.execute(select(Job.status, Job.cancel_requested).where(Job.id == owner)).first()
+        db.commit()
+        if job_id is None and job is not None and job.status in (JobStatus.RUNNING, JobStatus.QUEUED):
+            continue
         res = db.execute(
             update(ModelVersion)
             .where(ModelVersion.id == mv_id, ModelVersion.status == ModelStatus.TRAINING)
-            .values(status=ModelStatus.FAILED),
+            .values(status=ended_as(job.status if job else None, bool(job and job.cancel_requested))),
             execution_options={"synchronize_session": False},
         )
         db.commit()
