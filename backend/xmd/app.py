@@ -220,8 +220,10 @@ def create_app(
     @app.get("/api/health/hub", tags=["meta"])
     def hub_health(_: Viewer) -> dict[str, str]:
         """Whether the Hugging Face Hub can be reached (``reachable``, ``unreachable``, or ``offline``
-        when HF_HUB_OFFLINE is set): projects from a Hub id and pushes need it. Cached for a minute."""
-        return {"hub": hubcheck.hub_state(settings.hf_endpoint)}
+        when HF_HUB_OFFLINE is set): projects from a Hub id and pushes need it. Cached for a minute.
+        ``token``: whether this server has ``HF_TOKEN`` (``set`` / ``missing``), so the push form can say
+        that a token must be entered; the token itself never leaves the server."""
+        return {"hub": hubcheck.hub_state(settings.hf_endpoint), "token": hubcheck.server_token()}
 
     @app.get("/api/me", tags=["users"])
     def me(user: Annotated[User, Depends(current_user)]) -> dict[str, str | int]:

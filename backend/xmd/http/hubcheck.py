@@ -40,3 +40,9 @@ def hub_state(endpoint: str | None = None) -> HubState:
     with _lock:
         _cache[url] = (now, state)
     return state
+
+
+def server_token() -> Literal["set", "missing"]:
+    """Whether ``HF_TOKEN`` is set here: a push without a token in the request uses it (the embedded
+    workers of ``xmd serve`` share this process's environment)."""
+    return "set" if os.environ.get("HF_TOKEN", "").strip() else "missing"

@@ -14,6 +14,7 @@ it is passed to ``HfApi`` explicitly and scrubbed from any error text.
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import threading
@@ -109,6 +110,48 @@ def _explain_http_error(exc: Exception, endpoint: str) -> HubError:
     return HubError(f"push to {endpoint} failed ({status or 'no response'}): {first}")
 
 
+NO_TOKEN = (
+    "no Hugging Face token, so nothing was pushed: enter a write token in the push form (create one at "
+    "https://huggingface.co/settings/tokens with the 'write' role; it is used once and never stored), or "
+    "set HF_TOKEN for the worker and restart it"
+)
+
+
+def unreachable_errors() -> tuple[type[BaseException], ...]:
+    """What the Hub client raises when a request gets no answer at all (refused, DNS, TLS, timeout):
+    ``OSError``, and the transport errors of the HTTP library ``huggingface_hub`` uses (``httpx2`` in
+    huggingface_hub 1.x and later, ``httpx``), none of which is an ``OSError``."""
+    found: list[type[BaseException]] = [OSError]
+    for name in ("httpx2", "httpx"):
+        try:
+            found.append(importlib.import_module(name).TransportError)
+        except (ImportError, AttributeError):
+            continue
+    return tuple(found)
+
+
+def _unreachable(exc: BaseException, endpoint: str) -> HubError:
+    """The push error for a Hub that did not answer: in words, never the client's exception class."""
+    kind = type(exc).__name__.lower()
+    if kind == "offlinemodeisenabled":  # huggingface_hub refuses every request under HF_HUB_OFFLINE
+        return HubError(
+            "the Hugging Face Hub is switched off for this worker (HF_HUB_OFFLINE is set), so nothing was "
+            "pushed: unset HF_HUB_OFFLINE for the worker and restart it to push"
+        )
+    if "timeout" in kind:
+        why = "it did not answer in time"
+    elif "ssl" in kind or "certificate" in str(exc).lower():
+        why = "its TLS certificate was not accepted"
+    elif "name" in str(exc).lower() and "resolution" in str(exc).lower():
+        why = "its name does not resolve"
+    else:
+        why = "the connection was refused or cut"
+    return HubError(
+        f"could not reach the Hugging Face Hub at {endpoint} ({why}); nothing was pushed. Check this "
+        "server's network (or HF_ENDPOINT) and push again"
+    )
+
+
 def _while_not_cancelled(ctx: JobContext, call: Callable[[threading.Event], T], poll_s: float = 0.5) -> T:
     """Run ``call(stop)`` (the upload) in a thread and stop waiting for it as soon as the job is cancelled.
 
@@ -175,7 +218,7 @@ def push_job(ctx: JobContext) -> dict[str, Any]:
     repo_id = str(params["repo_id"]).strip()
     token = ctx.secrets.get("hf_token") or os.environ.get("HF_TOKEN")
     if not token:
-        raise HubError("no Hugging Face token: send one with the push request or set HF_TOKEN on the worker")
+        raise HubError(NO_TOKEN)
     endpoint = ctx.settings.hf_endpoint or os.environ.get("HF_ENDPOINT") or "https://huggingface.co"
     card = model_card(db, project, version, repo_id, folder)
     files = sorted(p for p in folder.rglob("*") if p.is_file() and p.relative_to(folder).as_posix() != "README.md")
@@ -197,8 +240,8 @@ def push_job(ctx: JobContext) -> dict[str, Any]:
         raise HubError(f"invalid repository id {repo_id!r}: {exc}") from None
     except HfHubHTTPError as exc:
         raise _explain_http_error(exc, endpoint) from None
-    except OSError as exc:  # connection refused, DNS, TLS: the endpoint is unreachable
-        raise HubError(f"could not reach the Hub at {endpoint}: {exc}") from None
+    except unreachable_errors() as exc:  # refused, DNS, TLS, timeout: the endpoint did not answer
+        raise _unreachable(exc, endpoint) from None
     return {"repo_id": repo_url.repo_id, "url": str(repo_url), "commit": info.oid}
 
 

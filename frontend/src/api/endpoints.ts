@@ -43,7 +43,8 @@ const P = (pid: number) => `/api/projects/${pid}`
 
 export const api = {
   me: () => http.get<Me>('/api/me', undefined, { quiet: true }),
-  hub: () => http.get<{ hub: string }>('/api/health/hub', undefined, { quiet: true }),
+  /** `hub`: reachable / unreachable / offline; `token`: whether the server has HF_TOKEN (set / missing). */
+  hub: () => http.get<{ hub: string; token?: string }>('/api/health/hub', undefined, { quiet: true }),
 
   // projects
   projects: async () => asPage<Project>(await http.get('/api/projects')).items,
