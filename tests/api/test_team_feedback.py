@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 from apihelpers import Api
+from xmd.core.feedback import FeedbackSet
+from xmd.core.types import Action, InstanceFeedback
 from xmd.feedback import service, team
 from xmd.projects import service as projects_service
 from xmd.users import service as users_service
@@ -271,3 +273,26 @@ def test_conflicts_most_disputed_first_and_the_reviewers_decisions_are_logged(tw
     )
     # a decision changes nobody's marks
     assert len(listed(api, project)) == 7
+
+
+def test_imported_annotators_are_people_of_their_own_and_simulated_stays_named(api: Api, project, db):
+    """Two rationale files imported as two named annotators (``owner``): the majority keeps what both
+    marked, and the consensus still says the marks were simulated (for the version and its card)."""
+    a, b = examples(api, project, 2)
+    proj = projects_service.get_or_raise(db_session=db, project_id=project["id"])
+    src = "simulated:rationales:r"
+    for owner, marks in (("import:r1", [(a, 0), (a, 1)]), ("import:r2", [(a, 0), (b, 2)])):
+        fs = FeedbackSet(instance=[InstanceFeedback(ex["ext_id"], i, Action.REMOVE, src) for ex, i in marks])
+        n = service.import_feedback_set(
+            db_session=db, project=proj, feedback=fs, dataset_id=project["train"]["id"], owner=owner
+        )
+        assert n == 2
+    settings(api, project, policy="majority")
+    db.expire_all()
+    proj = projects_service.get_or_raise(db_session=db, project_id=project["id"])
+    people = team.marks_by_person(db_session=db, project=proj, dataset_id=project["train"]["id"])
+    assert sorted(people) == ["import:r1", "import:r2"]
+    c = team.consensus_of(db_session=db, project=proj, dataset_id=project["train"]["id"])
+    # a: both saw it, word 0 by both (kept), word 1 by one of two (not); b: only r2 saw it (kept)
+    assert sorted((f.example_id, f.word_index) for f in c.feedback.instance) == [(a["ext_id"], 0), (b["ext_id"], 2)]
+    assert c.feedback.sources() == {f"consensus:majority of {src}": {"instance": 2, "task": 0}}

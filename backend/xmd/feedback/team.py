@@ -16,6 +16,7 @@ nobody's marks.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -156,7 +157,25 @@ def consensus_of(*, db_session: Session, project: Project, dataset_id: int | Non
     review = review_set(db_session=db_session, project=project, dataset_id=dataset_id)
     if ts.policy is not Policy.REVIEWED:
         review = None
-    return consensus(people, ts.policy, k=ts.k, review=review, seen=seen)
+    out = consensus(people, ts.policy, k=ts.k, review=review, seen=seen)
+    return _with_origin(out, people)
+
+
+def _with_origin(result: Consensus, people: dict[str, FeedbackSet]) -> Consensus:
+    """Simulated marks stay named as such in a consensus (the model card never passes them off as
+    people's): the entries' source becomes e.g. ``consensus:majority of simulated:rationales:r``."""
+    found = {f.source for fs in people.values() for f in [*fs.instance, *fs.task]}
+    simulated = sorted(s for s in found if s and s.startswith("simulated"))
+    if not simulated:
+        return result
+    fs = result.feedback
+
+    def tag(src: str | None) -> str:
+        return f"{src} of {', '.join(simulated)}" + (" and people's marks" if None in found else "")
+
+    fs.instance = [dataclasses.replace(f, source=tag(f.source)) for f in fs.instance]
+    fs.task = [dataclasses.replace(f, source=tag(f.source)) for f in fs.task]
+    return result
 
 
 def agreement_summary(*, db_session: Session, project: Project, dataset_id: int | None = None) -> dict[str, Any]:
