@@ -136,6 +136,9 @@ def test_agreement_matches_the_core_and_follows_each_change(api: Api, project, d
     _mark(api, "ann3", eids[0], 0, "remove")
     marks["ann3"][str(eids[0])][0] = Action.REMOVE
     assert check()["alpha"] > first["alpha"]
+    # a deleted queue keeps who finished what (feedback_done): the agreement does not move
+    assert api.delete(f"/api/queues/{q['id']}").status_code == 204
+    assert api.get(f"/api/projects/{project['id']}/agreement").json()["alpha"] == check()["alpha"]
     # task-level words, with who
     for who, word in (("ann1", "spielberg"), ("ann2", "spielberg"), ("ann3", "oscar")):
         r = api.put(f"/api/projects/{project['id']}/task-feedback", role=who, json={"word": word, "action": "remove"})

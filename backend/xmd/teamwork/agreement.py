@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from itertools import combinations
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import exists, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -92,7 +92,12 @@ def example_stats(words: Sequence[str], people: Mapping[int, Mapping[int, Action
 
 
 def _state(db: Session, project_id: int) -> AgreementState:
-    stmt = select(AgreementState).where(AgreementState.project_id == project_id).with_for_update()
+    stmt = (
+        select(AgreementState)
+        .where(AgreementState.project_id == project_id)
+        .with_for_update()
+        .execution_options(populate_existing=True)
+    )
     state = db.scalars(stmt).first()
     if state is None:
         try:
@@ -152,15 +157,34 @@ def _apply(totals: dict[str, Any], st: Mapping[str, Any], sign: int) -> None:
             del raters[str(r)]
 
 
+def _anything_new(db: Session, state: AgreementState) -> bool:
+    """One round trip, no lock: has any log grown past the state's cursors?"""
+    pid, totals = state.project_id, state.totals or {}
+    probes = [
+        select(FeedbackEvent.id).where(FeedbackEvent.project_id == pid, FeedbackEvent.id > state.last_event_id),
+        select(QueueEvent.id).where(QueueEvent.project_id == pid, QueueEvent.id > state.last_queue_event_id),
+        select(ExampleDone.id).where(
+            ExampleDone.project_id == pid, ExampleDone.id > int(totals.get("last_done_id", 0))
+        ),
+    ]
+    return bool(db.execute(select(*(exists(p) for p in probes))).one() != (False, False, False))
+
+
 def refresh(db: Session, project_id: int, example_ids: Iterable[int] | None = None) -> dict[str, Any]:
     """Bring the project's statistics up to the logs (or recompute ``example_ids``); the caller commits.
 
-    Returns the totals, with ``pending`` True while a backlog beyond :data:`EVENT_CAP` remains.
+    Nothing new (the usual read): one probe, no lock, no write. Otherwise the state row is locked, the
+    logs are read past its cursors and the changed examples' contributions replaced. Returns the
+    totals, with ``pending`` True while a backlog beyond :data:`EVENT_CAP` remains.
     """
+    wanted = set(example_ids or ())
+    seen = db.get(AgreementState, project_id)
+    if seen is not None and not wanted and not _anything_new(db, seen):
+        return dict(seen.totals or {})
     state = _state(db, project_id)
     totals = dict(state.totals or {})
     changed, pending = _changed(db, state, totals)
-    changed |= set(example_ids or ())
+    changed |= wanted
     word_delta: dict[str, list[float]] = {}
     ids = sorted(changed)
     for i in range(0, len(ids), marks.CHUNK):

@@ -267,6 +267,8 @@ def add_done(db: Session, *, project_id: int, name: str, pairs: Sequence[tuple[i
                 for j, (u, e) in enumerate(chunk)
             ],
         )
+        done = [{"project_id": project_id, "example_id": e, "user_id": u, "created_at": now} for u, e in chunk]
+        db.execute(dialect_insert(db, ExampleDone.__table__).values(done).on_conflict_do_nothing())
         db.execute(
             insert(QueueEvent),
             [

@@ -106,7 +106,8 @@ def get_queue(queue_id: Id, db: DB, _: Viewer) -> QueueOut:
 
 @router.delete("/queues/{queue_id}", status_code=204)
 def delete_queue(queue_id: Id, db: DB, _: Admin) -> Response:
-    """Drop a queue and its assignments (the marks people gave stay theirs)."""
+    """Drop a queue and its assignments (the marks people gave stay theirs, and so does who finished
+    which example: ``feedback_done``, which the agreement reads)."""
     db.delete(queues.get_or_raise(db, queue_id))
     db.commit()
     return Response(status_code=204)
