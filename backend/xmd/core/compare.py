@@ -161,11 +161,12 @@ def set_metrics(
             fpr_gap=_num(m["fpr_gap"]),
             n_negative_words=int((neg & has).sum()),
             n_negative_other=int((neg & ~has).sum()),
-            fnr_words=_num(m["fnr_words"]),
-            fnr_other=_num(m["fnr_other"]),
-            n_positive_words=int((~neg & has).sum()),
-            n_positive_other=int((~neg & ~has).sum()),
         )
+        words = np.asarray(has, dtype=bool)  # the other side of the slice: the flagged class missed
+        out["fnr_words"] = _num(float(m["fnr_words"]))
+        out["fnr_other"] = _num(float(m["fnr_other"]))
+        out["n_positive_words"] = int((~neg & words).sum())
+        out["n_positive_other"] = int((~neg & ~words).sum())
     return out
 
 

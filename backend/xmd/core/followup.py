@@ -70,7 +70,7 @@ def basis(
         has = contains_words([ex.text for ex in exs], words).tolist() if words else None
         out_sets[name] = {
             "example_ids": [ex.id for ex in exs],
-            "gold": [int(ex.label) for ex in exs],
+            "gold": [_label(ex) for ex in exs],
             "has_words": has,
             "parent": np.asarray(before[name]).astype(int).tolist(),
             "debug": {str(seed): np.asarray(after[name]).astype(int).tolist()},
@@ -84,6 +84,12 @@ def basis(
         "positive": positive,
         "sets": out_sets,
     }
+
+
+def _label(ex: Example) -> int:
+    if ex.label is None:
+        raise DataError(f"eval example {ex.id!r} has no gold label")
+    return int(ex.label)
 
 
 def eval_examples(b: Mapping[str, Any], sets: Mapping[str, Sequence[Example]]) -> dict[str, list[Example]]:
@@ -160,7 +166,7 @@ def run_arm(
         data, n_deleted = delete_feedback_words(train, targets)
         if n_deleted == 0:
             raise DataError("the feedback removes no word, so a deletion control would equal λ = 0")
-    source = base_model if arm == "deletion_base" else str(model_dir)
+    source = str(base_model) if arm == "deletion_base" else str(model_dir)
     cfg = replace(base_config if arm == "deletion_base" and base_config else config, seed=seed)
     out, partial = _prepare_output(out_dir, source)
     try:
@@ -219,7 +225,7 @@ def assemble(b: Mapping[str, Any], runs: Sequence[Mapping[str, Any]], *, n_resam
     :func:`run_arm` / :func:`strip_parent` returned), over the seeds every included arm has; the
     shape of ``Comparison.to_dict()`` without its per-example arrays, plus ``pending`` notes."""
     base_seed = int(b["seed"])
-    debug = {base_seed: None} | {int(r["seed"]): r for r in runs if r["arm"] == "debug"}
+    debug: dict[int, Any] = {base_seed: None} | {int(r["seed"]): r for r in runs if r["arm"] == "debug"}
     have: dict[str, dict[int, Any]] = {}
     parent_strip = next((r for r in runs if r["arm"] == "strip"), None)
     for r in runs:
