@@ -4,7 +4,9 @@ seconds until the URL is printed, until the UI and ``/api/health`` answer, until
 *Task explanations*, works). A fresh data directory each run, so the fine-tune is the first start's.
 With ``--retrain`` it then goes on as the README's story does in the browser: a task-level *remove* of
 the planted word, the Retrain screen's estimate, a retrain with the screen's defaults, timed from the
-request to *v2 is ready* (the job succeeded), with the job's phase log and its before/after metrics.
+request to *v2 is ready* (the job succeeded), with the job's phase log and its before/after metrics. With
+controls among ``--retrain-settings`` it then waits for the control jobs that follow v2 and times *controls
+done* from the same request (issue 30 §5); ``--tiny`` fine-tunes the tests' tiny model instead of MiniLM.
 
 Prints one JSON document: the times, the preparation job's phase log (seconds per phase), the load
 (``uptime`` at the start and the end: on a shared machine the times say little without it) and the
@@ -103,6 +105,8 @@ def retrain(
     if job["status"] != "succeeded":
         raise RuntimeError(f"the retrain {job['status']}: {job['error']}")
     res = job["result"] or {}
+    uptime_ready = _uptime()  # the load when v2 is ready, before waiting for its controls
+    controls = _controls(base, h, res, t0, timeout_s) if res.get("controls") else None
     return {
         "seconds": took,
         "queued_s": started,
@@ -119,7 +123,45 @@ def retrain(
         ],
         "metrics_before": res.get("metrics_before"),
         "metrics_after": res.get("metrics_after"),
+        "uptime_ready": uptime_ready,
+        "estimate_controls_s": estimate.get("controls_s"),
+        "estimate_until_controls_s": estimate.get("until_controls_s"),
+        "controls": controls,
     }
+
+
+def _controls(base: str, h: dict[str, str], res: dict[str, Any], t0: float, timeout_s: float) -> dict[str, Any]:
+    """With controls: after *v2 is ready*, wait until every control job that follows it has ended (the
+    version's ``controls``: done + ended = total), timed from the same request (issue 30 §5)."""
+    vid = res["version_id"]
+    while time.monotonic() - t0 < timeout_s:
+        live = httpx.get(f"{base}/api/versions/{vid}", headers=h).json()
+        c = live.get("controls") or {}
+        if c and c["done"] + c["ended"] >= c["total"]:
+            break
+        time.sleep(0.5)
+    else:
+        raise RuntimeError(f"the controls did not end within {timeout_s} s")
+    done_s = time.monotonic() - t0
+    jobs = []
+    for run in c["runs"]:
+        job = httpx.get(f"{base}/api/jobs/{run['job_id']}", headers=h).json() if run.get("job_id") else {}
+        jobs.append(
+            {
+                "arm": run["arm"],
+                "seed": run["seed"],
+                "status": run["status"],
+                "steps": job.get("total_steps"),
+                "created_at": job.get("created_at"),
+                "started_at": job.get("started_at"),
+                "finished_at": job.get("finished_at"),
+            }
+        )
+    cmp = (live.get("config") or {}).get("comparison") or {}
+    verdicts = {
+        name: {m: v["text"] for m, v in s.get("verdicts", {}).items()} for name, s in (cmp.get("sets") or {}).items()
+    }
+    return {"done_s": done_s, "uptime_done": _uptime(), "jobs": jobs, "arms": cmp.get("arms"), "verdicts": verdicts}
 
 
 def run(
@@ -128,6 +170,7 @@ def run(
     data_dir: Path,
     retrain_seed: int | None = None,
     settings: dict[str, Any] | None = None,
+    demo_model: Path | None = None,
 ) -> dict[str, Any]:
     port = _free_port()
     base = f"http://127.0.0.1:{port}"
@@ -136,6 +179,8 @@ def run(
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "backend"), str(ROOT), env.get("PYTHONPATH", "")])
     argv = [sys.executable, "-m", "xmd.cli", "serve", "--demo", "--port", str(port)]
     argv += ["--demo-examples", str(demo_examples)]
+    if demo_model is not None:
+        argv += ["--demo-model", str(demo_model)]
     lines: list[str] = []
     t0 = time.monotonic()
     proc = subprocess.Popen(
@@ -221,13 +266,21 @@ def main() -> None:
         metavar="JSON",
         help="more retrain settings for the estimate and the retrain, e.g. '{\"attribution_every\": 4}'",
     )
+    ap.add_argument(
+        "--tiny",
+        action="store_true",
+        help="fine-tune the tests' tiny stand-in model instead of MiniLM (for a loaded shared host; say so)",
+    )
     args = ap.parse_args()
     load_start, uptime_start = load_average(), _uptime()
-    if args.keep is not None:
-        result = run(args.demo_examples, args.timeout, args.keep, args.retrain, args.retrain_settings)
-    else:
-        with tempfile.TemporaryDirectory(prefix="xmd-first-start-") as tmp:
-            result = run(args.demo_examples, args.timeout, Path(tmp) / "data", args.retrain, args.retrain_settings)
+    with tempfile.TemporaryDirectory(prefix="xmd-first-start-") as tmp:
+        model = None
+        if args.tiny:
+            from xmd.core.tinymodel import build_tiny_model
+
+            model = build_tiny_model(Path(tmp) / "tiny")
+        data = args.keep if args.keep is not None else Path(tmp) / "data"
+        result = run(args.demo_examples, args.timeout, data, args.retrain, args.retrain_settings, model)
     emit(
         {
             "benchmark": "first_start",
@@ -236,6 +289,7 @@ def main() -> None:
                 "nice": os.nice(0),
                 "retrain_seed": args.retrain,
                 "retrain_settings": args.retrain_settings,
+                "model": "tiny stand-in (xmd.core.tinymodel)" if args.tiny else "all-MiniLM-L6-v2 (bundled)",
             },
             **result,
             "uptime_start": uptime_start,

@@ -49,6 +49,57 @@ def phases(d: dict[str, Any]) -> list[list[str]]:
     ]
 
 
+CONTROL_RUNS = (
+    ("first_start_plain_tiny", "no controls"),
+    ("first_start_controls_tiny", "λ = 0, one seed (the default control)"),
+)
+"""Issue 30 §5: the wait for v2 and for its controls, on the tiny stand-in model (this shared host)."""
+
+
+def control_rows(results: Path) -> list[list[str]]:
+    """Per run: v2 ready and controls done, from the same request, with the estimate and the load."""
+    rows = []
+    for name, label in CONTROL_RUNS:
+        d = load(results, name)
+        if not d:
+            continue
+        r = d["retrain"]
+        c = r.get("controls") or {}
+        rows.append(
+            [
+                f"`{name}`",
+                label,
+                sig(r.get("expected_s")),
+                sig(r["seconds"]),
+                sig(r.get("estimate_until_controls_s")),
+                sig(c.get("done_s")),
+                sig(c["done_s"] - r["seconds"]) if c.get("done_s") else "–",
+                ", ".join(f"{j['arm']} {j['status']}" for j in c.get("jobs") or []) or "–",
+                " → ".join(u.split("load average: ")[-1] for u in (d["uptime_start"], d["uptime_end"]) if u),
+            ]
+        )
+    return rows
+
+
+def control_reading(results: Path) -> dict[str, Any] | None:
+    """The numbers the reading quotes: each run's waits and its fine-tune speed (the host's speed then)."""
+    plain, ctl = load(results, "first_start_plain_tiny"), load(results, "first_start_controls_tiny")
+    if not plain or not ctl or not (ctl["retrain"].get("controls") or {}).get("done_s"):
+        return None
+    ready, done = ctl["retrain"]["seconds"], ctl["retrain"]["controls"]["done_s"]
+    slower = ctl["fine_tune_s_per_step"] / plain["fine_tune_s_per_step"]
+    return {
+        "plain_ready": sig(plain["retrain"]["seconds"]),
+        "ready": sig(ready),
+        "done": sig(done),
+        "added": sig(done - ready),
+        "added_pct": sig(100 * (done - ready) / ready, 2),
+        "slower": sig(slower, 2),
+        "ready_scaled": sig(ready / slower),
+        "estimate_added": sig(ctl["retrain"]["estimate_controls_s"]),
+    }
+
+
 def context(results: Path) -> dict[str, Any]:
     docs = {n: d for n, _ in RUNS if (d := load(results, n))}
     targets = [
@@ -67,6 +118,8 @@ def context(results: Path) -> dict[str, Any]:
     calib = load(results, "calibration_timing")
     auto = docs["first_start_retrain_auto_stop27"]
     return {
+        "control_runs": control_rows(results),
+        "ctl": control_reading(results),
         "runs": [run_row(n, label, docs[n]) for n, label in RUNS if n in docs],
         "phases": phases(calibrated),
         "calibrated": calibrated,
