@@ -44,6 +44,7 @@ from xmd.users.models import Role, User
 
 router = APIRouter(prefix="/api", tags=["team"])
 WORDS_PAGE = 100
+QUEUES_PAGE = 20
 
 
 def _queue_out(db: Session, q: WorkQueue, progress: dict[int, dict[str, int]]) -> QueueOut:
@@ -90,10 +91,13 @@ def create_queue(project_id: Id, body: QueueIn, db: DB, user: Admin) -> QueueOut
 
 
 @router.get("/projects/{project_id}/queues", response_model=Page[QueueOut])
-def list_queues(project_id: Id, db: DB, _: Viewer, offset: Offset = 0, limit: Limit = 20) -> Page[QueueOut]:
-    """The project's queues with progress per annotator (done / skipped / left)."""
+def list_queues(
+    project_id: Id, db: DB, _: Viewer, offset: Offset = 0, limit: Annotated[int, Query(ge=0, le=QUEUES_PAGE)] = 20
+) -> Page[QueueOut]:
+    """The project's queues with progress per annotator (done / skipped / left): a grouped count over
+    each queue's items, so at most :data:`QUEUES_PAGE` queues a page."""
     projects_service.get_or_raise(db_session=db, project_id=project_id)
-    rows, total = queues.list_queues(db, project_id, offset, min(limit, 100))
+    rows, total = queues.list_queues(db, project_id, offset, limit)
     prog = queues.progress(db, [q.id for q in rows])
     return Page[QueueOut](**page([_queue_out(db, q, prog.get(q.id, {})) for q in rows], total, offset, limit))
 
