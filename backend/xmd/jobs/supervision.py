@@ -47,7 +47,7 @@ class WorkerEvent:
             return f"{who} died at {self.died_at:%H:%M} UTC ({_exit(self.exit_code)}); restarting it{wait}"
         return (
             f"{who} was restarted at {self.restarted_at:%H:%M} UTC {died}; restart {self.restarts} "
-            "since the server started. A job it was running has failed: start it again."
+            "since the server started. A job it was running then has failed: start it again."
         )
 
 

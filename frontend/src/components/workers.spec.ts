@@ -29,7 +29,7 @@ describe('WorkerNotices (issue 31: a restarted embedded worker is said above the
     const text = w.get('[data-testid="worker-notice"]').text()
     expect(text).toContain(`The retrain worker was restarted at ${hhmm(restarted)} after it died (exit -9)`)
     expect(text).toContain('restart 1 since the server started')
-    expect(text).toContain('start it again')
+    expect(text).toContain('A job it was running then has failed: start it again.')
   })
 
   it('says a worker is down until its restart, and nothing when all is well', () => {
