@@ -111,6 +111,9 @@ def test_export_import_round_trip_and_push(api: Api, project, db, tmp_path: Path
         f"/api/projects/{other['id']}/feedback/dataset", files=files, data={"dataset_id": project["clean"]["id"]}
     )
     assert bad.status_code == 404 or bad.status_code == 422
+    junk = {"file": ("fb.tar.gz", b"not an archive", "application/gzip")}
+    r = api.post(f"/api/projects/{other['id']}/feedback/dataset", files=junk, data={"dataset_id": ds["id"]})
+    assert r.status_code == 422 and "archive" in r.json()["detail"]
     # push beside the model, to the loopback Hub
     with HubServer(tokens={TOKEN: "tester"}) as server:
         monkeypatch.setenv("HF_ENDPOINT", server.url)

@@ -181,7 +181,17 @@ def load_archive(path: Path, into: Path) -> Any:
     folder = into / "feedback"
     if not (folder / "dataset_dict.json").is_file():
         raise DataError("the archive holds no folder feedback/ written by datasets' save_to_disk")
-    return load_from_disk(str(folder))
+    try:
+        dd = load_from_disk(str(folder))
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise DataError(f"the archive's dataset cannot be read: {exc}") from None
+    ex_cols, task_cols = (set(f) for f in _features())
+    splits = getattr(dd, "keys", lambda: [])()
+    if "examples" not in splits or "task_words" not in splits:
+        raise DataError("the dataset needs the splits 'examples' and 'task_words' (an xmd feedback export)")
+    if not ex_cols <= set(dd["examples"].column_names) or not task_cols <= set(dd["task_words"].column_names):
+        raise DataError("the dataset's columns are not those of an xmd feedback export")
+    return dd
 
 
 def import_dataset(db: Session, project: Project, dataset_id: int, dd: Any, queue_name: str) -> dict[str, Any]:
@@ -200,17 +210,21 @@ def import_dataset(db: Session, project: Project, dataset_id: int, dd: Any, queu
     }
     sets = {n: FeedbackSet() for n in people}
     done: list[tuple[int, int]] = []
-    for row in ex:
-        e = by_ext.get(row["id"])
-        if e is None or split_words(e.text)[0] != list(row["words"]):
-            raise DataError(f"example {row['id']!r} is not in dataset {ds.name!r} with the same text")
-        for name, codes in zip(row["annotators"], row["marks"], strict=True):
-            sets[name].instance.extend(InstanceFeedback(e.ext_id, j, ACTIONS[c]) for j, c in enumerate(codes) if c)
-            done.append((users[name], e.id))
-    for row in task:
-        sets[row["annotator"]].task.append(
-            TaskFeedback(row["word"], Action(row["action"]), row["label"], Scope(row["scope"]))
-        )
+    try:
+        for row in ex:
+            e = by_ext.get(row["id"])
+            if e is None or split_words(e.text)[0] != list(row["words"]):
+                raise DataError(f"example {row['id']!r} is not in dataset {ds.name!r} with the same text")
+            for name, codes in zip(row["annotators"], row["marks"], strict=True):
+                marks_ = [InstanceFeedback(e.ext_id, j, ACTIONS[c]) for j, c in enumerate(codes) if c]
+                sets[name].instance.extend(marks_)
+                done.append((users[name], e.id))
+        for row in task:
+            sets[row["annotator"]].task.append(
+                TaskFeedback(row["word"], Action(row["action"]), row["label"], Scope(row["scope"]))
+            )
+    except (KeyError, ValueError, TypeError) as exc:
+        raise DataError(f"not an xmd feedback dataset (a mark, action or scope it cannot read): {exc}") from None
     for fs in sets.values():
         feedback.check_feedback_set(db_session=db, project=project, feedback=fs, dataset_id=ds.id)
     queues.add_done(db, project_id=project.id, name=queue_name, pairs=done)
