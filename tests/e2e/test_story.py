@@ -393,6 +393,30 @@ def test_push_to_the_hub_without_keeping_the_token(page, service):
     shot(page, "15-deploy")
 
 
+def test_push_is_off_while_the_hub_cannot_be_reached(page, service):
+    """Issue 30 §6: Push is disabled with the reason, and a check that finds the Hub again turns it back
+    on. The loopback Hub stays up for the rest of the story, so the browser is told what the server's
+    check (GET /api/health/hub, tested against a closed port in tests/api) answers when it is down."""
+    down = {"hub": "unreachable", "token": "missing"}
+    page.route("**/api/health/hub", lambda route: route.fulfill(json=down))
+    page.reload()
+    tab(page, "Deploy")
+    form = page.get_by_test_id("push-form")
+    form.get_by_label("Repository id").fill("tester/never-pushed")
+    expect(form.get_by_test_id("push-blocked")).to_contain_text("cannot reach the Hugging Face Hub")
+    expect(form.get_by_test_id("push")).to_be_disabled()
+    shot(page, "15b-push-hub-unreachable")
+    page.unroute("**/api/health/hub")
+    form.get_by_test_id("hub-recheck").click()  # the real check: the loopback Hub answers
+    expect(form.get_by_test_id("push-blocked")).to_have_count(0)
+    # this server has no HF_TOKEN: the form says to enter one, until one is typed
+    expect(form.get_by_test_id("push-token-needed")).to_contain_text("Enter a write token")
+    form.get_by_label(re.compile("Hub write token")).fill(HUB_TOKEN)
+    expect(form.get_by_test_id("push-token-needed")).to_have_count(0)
+    expect(form.get_by_test_id("push")).to_be_enabled()
+    form.get_by_label(re.compile("Hub write token")).fill("")
+
+
 def test_download_a_version_as_an_archive(page, service, tmp_path):
     import tarfile
 
