@@ -185,6 +185,13 @@ def test_blind_mode_hides_the_others_marks_on_every_route_until_done(two: Api, p
             "history": [e["user"] for e in history["items"]],
             "export": api.get(f"/api/projects/{pid}/feedback/export", role="annotator").json(),
             "marks": api.get(f"/api/examples/{a['id']}/marks", role="annotator").json(),
+            "with_feedback": {
+                e["id"]: e["n_feedback"]
+                for e in api.get(
+                    f"/api/datasets/{project['train']['id']}/examples", role="annotator", params={"has_feedback": True}
+                ).json()["items"]
+            },
+            "count_b": api.get(f"/api/examples/{b['id']}", role="annotator").json()["n_feedback"],
         }
 
     seen = annotator_reads()
@@ -192,6 +199,7 @@ def test_blind_mode_hides_the_others_marks_on_every_route_until_done(two: Api, p
     assert [(f["word_index"], f["action"]) for f in seen["export"]["instance"]] == [(1, "add")]
     assert seen["export"]["task"] == []
     assert seen["marks"]["hidden"] is True and seen["marks"]["done"] is False
+    assert seen["with_feedback"] == {a["id"]: 1} and seen["count_b"] == 0  # not even the others' counts
     assert [m["by"] for m in seen["marks"]["items"]] == ["annotator-user"]
     # a viewer, a reviewer and the admin see everyone's
     for role in ("viewer", "reviewer", "admin"):
@@ -204,6 +212,7 @@ def test_blind_mode_hides_the_others_marks_on_every_route_until_done(two: Api, p
     assert seen["list"] == [("admin-user", "remove", 0), *own]  # example A's, not B's, not the task word
     assert seen["history"] == ["admin-user"] and seen["events"] == ["admin-user", "annotator-user"]
     assert seen["marks"]["done"] is True and seen["marks"]["hidden"] is False and len(seen["marks"]["items"]) == 2
+    assert seen["with_feedback"] == {a["id"]: 2} and seen["count_b"] == 0
     assert len(seen["export"]["instance"]) == 1  # the export in blind mode is one's own, done or not
     settings(api, project, blind=False)
     assert len(listed(api, project, "annotator")) == 4

@@ -40,6 +40,7 @@ from xmd.http.responses import json_of
 from xmd.jobs.schemas import JobOut, job_out
 from xmd.projects import service as projects_service
 from xmd.projects.models import Project
+from xmd.users.models import User
 from xmd.versions import service as versions_service
 
 router = APIRouter(prefix="/api", tags=["explanations"])
@@ -129,7 +130,7 @@ def word_examples(
     project_id: Id,
     word: str,
     db: DB,
-    _: Viewer,
+    user: Viewer,
     version_id: OptId = None,
     method: str | None = None,
     label: Label = None,
@@ -149,7 +150,7 @@ def word_examples(
     items = []
     ids = [e.id for e in rows]
     preds = datasets_service.stored_predictions(db_session=db, example_ids=ids, version_id=mv.id, method=m)
-    counts = feedback_service.counts_by_example(db_session=db, example_ids=ids)
+    counts = feedback_service.counts_by_example(db_session=db, example_ids=ids, where=team.visible_to(project, user))
     for ex in examples_out(project, rows, preds, counts):
         words, spans = split_words(ex.text)
         hl = [i for i, w in enumerate(words) if word_key(w) == key]
@@ -208,10 +209,13 @@ the dataset routes, before the slices): a dataset's examples filtered by label, 
 prediction of a version and feedback; one example; an example found by the id every screen shows."""
 
 
-def _examples(db: Session, project: Project, rows: list, mv_id: int | None, method: str | None) -> list[ExampleOut]:
+def _examples(
+    db: Session, project: Project, rows: list, mv_id: int | None, method: str | None, user: User
+) -> list[ExampleOut]:
+    """The rows with their stored predictions and the feedback counts ``user`` may see (blind mode)."""
     ids = [e.id for e in rows]
     preds = datasets_service.stored_predictions(db_session=db, example_ids=ids, version_id=mv_id, method=method)
-    counts = feedback_service.counts_by_example(db_session=db, example_ids=ids)
+    counts = feedback_service.counts_by_example(db_session=db, example_ids=ids, where=team.visible_to(project, user))
     return examples_out(project, rows, preds, counts)
 
 
@@ -219,7 +223,7 @@ def _examples(db: Session, project: Project, rows: list, mv_id: int | None, meth
 def list_examples(
     dataset_id: Id,
     db: DB,
-    _: Viewer,
+    user: Viewer,
     _slot: RegexSearchSlot,
     offset: Offset = 0,
     limit: Annotated[int, Query(ge=0, le=datasets_service.MAX_PAGE)] = 50,
@@ -249,15 +253,17 @@ def list_examples(
         "prediction": None if correctness == "all" else correctness,
         "version_id": mv_id,
         "method": m,
-        "where": [] if has_feedback is None else [feedback_service.given(has_feedback)],
+        "where": [] if has_feedback is None else [feedback_service.given(has_feedback, team.visible_to(project, user))],
     }
     rows = datasets_service.list_examples(db_session=db, offset=offset, limit=limit, **filters)
     total = datasets_service.count_examples(db_session=db, **filters)
-    return ExamplePage(**page(_examples(db, project, rows, mv_id, m), total, offset, limit))
+    return ExamplePage(**page(_examples(db, project, rows, mv_id, m, user), total, offset, limit))
 
 
 @examples_router.get("/examples/{example_id}", response_model=ExampleOut)
-def get_example(example_id: Id, db: DB, _: Viewer, version_id: OptId = None, method: str | None = None) -> ExampleOut:
+def get_example(
+    example_id: Id, db: DB, user: Viewer, version_id: OptId = None, method: str | None = None
+) -> ExampleOut:
     """One example with its stored prediction under a version (default: the latest ready one)."""
     ex = datasets_service.get_example_or_raise(db_session=db, example_id=example_id)
     project = projects_service.get_or_raise(db_session=db, project_id=ex.project_id)
@@ -265,14 +271,14 @@ def get_example(example_id: Id, db: DB, _: Viewer, version_id: OptId = None, met
     mv_id = versions_service.resolve_id(
         db_session=db, project=project, version_id=version_id, required=version_id is not None
     )
-    return _examples(db, project, [ex], mv_id, m)[0]
+    return _examples(db, project, [ex], mv_id, m, user)[0]
 
 
 @examples_router.get("/projects/{project_id}/examples/find", response_model=ExampleOut)
 def find_example(
     project_id: Id,
     db: DB,
-    _: Viewer,
+    user: Viewer,
     ext_id: Annotated[
         str, Query(min_length=1, max_length=datasets_service.MAX_EXT_ID + 1, description="the id shown (train-7)")
     ],
@@ -290,4 +296,4 @@ def find_example(
     mv_id = versions_service.resolve_id(
         db_session=db, project=project, version_id=version_id, required=version_id is not None
     )
-    return _examples(db, project, [ex], mv_id, m)[0]
+    return _examples(db, project, [ex], mv_id, m, user)[0]

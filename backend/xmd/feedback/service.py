@@ -393,21 +393,24 @@ def _bulk_write(
     db_session.expire_all()  # rows loaded before the import are stale now
 
 
-def counts_by_example(*, db_session: Session, example_ids: Sequence[int]) -> dict[int, int]:
-    """How many current feedback entries each example has."""
+def counts_by_example(
+    *, db_session: Session, example_ids: Sequence[int], where: ColumnElement[bool] | None = None
+) -> dict[int, int]:
+    """How many current feedback entries each example has (``where``: those a reader may see)."""
     if not example_ids:
         return {}
-    stmt = (
-        select(Feedback.example_id, func.count())
-        .where(Feedback.example_id.in_(example_ids))
-        .group_by(Feedback.example_id)
-    )
-    return {eid: int(n) for eid, n in db_session.execute(stmt)}
+    stmt = select(Feedback.example_id, func.count()).where(Feedback.example_id.in_(example_ids))
+    if where is not None:
+        stmt = stmt.where(where)
+    return {eid: int(n) for eid, n in db_session.execute(stmt.group_by(Feedback.example_id))}
 
 
-def given(has_feedback: bool) -> ColumnElement[bool]:
-    """An example filter (``datasets.service.list_examples``' ``where``): it has feedback, or (False) none."""
+def given(has_feedback: bool, where: ColumnElement[bool] | None = None) -> ColumnElement[bool]:
+    """An example filter (``datasets.service.list_examples``' ``where``): it has feedback (``where``: that
+    the reader may see), or (False) none."""
     clause = exists().where(Feedback.example_id == Example.id)
+    if where is not None:
+        clause = clause.where(where)
     return clause if has_feedback else ~clause
 
 
