@@ -182,3 +182,17 @@ def test_done_on_the_example_counts_as_seen_and_queue_done_reveals(api: Api, pro
 
     done = set(db.execute(select(ExampleDone.example_id, ExampleDone.user_id)).all())
     assert (ex[1]["id"], ids["ann1"]) in done
+
+
+def test_orders_before_anything_is_explained(api: Api, project, db):
+    """With no explanation stored yet, the suspicious and uncertain orders fall back to the dataset's order
+    (their rules say so), and "the examples of these words" selects nothing: a 422 that says so."""
+    ids = list(_people(api, db, ["ann1", "ann2"]).values())
+    for order in ("suspicious", "uncertain"):
+        q = _queue(api, project, ids, name=order, order=order)
+        assert "first" in q["rule"]
+        items = api.get(f"/api/queues/{q['id']}/items", role="ann1", params={"limit": 40}).json()["items"]
+        assert [i["example_id"] for i in items] == sorted(i["example_id"] for i in items)
+    body = {"name": "w", "annotators": ids, "words": ["spielberg"]}
+    r = api.post(f"/api/projects/{project['id']}/queues", json=body)
+    assert r.status_code == 422 and "no example" in r.json()["detail"]
