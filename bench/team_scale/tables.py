@@ -33,7 +33,8 @@ def row(r: dict[str, Any]) -> list[str]:
 def context(results: Path) -> dict[str, Any]:
     doc = load(results, "team_scale")
     runs = doc["results"] if doc else []
-    biggest = max(runs, key=lambda r: r["n_examples"]) if runs else None
+    # the largest size, its latest run (the runs are in the order they were made)
+    biggest = max(enumerate(runs), key=lambda ir: (ir[1]["n_examples"], ir[0]))[1] if runs else None
     targets = []
     if biggest is not None:
         where = f"{biggest['n_examples']:,} examples, {biggest['annotators']} annotators, PostgreSQL"
