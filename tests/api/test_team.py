@@ -196,3 +196,32 @@ def test_orders_before_anything_is_explained(api: Api, project, db):
     body = {"name": "w", "annotators": ids, "words": ["spielberg"]}
     r = api.post(f"/api/projects/{project['id']}/queues", json=body)
     assert r.status_code == 422 and "no example" in r.json()["detail"]
+
+
+def test_orders_follow_the_explanations(api: Api, project, db):
+    """Explained: suspicious puts the top suspicious word's examples first, uncertain the least confident
+    prediction first, and a words queue holds exactly the examples of the word."""
+    did, pid = project["train"]["id"], project["id"]
+    exps = {}
+    for ex in api.get(f"/api/datasets/{did}/examples", params={"limit": 100}).json()["items"]:
+        exps[ex["id"]] = api.get(f"/api/examples/{ex['id']}/explanation").json()
+    ids = list(_people(api, db, ["ann1"]).values())
+    top = api.get(f"/api/projects/{pid}/words", params={"sort": "suspicion", "limit": 1}).json()["items"][0]["word"]
+    with_top = {e for e, x in exps.items() if top in [w.lower() for w in x["words"]]}
+    q = _queue(api, project, ids, name="s", order="suspicious", overlap=1)
+    walk = [
+        i["example_id"]
+        for i in api.get(f"/api/queues/{q['id']}/items", role="ann1", params={"limit": 40}).json()["items"]
+    ]
+    assert with_top and set(walk[: len(with_top)]) == with_top
+    q = _queue(api, project, ids, name="u", order="uncertain", overlap=1)
+    walk = [
+        i["example_id"]
+        for i in api.get(f"/api/queues/{q['id']}/items", role="ann1", params={"limit": 40}).json()["items"]
+    ]
+    confidence = [max(exps[e]["probs"]) for e in walk]
+    assert confidence == sorted(confidence)
+    body = {"name": "w", "annotators": ids, "words": ["Spielberg"]}
+    q = api.post(f"/api/projects/{pid}/queues", json=body).json()
+    n = api.get(f"/api/projects/{pid}/words/spielberg/examples", params={"limit": 1}).json()["total"]
+    assert q["n_examples"] == n > 0
