@@ -146,6 +146,12 @@ def test_agreement_matches_the_core_and_follows_each_change(api: Api, project, d
     task = api.get(f"/api/projects/{project['id']}/agreement").json()["task"]
     assert task["n_words"] == 2 and len(task["pairs"]) == 3
     assert {w["word"]: w["ann3"] for w in task["words"]} == {"oscar": "remove", "spielberg": "none"}
+    # blind mode: an annotator reads the numbers, not who set which task word
+    url = f"/api/projects/{project['id']}/team/settings"
+    assert api.put(url, json={"policy": "union", "blind": True}).status_code == 200
+    blind = api.get(f"/api/projects/{project['id']}/agreement", role="ann1").json()["task"]
+    assert blind["words"] == [] and blind["n_words"] == 2 and len(blind["pairs"]) == 3
+    assert len(api.get(f"/api/projects/{project['id']}/agreement").json()["task"]["words"]) == 2  # the admin sees them
 
 
 def test_team_routes_by_role(api: Api, project, db):

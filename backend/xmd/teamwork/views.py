@@ -20,6 +20,7 @@ from starlette.concurrency import run_in_threadpool
 from xmd.core.types import DataError
 from xmd.datasets.models import Example
 from xmd.db.base import utcnow
+from xmd.feedback import team
 from xmd.http.deps import DB, Admin, Annotator, Viewer, enqueue_of, settings_of
 from xmd.http.pagination import Limit, Offset, Page, page
 from xmd.http.params import MAX_ID, Id, OptId
@@ -166,14 +167,18 @@ def set_item_status(queue_id: Id, example_id: Id, body: QueueStatusIn, db: DB, u
 def get_agreement(
     project_id: Id,
     db: DB,
-    _: Viewer,
+    user: Viewer,
     offset: Offset = 0,
     limit: Annotated[int, Query(ge=0, le=WORDS_PAGE)] = 20,
 ) -> AgreementOut:
     """Token-level agreement (Cohen's κ per pair, Fleiss' κ, Krippendorff's α), per word (a page, most
-    disputed first) and on the task-level words; kept up to date per change, not recomputed."""
+    disputed first) and on the task-level words; kept up to date per change, not recomputed. In blind
+    mode an annotator gets the numbers only: the task words' list says who set what, so it is left out."""
     project = projects_service.get_or_raise(db_session=db, project_id=project_id)
-    return AgreementOut(**flows.summary(db, project, offset=offset, limit=limit))
+    out = flows.summary(db, project, offset=offset, limit=limit)
+    if not team.sees_everyone(project, user):
+        out["task"] = {**out["task"], "words": []}
+    return AgreementOut(**out)
 
 
 @router.get(
