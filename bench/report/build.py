@@ -31,6 +31,7 @@ STUDIES = (
     "suspicion",
     "attribution",
     "er_speed",
+    "retrain_cost",
     "graphs_gpu",
     "store_scale",
     "worker_scaling",
