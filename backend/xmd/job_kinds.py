@@ -23,7 +23,6 @@ MODULES = (
     "xmd.workspace.from_data",  # from_data
     "xmd.feedback.flows",  # import
     "xmd.teamwork.hub",  # push_feedback
-    "xmd.teamwork.hub",  # push_feedback
 )
 for _module in MODULES:
     importlib.import_module(_module)

@@ -182,6 +182,8 @@ export interface paths {
          * Hub Health
          * @description Whether the Hugging Face Hub can be reached (``reachable``, ``unreachable``, or ``offline``
          *     when HF_HUB_OFFLINE is set): projects from a Hub id and pushes need it. Cached for a minute.
+         *     ``token``: whether this server has ``HF_TOKEN`` (``set`` / ``missing``), so the push form can say
+         *     that a token must be entered; the token itself never leaves the server.
          */
         get: operations["hub_health_api_health_hub_get"];
         put?: never;
@@ -385,7 +387,8 @@ export interface paths {
         /**
          * Get Agreement
          * @description Token-level agreement (Cohen's κ per pair, Fleiss' κ, Krippendorff's α), per word (a page, most
-         *     disputed first) and on the task-level words; kept up to date per change, not recomputed.
+         *     disputed first) and on the task-level words; kept up to date per change, not recomputed. In blind
+         *     mode an annotator gets the numbers only: the task words' list says who set what, so it is left out.
          */
         get: operations["get_agreement_api_projects__project_id__agreement_get"];
         put?: never;
@@ -922,7 +925,8 @@ export interface paths {
         };
         /**
          * List Queues
-         * @description The project's queues with progress per annotator (done / skipped / left).
+         * @description The project's queues with progress per annotator (done / skipped / left): a grouped count over
+         *     each queue's items, so at most :data:`QUEUES_PAGE` queues a page.
          */
         get: operations["list_queues_api_projects__project_id__queues_get"];
         put?: never;
@@ -1162,7 +1166,8 @@ export interface paths {
         post?: never;
         /**
          * Delete Queue
-         * @description Drop a queue and its assignments (the marks people gave stay theirs).
+         * @description Drop a queue and its assignments (the marks people gave stay theirs, and so does who finished
+         *     which example: ``feedback_done``, which the agreement reads).
          */
         delete: operations["delete_queue_api_queues__queue_id__delete"];
         options?: never;
@@ -1618,9 +1623,10 @@ export interface components {
             id_column?: string | null;
             /**
              * Label Column
-             * @description its classes become the model's
+             * @description its values become the model's classes
+             * @default label
              */
-            label_column: string;
+            label_column?: string;
             /** Name */
             name: string;
             /**
@@ -5456,7 +5462,6 @@ export interface operations {
     list_queues_api_projects__project_id__queues_get: {
         parameters: {
             query?: {
-                /** @description items to return at most */
                 limit?: number;
                 /** @description items to skip */
                 offset?: number;
