@@ -186,6 +186,10 @@ class ExampleMarksOut(BaseModel):
     done: bool
     hidden: bool = Field(description="others' marks are hidden from this reader (blind mode, not done yet)")
     items: list[PersonMark]
+    # The page envelope every list answers (one example's marks come whole: one page).
+    total: int
+    offset: int = 0
+    limit: int
 
 
 class DoneOut(BaseModel):

@@ -254,7 +254,9 @@ def example_marks(example_id: Id, db: DB, user: Viewer) -> ExampleMarksOut:
         PersonMark(**{f: getattr(fb, f) for f in MARK_FIELDS}, by=names[fb.owner], mine=fb.owner == mine) for fb in rows
     ]
     hidden = where is not None and not done  # restricted to one's own until done
-    return ExampleMarksOut(example_id=example.id, blind=ts.blind, done=done, hidden=hidden, items=items)
+    return ExampleMarksOut(
+        example_id=example.id, blind=ts.blind, done=done, hidden=hidden, items=items, total=len(items), limit=len(items)
+    )
 
 
 @router.post("/examples/{example_id}/done", response_model=DoneOut)

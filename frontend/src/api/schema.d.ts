@@ -2047,6 +2047,15 @@ export interface components {
             hidden: boolean;
             /** Items */
             items: components["schemas"]["PersonMark"][];
+            /** Limit */
+            limit: number;
+            /**
+             * Offset
+             * @default 0
+             */
+            offset?: number;
+            /** Total */
+            total: number;
         };
         /** ExampleOut */
         ExampleOut: {
