@@ -33,6 +33,7 @@ def _valid_path_values(api: Api, project: dict[str, Any]) -> dict[str, Any]:
         "version_id": version["id"],
         "user_id": viewer["id"],
         "token_id": 1,
+        "queue_id": 1,
         "job_id": "00000000-0000-0000-0000-000000000000",
         "name": "slice",
         "word": "great",
