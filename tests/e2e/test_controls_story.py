@@ -100,9 +100,9 @@ def test_import_rationales_retrain_with_controls_and_see_three_arms(page, servic
     every = advanced.get_by_label("Attribution term on every k-th batch")
     expect(every).to_be_hidden()
     advanced.locator("summary").click()
-    expect(every).to_have_value("2")  # the default (bench/retrain_cost)
+    expect(every).to_have_value("1")
     expect(advanced.locator("[data-field=attribution_every] .help")).to_contain_text("weighted by k")
-    every.fill("3")
+    every.fill("2")
     # the cheapest rival: no training, the λ = 0 model predicting with the removed words stripped
     form.get_by_test_id("control-strip").check()
     expect(form.get_by_test_id("runs")).to_have_text("3 training runs in all")
@@ -123,7 +123,7 @@ def test_import_rationales_retrain_with_controls_and_see_three_arms(page, servic
         r = c.get(f"/api/projects/{pid}/jobs", params={"kind": "retrain"})
         assert r.status_code == 200, r.text
         retrains = r.json()["items"]
-    assert len(retrains) == 1 and retrains[0]["params"]["attribution_every"] == 3, retrains
+    assert len(retrains) == 1 and retrains[0]["params"]["attribution_every"] == 2, retrains
     assert retrains[0]["params"]["controls"] == ["lambda0", "deletion", "strip"]
 
     page.get_by_test_id("retrain-done").get_by_role("link").click()

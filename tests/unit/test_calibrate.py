@@ -62,24 +62,6 @@ def test_every_kind_is_timed_on_a_copy_and_the_model_is_left_as_it_was(tiny, mon
     assert not tiny.model.training
 
 
-def test_the_feedback_step_is_timed_with_the_attribution_term_on_every_batch(tiny, monkeypatch):
-    """The rates price ``attribution_every``/``attribution_rows`` from the whole ER step (retrain/plan.py); the
-    default takes the term on every second batch, so the calibration must not time the default as it is."""
-    seen: list = []
-    real = calibrate.train_loop
-
-    def spy(*args, **kwargs):
-        if kwargs.get("er") is not None:
-            seen.append(kwargs["er"])
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(calibrate, "train_loop", spy)
-    assert ERConfig().attribution_every > 1
-    time_retrain_work(tiny, shortcut_data(80), config=SMALL, er=ERConfig(attribution_rows=2))
-    whole = [e for e in seen if e.objective == "both"]
-    assert whole and all(e.attribution_every == 1 and e.attribution_rows == 0 for e in whole)
-
-
 def test_a_cancel_raised_by_the_hook_stops_the_timing(tiny):
     class Stop(Exception):
         pass
@@ -139,14 +121,8 @@ def test_training_is_priced_for_the_retrains_er_settings():
     """Per example: plain 0.1 s, erasure term alone 0.14 s, the whole ER step 0.3 s (every row with feedback);
     the attribution term's 0.16 is paid by the share of feedback rows that take it."""
     cal = {"train_plain": 0.1, "train_feedback": 0.3, "train_erasure": 0.14, "measure": 0.05}
-    default = calibrated_rates(cal, 0.5, ERConfig(), batch_size=32)["train"]
-    assert default == pytest.approx(0.1 + 0.5 * (0.04 + 0.16 / 2))  # the default: every second batch
-
-    def price(share: float, **kw) -> float:
-        """The term on every batch unless a case sets attribution_every."""
-        return calibrated_rates(cal, share, ERConfig(**{"attribution_every": 1, **kw}), batch_size=32)["train"]
-
-    assert price(0.5) == pytest.approx(calibrated_rates(cal, 0.5)["train"]) == pytest.approx(0.2)
+    price = lambda share, **kw: calibrated_rates(cal, share, ERConfig(**kw), batch_size=32)["train"]  # noqa: E731
+    assert price(0.5) == pytest.approx(calibrated_rates(cal, 0.5)["train"]) == pytest.approx(0.2)  # defaults
     assert price(0.5, attribution_every=4) == pytest.approx(0.1 + 0.5 * (0.04 + 0.16 / 4))
     # 16 feedback rows a batch at share 0.5, at most 4 of them with the attribution term
     assert price(0.5, attribution_rows=4) == pytest.approx(0.1 + 0.5 * (0.04 + 0.16 * 4 / 16))

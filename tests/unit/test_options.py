@@ -46,7 +46,7 @@ def test_every_retrain_field_is_a_cli_flag_an_api_field_and_reaches_the_worker()
         assert (tuple(api_default) if isinstance(api_default, list) else api_default) == defaults[name], name
         assert schema[name].get("description"), name  # with the help text of the field
     # The worker takes every field from the job's params; missing ones keep the defaults.
-    changed = {"epochs": 3, "lr": 1e-4, "lam": 2.5, "objective": "erasure", "attribution_every": 3, "warmup_ratio": 0.1}
+    changed = {"epochs": 3, "lr": 1e-4, "lam": 2.5, "objective": "erasure", "attribution_every": 2, "warmup_ratio": 0.1}
     changed.update(controls=("lambda0", "deletion"), seeds=3)
     train, er, ctl = _configs({**RetrainIn(**changed).model_dump(), "version_id": 1})
     got = {**dataclasses.asdict(train), **dataclasses.asdict(er), **dataclasses.asdict(ctl)}

@@ -222,7 +222,7 @@ def test_attribution_objective_lowers_the_gradient_share(shortcut_model, tmp_pat
         fb,
         tmp_path / "v1",
         config=TrainConfig(epochs=3, lr=1e-3, batch_size=16),
-        er=ERConfig(objective="attribution", lam=50.0, attribution_every=1),  # the term on every batch
+        er=ERConfig(objective="attribution", lam=50.0),
         device="cpu",
         share_methods=("grad_x_input",),
     )

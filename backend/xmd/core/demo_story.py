@@ -36,8 +36,7 @@ log = logging.getLogger(__name__)
 
 BASELINE_CONFIG = TrainConfig(epochs=2, lr=5e-5, batch_size=32, max_length=64, seed=0)
 DEBUG_CONFIG = TrainConfig(epochs=2, lr=3e-5, batch_size=32, max_length=64, seed=0)
-# The measured default objective ("both", λ = 1, attribution weight 5; bench/effect_sweep.py), full schedule,
-# the attribution term on every second batch (ERConfig.attribution_every; bench/retrain_cost).
+# The measured default objective ("both", λ = 1, attribution weight 5; bench/effect_sweep.py), full schedule.
 DEBUG_ER = ERConfig()
 #: The story's before/after share of the planted word is a mean over at most this many anti-shortcut texts.
 STORY_SHARE_EXAMPLES = 128

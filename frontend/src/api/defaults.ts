@@ -30,7 +30,7 @@ export const schemaDefaults = {
     "seed": 0
   },
   "RetrainIn": {
-    "attribution_every": 2,
+    "attribution_every": 1,
     "attribution_rows": 0,
     "attribution_weight": 5,
     "batch_size": 32,
@@ -495,7 +495,7 @@ export const schemaFields = {
   "RetrainIn": {
     "attribution_every": {
       "title": "Attribution Every",
-      "help": "the attribution term (second derivative) on every k-th batch only, weighted by k so its mean strength stays; the other batches take the erasure term alone (objective 'both') or no ER term (objective 'attribution'); 1 = every batch. Default 2: the second derivative is most of what a retrain costs beyond lambda = 0, and every second batch keeps the effect (bench/retrain_cost)",
+      "help": "the attribution term (second derivative) on every k-th batch only, weighted by k so its mean strength stays; the other batches take the erasure term alone (objective 'both') or no ER term (objective 'attribution'); 1 = every batch",
       "type": "integer",
       "minimum": 1,
       "maximum": 64

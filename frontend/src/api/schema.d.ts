@@ -3140,8 +3140,8 @@ export interface components {
         RetrainIn: {
             /**
              * Attribution Every
-             * @description the attribution term (second derivative) on every k-th batch only, weighted by k so its mean strength stays; the other batches take the erasure term alone (objective 'both') or no ER term (objective 'attribution'); 1 = every batch. Default 2: the second derivative is most of what a retrain costs beyond lambda = 0, and every second batch keeps the effect (bench/retrain_cost)
-             * @default 2
+             * @description the attribution term (second derivative) on every k-th batch only, weighted by k so its mean strength stays; the other batches take the erasure term alone (objective 'both') or no ER term (objective 'attribution'); 1 = every batch
+             * @default 1
              */
             attribution_every?: number;
             /**

@@ -85,9 +85,8 @@ class ERConfig(Settings):
     work best at different strengths (measured: erasure destabilises training above λ≈1, while the
     attribution term needs ≈10 to silence gradients), so one λ cannot serve both. The attribution term
     is grad x input shares pulled to their targets with MSE; an *add* word's share is signed (it must push
-    toward the gold label). The attribution term's second derivative runs on every second batch, weighted
-    by 2 there (``attribution_every``; issue 33 §4, ``bench/retrain_cost``). A step on a GPU runs the batch
-    and its erased copies in one forward pass (:func:`xmd.core.retrain.steps.joint_step`).
+    toward the gold label). A step on a GPU runs the batch and its erased copies in one forward pass
+    (:func:`xmd.core.retrain.steps.joint_step`).
     """
 
     objective: str = field(
@@ -111,12 +110,11 @@ class ERConfig(Settings):
         ),
     )
     attribution_every: int = field(
-        default=2,
+        default=1,
         metadata=opt(
             "the attribution term (second derivative) on every k-th batch only, weighted by k so its mean "
             "strength stays; the other batches take the erasure term alone (objective 'both') or no ER term "
-            "(objective 'attribution'); 1 = every batch. Default 2: the second derivative is most of what a "
-            "retrain costs beyond lambda = 0, and every second batch keeps the effect (bench/retrain_cost)",
+            "(objective 'attribution'); 1 = every batch",
             ge=1,
             le=64,
         ),
