@@ -378,6 +378,10 @@ def fail_orphans(*, db_session: Session, job_id: str | None = None) -> list[int]
         db.commit()
         if job_id is None and job is not None and job.status in (JobStatus.RUNNING, JobStatus.QUEUED):
             continue
+        # The build folders go before the status is written: whoever sees the version ended must not
+        # still find its half-made files (the job's process is gone or giving up, so none is being written).
+        for partial in partial_dirs(Path(path)):
+            shutil.rmtree(partial, ignore_errors=True)
         res = db.execute(
             update(ModelVersion)
             .where(ModelVersion.id == mv_id, ModelVersion.status == ModelStatus.TRAINING)
@@ -387,8 +391,6 @@ def fail_orphans(*, db_session: Session, job_id: str | None = None) -> list[int]
         db.commit()
         if res.rowcount:
             failed.append(mv_id)
-            for partial in partial_dirs(Path(path)):
-                shutil.rmtree(partial, ignore_errors=True)
     return failed
 
 
