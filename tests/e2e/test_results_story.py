@@ -141,7 +141,10 @@ def test_results_offer_examples_for_a_task_level_story_and_read_their_metrics_ri
     rows = vs.get_by_test_id("vs-parent-anti").locator("tbody tr")
     change = r"accuracy\s*\d+\.\d%\s*\d+\.\d%\s*[+−]\d+\.\d pt\s*[+−]\d+\.\d pt to [+−]\d+\.\d pt"
     expect(rows.first).to_contain_text(re.compile(change))
-    expect(rows.filter(has_text="with the corrected words")).to_contain_text(re.compile(r"\(n = \d+\)"))
+    # the slice has two rows since the FNR came in: the flagged class wrongly flagged (FPR) and missed (FNR)
+    slice_rows = rows.filter(has_text="with the corrected words")
+    expect(slice_rows.filter(has_text="wrongly flagged")).to_contain_text(re.compile(r"\(n = \d+\)"))
+    expect(slice_rows.filter(has_text="missed")).to_contain_text(re.compile(r"\(n = \d+\)"))
     expect(vs.get_by_test_id("vs-one-seed")).to_be_visible()
     expect(vs.get_by_test_id("fpr-sentence")).to_contain_text(re.compile(r"contain the corrected words .* by v1"))
     assert unlabelled(page) == []
