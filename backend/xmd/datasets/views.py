@@ -13,7 +13,7 @@ from fastapi import APIRouter, File, Form, Request, UploadFile
 from fastapi.concurrency import run_in_threadpool
 from sqlalchemy.orm import Session
 
-from xmd.core.data import load_examples, preview_file
+from xmd.core.data import load_examples
 from xmd.core.types import DataError
 from xmd.datasets import service
 from xmd.datasets.models import Dataset, DatasetRole
@@ -30,7 +30,7 @@ from xmd.db.errors import NotFoundError
 from xmd.http.deps import DB, Admin, Annotator, Viewer, settings_of
 from xmd.http.pagination import Limit, Offset, Page, page_of
 from xmd.http.params import Id
-from xmd.http.uploads import data_suffix, named, remove, save_upload, temp_dir
+from xmd.http.uploads import data_suffix, named, preview_upload, remove, save_upload, temp_dir
 from xmd.projects import service as projects_service
 from xmd.projects.models import Project
 
@@ -55,17 +55,7 @@ async def preview_dataset(
 ) -> Preview:
     """Columns and first rows of a file, so the text and label columns can be chosen before uploading."""
     projects_service.get_or_raise(db_session=db, project_id=project_id)
-    settings = settings_of(request)
-    suffix = data_suffix(file)
-    work = temp_dir(settings)
-    path = work / f"data{suffix}"
-    try:
-        await save_upload(file, path, settings)
-        return Preview(**await run_in_threadpool(preview_file, path, n_rows=n_rows))
-    except DataError as exc:
-        raise named(exc, path, file.filename or path.name) from None
-    finally:
-        remove(work)
+    return Preview(**await preview_upload(file, settings_of(request), n_rows=n_rows))
 
 
 @router.post("/projects/{project_id}/datasets", status_code=201, response_model=DatasetOut)

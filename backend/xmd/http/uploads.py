@@ -7,11 +7,13 @@ import tempfile
 from pathlib import Path
 
 from fastapi import HTTPException, UploadFile
+from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from xmd.config import Settings
+from xmd.core.data import preview_file
 from xmd.core.data_read import SUPPORTED_EXTENSIONS
 from xmd.core.types import DataError
 from xmd.http.tempfiles import owner_prefix
@@ -94,3 +96,18 @@ def named(exc: DataError, path: Path, shown: str) -> DataError:
     """The error about the server's temporary copy, told about the person's file (by its name)."""
     msg = str(exc).replace(str(path), shown).replace(path.name, shown)
     return type(exc)(f"{shown}: {msg.removeprefix(f'{shown}: ')}")  # a TooLargeError stays a 413
+
+
+async def preview_upload(upload: UploadFile, settings: Settings, *, n_rows: int) -> dict:
+    """Columns, first rows and guessed columns of an uploaded file, kept only while it is read: one
+    preview for every form that takes data (a project's dataset, a project started from data)."""
+    suffix = data_suffix(upload)
+    work = temp_dir(settings)
+    path = work / f"data{suffix}"
+    try:
+        await save_upload(upload, path, settings)
+        return await run_in_threadpool(preview_file, path, n_rows=n_rows)
+    except DataError as exc:
+        raise named(exc, path, upload.filename or path.name) from None
+    finally:
+        remove(work)

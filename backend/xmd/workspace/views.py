@@ -11,7 +11,6 @@ from fastapi import APIRouter, File, Form, Request, UploadFile
 from fastapi.concurrency import run_in_threadpool
 from pydantic import ValidationError
 
-from xmd.core.data import preview_file
 from xmd.core.from_data import FINE_TUNE_DEFAULTS, read_labelled
 from xmd.core.options import build
 from xmd.core.retrain import TrainConfig
@@ -21,7 +20,7 @@ from xmd.db.errors import ConflictError
 from xmd.http.deps import DB, Admin, Viewer, enqueue_of, settings_of
 from xmd.http.pagination import Limit, Offset, Page, page_of
 from xmd.http.params import Id
-from xmd.http.uploads import data_suffix, named, remove, save_upload, temp_dir
+from xmd.http.uploads import data_suffix, named, preview_upload, remove, save_upload, temp_dir
 from xmd.jobs import service as jobs_service
 from xmd.jobs.schemas import JobOut, job_out
 from xmd.projects import paths, service
@@ -184,17 +183,7 @@ async def preview_training_data(
     n_rows: Annotated[int, Form(ge=1, le=100)] = 10,
 ) -> Preview:
     """Columns, first rows and the guessed text and label columns of a file a project is to start from."""
-    settings = settings_of(request)
-    suffix = data_suffix(file)
-    work = temp_dir(settings)
-    path = work / f"data{suffix}"
-    try:
-        await save_upload(file, path, settings)
-        return Preview(**await run_in_threadpool(preview_file, path, n_rows=n_rows))
-    except DataError as exc:
-        raise named(exc, path, file.filename or path.name) from None
-    finally:
-        remove(work)
+    return Preview(**await preview_upload(file, settings_of(request), n_rows=n_rows))
 
 
 @router.post("/projects/from-data", status_code=202, response_model=JobOut)
