@@ -40,3 +40,14 @@ def sign_in(page, service) -> None:
     expect(page.get_by_test_id("who")).to_contain_text("e2e-admin")
     expect(page).not_to_have_url(re.compile("token="))  # initAuth strips it before the router starts
     expect(page.get_by_role("heading", name="Projects", level=1)).to_be_visible()
+
+
+def upload(page, path, name: str, role: str) -> None:
+    """Upload a data file through the Data screen's form, after its preview, as one role (train, eval…)."""
+    form = page.get_by_test_id("dataset-upload")
+    form.get_by_label("File (CSV, TSV, JSONL, JSON or Parquet)").set_input_files(str(path))
+    expect(form.get_by_test_id("preview")).to_be_visible()
+    form.get_by_label("Dataset name").fill(name)
+    form.get_by_label("Use").select_option(role)
+    form.get_by_role("button", name="Upload dataset").click()
+    expect(page.get_by_test_id("datasets").locator(f'tr[data-dataset="{name}"]')).to_contain_text(role)

@@ -1,6 +1,7 @@
 """The whole story in a real browser: sign in with a link, create a project from a model directory,
 upload data, remove a word on one example and across the task, retrain with a live progress bar,
-compare before/after, ask "what if", and push the debugged model to the (loopback) Hub.
+compare before/after, ask "what if", and push the debugged model to the (loopback) Hub. Signing in
+by pasting a token is test_sign_in.py.
 
 The tests run in file order and share one tab, like one person's session. Every screen is saved to
 test-output/e2e/<step>.png, and what matters on it is asserted through the DOM.
@@ -13,7 +14,7 @@ import re
 
 import httpx
 import pytest
-from e2ehelpers import HUB_TOKEN, shot, unlabelled
+from e2ehelpers import HUB_TOKEN, shot, unlabelled, upload
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.e2e
@@ -34,24 +35,6 @@ def test_sign_in_link_stores_and_strips_the_token(page, service):
     shot(page, "01-projects-empty")
 
 
-def test_login_box_accepts_a_pasted_token(browser, service):
-    context = browser.new_context()
-    try:
-        pg = context.new_page()
-        pg.goto(service.base_url + "/")
-        box = pg.get_by_role("heading", name="Sign in to xmd")
-        expect(box).to_be_visible()
-        pg.get_by_label("API token").fill("xmd_not-a-token")
-        pg.get_by_role("button", name="Sign in").click()
-        expect(pg.get_by_role("alert")).to_contain_text("invalid or revoked token")
-        pg.get_by_label("API token").fill(service.token)
-        pg.get_by_role("button", name="Sign in").click()
-        expect(pg.get_by_test_id("who")).to_contain_text("e2e-admin")
-        shot(pg, "00-login-box")
-    finally:
-        context.close()
-
-
 def test_create_project_shows_api_errors_inline_then_succeeds(page, service):
     page.get_by_role("button", name="New project").click()
     page.get_by_label("Name", exact=True).fill("movie-reviews")
@@ -69,16 +52,6 @@ def test_create_project_shows_api_errors_inline_then_succeeds(page, service):
     expect(page).to_have_url(re.compile(r"#/p/\d+/data$"))
     state["pid"] = int(re.search(r"/p/(\d+)/", page.url).group(1))
     expect(page.get_by_test_id("project-name")).to_have_text("movie-reviews")
-
-
-def upload(page, path, name: str, role: str) -> None:
-    form = page.get_by_test_id("dataset-upload")
-    form.get_by_label("File (CSV, TSV, JSONL, JSON or Parquet)").set_input_files(str(path))
-    expect(form.get_by_test_id("preview")).to_be_visible()
-    form.get_by_label("Dataset name").fill(name)
-    form.get_by_label("Use").select_option(role)
-    form.get_by_role("button", name="Upload dataset").click()
-    expect(page.get_by_test_id("datasets").locator(f'tr[data-dataset="{name}"]')).to_contain_text(role)
 
 
 def test_upload_with_preview_and_explain_the_training_set(page, service):
