@@ -168,8 +168,10 @@ def service(tmp_path_factory: pytest.TempPathFactory, tiny_model_dir: Path) -> I
         hub.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(chromium_path: str) -> Iterator[object]:
+    """One Chromium per story module. Not per session: sync Playwright keeps an event loop running in the
+    main thread while it is open, and a later test's ``asyncio.run`` in the same process then fails."""
     from playwright.sync_api import expect, sync_playwright
 
     # Two CPU cores shared with other work: loading a model can take seconds, not milliseconds.
