@@ -80,6 +80,11 @@ def _fire_pair(session_factory, project_id: int, did: int) -> dict:
         with session_factory() as s:
             job = jobs_service.create(db_session=s, kind="explain", project_id=project_id)
             done["job"], done["job_at"] = job.id, time.monotonic()
+            # Read in a new statement once the job is committed: the dataset must already be gone. (Timestamps
+            # taken after each commit, in two threads, can land in either order: the delete's thread may be
+            # scheduled after the job's, so they only say when, in the message.)
+            s.expire_all()
+            done["dataset_left"] = s.scalar(select(func.count()).select_from(Dataset).where(Dataset.id == did))
 
     threads = [threading.Thread(target=delete), threading.Thread(target=start)]
     for t in threads:
@@ -91,7 +96,8 @@ def _fire_pair(session_factory, project_id: int, did: int) -> dict:
 
 def test_a_job_cannot_start_between_the_check_and_the_delete(api: Api, project, session_factory, monkeypatch):
     """The pair fired 6 times: a dataset delete (slowed between its check and its commit) and a job start
-    of the same project, started once the check passed. The job must commit after the delete."""
+    of the same project, started once the check passed. The job must commit after the delete: once it is in,
+the dataset is gone."""
     import time
 
     from xmd.datasets import service as datasets_service
@@ -110,6 +116,6 @@ def test_a_job_cannot_start_between_the_check_and_the_delete(api: Api, project, 
             data={"name": f"victim{trial}", "role": "train", "id_column": "id"},
         )
         done = _fire_pair(session_factory, project["id"], r.json()["id"])
-        assert done["delete"] == "ok" and done["job_at"] >= done["deleted_at"], (trial, done)
+        assert done["delete"] == "ok" and done["dataset_left"] == 0, (trial, done)
         with session_factory() as s:
             jobs_service.fail(db_session=s, job_id=str(done["job"]), error="test")
