@@ -64,14 +64,16 @@ check: install services
 	$(OFFLINE) $(BIN)/python -m pytest -q -n auto --dist loadfile --durations=15 \
 		-m "not (slow or integration or e2e or bench or postgresql)"
 
-## Install, then run the full test suite (what CI runs), printing the 15 slowest tests. One process: on two
-## processes (-n 2 --dist loadfile) the timing tests (health, event streams) failed under the doubled load.
+## Install, then run the full test suite (what CI runs), printing the 15 slowest tests: two processes, one
+## file to a process, then the timing tests (-m serial) alone, since they
+## failed under a second process's load.
 test: install frontend install-e2e services
 	$(BIN)/ruff check backend workers tests bench scripts
 	$(BIN)/mypy | $(BIN)/mypy-baseline filter
 	cd frontend && npm run test
 	$(MAKE) docs
-	$(OFFLINE) $(BIN)/python -m pytest -q --durations=15
+	$(OFFLINE) $(BIN)/python -m pytest -q -n 2 --dist loadfile --durations=15 -m "not serial"
+	$(OFFLINE) $(BIN)/python -m pytest -q --durations=5 -m serial
 
 lint: install
 	$(BIN)/ruff check backend workers tests bench scripts

@@ -75,8 +75,25 @@ LONG = frozenset(
 )
 
 
+# Timing tests: each loads the service on purpose and measures how fast it still answers, so a second test
+# process on the same two cores makes them flaky. `make test` runs them on their own after the rest (-m serial).
+SERIAL = frozenset(
+    {
+        "api/test_health_probe.py::test_a_check_past_its_budget_is_slow_and_a_refused_one_unavailable",
+        "api/test_health_probe.py::test_the_route_says_degraded_when_the_database_is_slow",
+        "api/test_health_under_load.py::test_a_late_health_answer_says_degraded",
+        "api/test_event_streams.py::test_hundred_streams_share_one_poller_and_leave_the_api_responsive",
+        "api/test_disconnect.py::test_health_answers_at_once_with_every_thread_and_connection_busy",
+        "api/test_limits.py::test_catastrophic_regex_does_not_stall_other_requests",
+        "api/test_limits.py::test_statement_past_its_budget_is_stopped_with_408",
+    }
+)
+
+
 # Under xdist (`make test` runs `-n 2 --dist loadfile`) each file goes whole to one worker, in collection
 # order; sending the longest files first keeps both cores busy to the end (longest-first scheduling).
+# (--dist loadgroup would keep the browser stories on one process, but xdist 3.8 writes its group names
+# to a node attribute pytest 9 no longer reads.)
 # The folders are ordered by their measured cost per file, the largest single file first.
 FIRST = ("integration/test_demo_minilm.py", "e2e", "integration", "workers", "bench")
 
@@ -100,8 +117,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         tier = FOLDER_TIER.get(rel.parts[0])
         if tier is not None:
             item.add_marker(getattr(pytest.mark, tier))
-        if f"{rel.as_posix()}::{getattr(item, 'originalname', item.name)}" in LONG:
+        key = f"{rel.as_posix()}::{getattr(item, 'originalname', item.name)}"
+        if key in LONG:
             item.add_marker(pytest.mark.slow)
+        if key in SERIAL:
+            item.add_marker(pytest.mark.serial)
         callspec = getattr(item, "callspec", None)
         if callspec is not None and callspec.params.get("db_url") == "postgresql":
             item.add_marker(pytest.mark.postgresql)
