@@ -1,7 +1,8 @@
 """A schemathesis run over the OpenAPI schema: schema-valid and invalid requests, never a 5xx.
 
-On SQLite and on PostgreSQL (the dbfixtures parametrisation), as each role: a viewer's and an
-annotator's requests stop at other checks than an admin's, so each walks different code. The
+On SQLite and on PostgreSQL (the dbfixtures parametrisation), as each role: a viewer's, an annotator's and
+a reviewer's requests (the review routes of issue 32) stop at other checks than an admin's, so each walks
+different code. The
 examples per operation are few by default to keep the suite fast; a deep pass
 (``XMD_FUZZ_EXAMPLES=200 pytest tests/api/test_fuzz.py``) reaches rarer inputs (integers past 2³¹,
 NUL bytes), which test_bad_input.py also fires at every parameter deterministically.
@@ -19,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 MAX_EXAMPLES = int(os.environ.get("XMD_FUZZ_EXAMPLES", "5"))
 
 
-@pytest.mark.parametrize("role", ["viewer", "annotator", "admin"])
+@pytest.mark.parametrize("role", ["viewer", "annotator", "reviewer", "admin"])
 def test_no_server_errors(api: Api, project, role: str):
     """Every operation, schema-valid and invalid inputs alike, answers 2xx/4xx, never 5xx (a Hub id
     answers 422: HF_HUB_OFFLINE=1, no Hub is reachable here). Hypothesis drives schemathesis'
