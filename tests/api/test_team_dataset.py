@@ -143,3 +143,23 @@ def test_export_import_round_trip_and_push(api: Api, project, db, tmp_path: Path
         (tmp_path / "hub" / path).write_bytes(data)
     hubbed = load_from_disk(str(tmp_path / "hub" / "feedback"))
     assert hubbed["examples"]["consensus"] == ex["consensus"]
+
+
+def test_an_export_by_the_reviewed_policy_carries_the_reviewers_decisions(api: Api, project, db, tmp_path: Path):
+    """With policy ``reviewed`` the consensus column holds what a reviewer settled and nothing else (it was
+    a 422 before); the people's own marks are exported as they are."""
+    _annotate(api, project, db)
+    url = f"/api/projects/{project['id']}/conflicts"
+    conflict = api.get(url, role="reviewer").json()["items"][0]  # the 1-vs-1 add/remove, position 2
+    _, example_id, position = conflict["key"].split(":")
+    r = api.post(f"{url}/decide", role="reviewer", json={"key": conflict["key"], "decision": "edit", "action": "add"})
+    assert r.status_code == 200, r.text
+    r = api.get(f"/api/projects/{project['id']}/feedback/dataset", params={"policy": "reviewed"})
+    assert r.status_code == 200, r.text
+    dd = _load(r.content, tmp_path / "r")
+    ex = dd["examples"]
+    kept = [(row["id"], j, c) for row in ex for j, c in enumerate(row["consensus"]) if c]
+    assert kept == [(conflict["example_ext_id"], int(position), 2)]  # 2: add, the reviewer's edit
+    assert sum(1 for row in ex for m in row["marks"] for c in m if c) == 8  # everyone's marks, unchanged
+    assert set(dd["task_words"]["consensus"]) == {"none"}  # no task word was reviewed
+    assert int(example_id) > 0

@@ -30,7 +30,7 @@ from xmd.core.words import split_words
 from xmd.datasets import service as datasets
 from xmd.datasets.models import Dataset, Example
 from xmd.feedback import service as feedback
-from xmd.feedback.models import FeedbackEvent, FeedbackLevel
+from xmd.feedback.models import FeedbackEvent, FeedbackLevel, FeedbackReview, ReviewDecision
 from xmd.jobs import kinds
 from xmd.jobs.context import JobContext
 from xmd.jobs.flows import start
@@ -72,10 +72,6 @@ def policy_of(project: Project, policy: str | None, k: int | None) -> tuple[Poli
     """The request's policy, else the project's (``settings["team"]``), else ``union``."""
     team = project.settings.get("team") or {}
     chosen = parse_policy(policy or team.get("policy") or "union")
-    if chosen is Policy.REVIEWED:
-        raise FeedbackError(
-            "an export by the 'reviewed' policy is not supported yet; pick union, majority or at_least_k"
-        )
     return chosen, (k if k is not None else team.get("k")) if chosen is Policy.AT_LEAST_K else None
 
 
@@ -113,7 +109,8 @@ def feedback_dataset(db: Session, project: Project, *, policy: str | None = None
             seen_named[names[u]].append(str(eid))
     for u, words in tasks.items():
         sets[names[u]].task.extend(TaskFeedback(w, a, label, scope) for (_, label, scope), (w, a) in words.items())
-    result = consensus(sets, pol, k=k, seen=seen_named) if sets else None
+    review = _reviews(db, project.id) if pol is Policy.REVIEWED else None
+    result = consensus(sets, pol, k=k, seen=seen_named, review=review) if sets else None
     kept = {(f.example_id, f.word_index): Action(f.action) for f in (result.feedback.instance if result else [])}
     task_kept = {(t.word, t.label, Scope(t.scope)): Action(t.action) for t in (result.feedback.task if result else [])}
     rows: dict[str, list[Any]] = {
@@ -152,6 +149,23 @@ def feedback_dataset(db: Session, project: Project, *, policy: str | None = None
     )
     out["examples"].info.description = json.dumps(about)
     db.commit()
+    return out
+
+
+def _reviews(db: Session, project_id: int) -> FeedbackSet:
+    """The reviewers' accepts and edits keyed as the export keys examples (database ids); rejections keep
+    nothing. Only the consensus column carries them: an import brings the people's marks, not the reviews."""
+    out = FeedbackSet()
+    stmt = select(FeedbackReview).where(
+        FeedbackReview.project_id == project_id, FeedbackReview.decision != ReviewDecision.REJECT
+    )
+    for rv in db.scalars(stmt.order_by(FeedbackReview.event_id)):
+        if rv.action is None:
+            continue
+        if rv.level is FeedbackLevel.INSTANCE and rv.example_id is not None and rv.word_index is not None:
+            out.instance.append(InstanceFeedback(str(rv.example_id), rv.word_index, rv.action, "review"))
+        elif rv.level is FeedbackLevel.TASK and rv.word is not None:
+            out.task.append(TaskFeedback(rv.word, rv.action, rv.label, rv.scope or Scope.ALL, source="review"))
     return out
 
 
