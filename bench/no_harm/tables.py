@@ -12,6 +12,87 @@ def _ci(d: dict[str, Any]) -> str:
     return f"{d['diff']:+.3f} ({d['ci_low']:+.3f} to {d['ci_high']:+.3f})"
 
 
+ARMS = ("debug", "lambda0", "deletion", "strip")
+
+
+def _ms(s: dict[str, Any] | None) -> str:
+    if not s or s.get("mean") is None:
+        return "–"
+    return f"{s['mean']:.3f} ± {s['std']:.3f}" if s.get("std") else f"{s['mean']:.3f}"
+
+
+def _delta(s: dict[str, Any] | None, parent: float | None) -> str:
+    if not s or s.get("mean") is None or parent is None:
+        return "–"
+    return f"{100 * (s['mean'] - parent):+.1f}"
+
+
+def candidate_rows(doc: dict[str, Any] | None, split: str) -> list[list[Any]]:
+    """One row per candidate × arm on ``split``: accuracy (points against the parent), identity FPR, other FPR."""
+    rows: list[list[Any]] = []
+    for name, cand in (doc or {}).get("candidates", {}).items():
+        s = cand["summary"][split]
+        parent = s["parent"]
+        rows.append([name, "parent", sig(parent["accuracy"]), "", sig(parent["fpr_words"]), sig(parent["fpr_other"])])
+        for arm in ARMS:
+            a = s["arms"].get(arm)
+            if a is None:
+                continue
+            rows.append(
+                [
+                    name,
+                    arm,
+                    _ms(a["accuracy"]),
+                    _delta(a["accuracy"], parent["accuracy"]),
+                    _ms(a["fpr_words"]),
+                    _ms(a["fpr_other"]),
+                ]
+            )
+    return rows
+
+
+def forecast_rows(doc: dict[str, Any] | None) -> list[list[Any]]:
+    """The parent's forecast (words erased / random words erased) beside each candidate's achieved debug arm."""
+    if not doc or "forecast" not in doc:
+        return []
+    rows = []
+    for split, f in doc["forecast"].items():
+        fpr = f["fpr_words"]
+        for name, cand in doc["candidates"].items():
+            arms = cand["summary"][split]["arms"]
+            rows.append(
+                [
+                    split,
+                    name,
+                    sig(fpr["now"]),
+                    sig(fpr["erased"]),
+                    sig(fpr["random"]),
+                    _ms(arms["debug"]["fpr_words"]),
+                    _ms(arms.get("strip", {}).get("fpr_words")),
+                ]
+            )
+    return rows
+
+
+def default_headline(doc: dict[str, Any] | None) -> dict[str, Any]:
+    """The default recipe's numbers the reading quotes (empty before candidates.py has run)."""
+    cand = (doc or {}).get("candidates", {}).get("default")
+    if not cand:
+        return {}
+    out: dict[str, Any] = {}
+    for split in ("dev", "test"):
+        s = cand["summary"][split]
+        p, arms = s["parent"], s["arms"]
+        for arm, a in arms.items():
+            out[f"{split}_{arm}_acc"] = _ms(a["accuracy"])
+            out[f"{split}_{arm}_dacc"] = _delta(a["accuracy"], p["accuracy"])
+            out[f"{split}_{arm}_fpr"] = _ms(a["fpr_words"])
+        out[f"{split}_parent_acc"] = sig(p["accuracy"])
+        out[f"{split}_parent_fpr"] = sig(p["fpr_words"])
+        out[f"{split}_ceiling"] = sig(doc["forecast"][split]["fpr_words"]["erased"]) if "forecast" in doc else "–"
+    return out
+
+
 def context(results: Path) -> dict[str, Any]:
     doc = load(results, "biased_sample")
     proto = doc["protocol"]
@@ -65,4 +146,21 @@ def context(results: Path) -> dict[str, Any]:
             "random": sig(t["fpr_words"]["random"]),
         },
         "train_min": round(doc["parent"]["train_s"] / 60),
+        "cand": load(results, "candidates"),
+        "cand_dev": candidate_rows(load(results, "candidates"), "dev"),
+        "cand_test": candidate_rows(load(results, "candidates"), "test"),
+        "forecast_rows": forecast_rows(load(results, "candidates")),
+        "d": default_headline(load(results, "candidates")),
+        "verdict_rows": [
+            [split, metric, v["text"], "; ".join(f"{c}: {x}" for c, x in (v.get("per_control") or {}).items())]
+            for split, vs in (
+                (load(results, "candidates") or {}).get("candidates", {}).get("default", {}).get("verdicts") or {}
+            ).items()
+            for metric, v in (vs or {}).items()
+            if metric in ("accuracy", "macro_f1", "fpr_words", "fnr_words")
+        ],
+        "cand_seeds": ", ".join(
+            str(x)
+            for x in next(iter((load(results, "candidates") or {}).get("candidates", {}).values()), {}).get("seeds", [])
+        ),
     }
