@@ -12,7 +12,7 @@ against the posts' own rationale, words flagged by at least 2 of the 3 annotator
 With three people who all saw every post, ``majority`` (more than half of those who saw) and ``at least 2``
 keep the same marks, so they are one arm here.
 
-    python -m bench.team_consensus.consensus [--train 800] [--seeds 3] [--limit N]
+    python -m bench.team_consensus.consensus [--train 400] [--seeds 3] [--limit N]
 
 Writes ``bench/team_consensus/results/consensus.json``.
 """
@@ -80,7 +80,7 @@ def with_rationale(post: hx.Post, split: str):
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--train", type=int, default=800, help="training posts (a stratified subsample)")
+    ap.add_argument("--train", type=int, default=400, help="training posts (a stratified subsample)")
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--limit", type=int, default=None, help="at most this many test posts (a smoke run)")
     ap.add_argument("--parent", default=None, help="a parent model folder instead of the MiniLM fine-tune")
