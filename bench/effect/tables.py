@@ -52,6 +52,23 @@ def every_accepted(doc: dict[str, Any] | None) -> list[int]:
     return sorted(k for spec, k in ks.items() if accepted[spec].get("meets_acceptance"))
 
 
+def forecast_rows(doc: dict[str, Any] | None) -> list[list[Any]]:
+    """Per eval set: the planted word's FPR now, the forecast (word erased, random words erased), and what the
+    debug runs and the strip rival reached (``forecast_check.py``)."""
+    if not doc:
+        return []
+    out = []
+    for name, f in doc["forecast"].items():
+        arms = doc["achieved"][name]["arms"]
+        fpr = f["fpr_words"]
+        achieved = [
+            mean_std({**arms[a]["fpr_words"], "n": len(doc["seeds"])}) if a in arms else "–"
+            for a in ("debug", "lambda0", "strip")
+        ]
+        out.append([name, f["n_negative_words"], sig(fpr["now"]), sig(fpr["erased"]), sig(fpr["random"]), *achieved])
+    return out
+
+
 def context(results: Path) -> dict[str, Any]:
     docs = {n: load(results, n) for n in FILES}
     grid = docs["effect_sweep_cuda"]
@@ -59,6 +76,7 @@ def context(results: Path) -> dict[str, Any]:
     return {
         **docs,
         "every_accepted": every_accepted(docs["effect_every_cuda"]),
+        "forecast_rows": forecast_rows(load(results, "forecast_check")),
         "tables": {n: rows(d) for n, d in docs.items() if d and d.get("runs")},
         "targets": [],
         "headline": {
