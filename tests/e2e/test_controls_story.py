@@ -185,7 +185,12 @@ def test_deletion_from_base_is_offered_once_the_base_model_is_recorded(page, ser
     page.get_by_test_id("start-retrain").click()
     expect(page.get_by_test_id("retrain-done")).to_be_visible(timeout=300_000)
     expect(page.get_by_test_id("job-status")).to_have_text("succeeded")
+    with httpx.Client(base_url=service.base_url, headers=h, timeout=60) as c:  # this story's retrain, not the last
+        r = c.get(f"/api/projects/{pid}/jobs", params={"kind": "retrain"})
+        newest = max(r.json()["items"], key=lambda j: j["created_at"])
+    assert newest["params"]["controls"] == ["deletion_base"], newest["params"]
     page.get_by_test_id("retrain-done").get_by_role("link").click()
+    expect(page).to_have_url(re.compile(rf"/results\?b={newest['result']['version_id']}$"))
     expect(page.get_by_test_id("controls-count")).to_have_text("Controls: 1 of 1 done", timeout=300_000)
     cmp = page.get_by_test_id("controls-comparison")
     expect(cmp.get_by_test_id("arm-header")).to_have_text(["debugged", "deletion from base"])

@@ -78,7 +78,11 @@ export function useJob(jobId: Ref<string | null>, opts: { pollMs?: number; onEnd
       job.value = remember({ ...(job.value ?? {}), ...j })
       if (FINISHED.has(j.status)) {
         // the metrics may still be arriving: read the rest once, then stop
-        void api.metrics(id).then(addPoints).finally(() => finish(job.value as Job))
+        // only while this job is still the one followed: a late answer must not end the next job
+        void api
+          .metrics(id)
+          .then((ms) => gen === generation && addPoints(ms))
+          .finally(() => gen === generation && finish(job.value as Job))
       }
     })
     es.addEventListener('metric', (ev) => addPoints(JSON.parse((ev as MessageEvent).data)))
@@ -95,9 +99,11 @@ export function useJob(jobId: Ref<string | null>, opts: { pollMs?: number; onEnd
       // fetch the final row: 'end' may carry only a status
       void api
         .job(id)
-        .then((j) => (job.value = remember(j)))
+        .then((j) => {
+          if (gen === generation) job.value = remember(j)
+        })
         .catch(() => undefined)
-        .finally(() => job.value && finish(job.value))
+        .finally(() => gen === generation && job.value && finish(job.value))
     })
     es.onerror = () => {
       if (gen !== generation || ended) return
