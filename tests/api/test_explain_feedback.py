@@ -149,7 +149,7 @@ def test_task_feedback_export_import_between_projects(api: Api, project, tiny_mo
     assert r.status_code == 200 and r.json()["current"]["word"] == "spielberg"
     api.get(f"/api/examples/{first_example(api, project)['id']}/explanation")
     words = api.get(f"/api/projects/{pid}/words", params={"search": "spielberg"}).json()["items"]
-    assert words[0]["feedback"] == [{"action": "remove", "label": None, "scope": "correct"}]
+    assert words[0]["feedback"] == [{"action": "remove", "label": None, "scope": "correct", "votes": 1}]
     listed = api.get(f"/api/projects/{pid}/feedback", params={"level": "task"}).json()
     assert listed["total"] == 1 and listed["items"][0]["scope"] == "correct"
     exported = api.get(f"/api/projects/{pid}/feedback/export", role="viewer").json()

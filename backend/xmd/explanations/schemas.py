@@ -8,12 +8,13 @@ carries ``suspicious`` from the core's one rule (:func:`xmd.core.suspicion.is_su
 from __future__ import annotations
 
 import typing
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field, create_model
 
 from xmd.core.normalize import normalize_scores
 from xmd.core.suspicion import WordStats
+from xmd.core.types import Action
 from xmd.core.types import Explanation as CoreExplanation
 from xmd.datasets.models import Example
 from xmd.datasets.schemas import ExampleOut
@@ -21,6 +22,9 @@ from xmd.http.pagination import Page
 from xmd.http.params import BodyId
 from xmd.projects.models import Project
 from xmd.versions.models import ModelVersion
+
+if TYPE_CHECKING:  # what the words route hands in (feedback.words reads the rows; this module only shapes)
+    from xmd.feedback.words import TaskWords, WordEntry
 
 
 class WordMark(BaseModel):
@@ -57,6 +61,26 @@ class WordFeedback(BaseModel):
     action: str
     label: int | None
     scope: str | None
+    votes: int = Field(default=1, description="people whose current mark this is (a reviewer's edit may have none)")
+
+
+class WordVotes(BaseModel):
+    """People per action on a word (any label or scope), among the marks the reader may see."""
+
+    add: int = 0
+    remove: int = 0
+
+
+class WordMarks(BaseModel):
+    """Whose task feedback the words' ``feedback`` is: a team's consensus, or in blind mode one's own."""
+
+    shown: Literal["consensus", "own"] = Field(
+        description="consensus: the project's by its policy (what a retrain trains on); own: blind mode, the "
+        "reader's marks only (the others' and their counts are hidden)"
+    )
+    policy: str
+    k: int | None = None
+    people: int | None = Field(default=None, description="people with feedback: the majority's denominator")
 
 
 WordOut = create_model(
@@ -64,7 +88,15 @@ WordOut = create_model(
     __doc__="A ranked word: the core's WordStats field for field, its suspicious flag, and the task feedback on it.",
     **{name: (kind, ...) for name, kind in typing.get_type_hints(WordStats).items()},
     suspicious=(bool, Field(description="the core's rule (xmd.core.suspicion.is_suspicious), not the client's")),
-    feedback=(list[WordFeedback], ...),
+    feedback=(
+        list[WordFeedback],
+        Field(description="the task feedback on the word as the page's `marks.shown` says: consensus or own"),
+    ),
+    mine=(
+        list[WordFeedback],
+        Field(default_factory=list, description="the reader's own task feedback on the word (what a reset clears)"),
+    ),
+    votes=(WordVotes, Field(default_factory=WordVotes, description=WordVotes.__doc__)),
 )
 
 
@@ -94,6 +126,7 @@ class WordPage(Page[WordOut]):
     method: str
     n_examples: int = Field(description="examples aggregated into this ranking")
     coverage: Coverage
+    marks: WordMarks | None = Field(default=None, description=WordMarks.__doc__)
     min_count_default: int = Field(
         default=2,
         description="the minimum count a screen starts from, chosen from the label shares: the smallest count "
@@ -152,6 +185,22 @@ def explanation_out(
     )
 
 
-def word_out(ws: WordStats, feedback: dict[str, list[WordFeedback]]) -> WordOut:
-    """A ranked word with the task feedback given on it (``suspicious`` comes with ``ws.to_dict()``)."""
-    return WordOut(**ws.to_dict(), feedback=feedback.get(ws.word, []))
+def word_marks(tw: TaskWords) -> WordMarks:
+    """The page's note on whose feedback its words carry."""
+    return WordMarks(shown=tw.shown, policy=tw.policy.value, k=tw.k, people=tw.people)
+
+
+def _entries(entries: list[WordEntry]) -> list[WordFeedback]:
+    return [WordFeedback(action=e.action.value, label=e.label, scope=e.scope.value, votes=e.votes) for e in entries]
+
+
+def word_out(ws: WordStats, tw: TaskWords) -> WordOut:
+    """A ranked word with its task feedback as the reader may see it (``suspicious`` comes with
+    ``ws.to_dict()``): the consensus or, blind, their own; their own apart; the head count per action."""
+    votes = tw.votes.get(ws.word, {})
+    return WordOut(
+        **ws.to_dict(),
+        feedback=_entries(tw.feedback.get(ws.word, [])),
+        mine=_entries(tw.mine.get(ws.word, [])),
+        votes=WordVotes(add=votes.get(Action.ADD, 0), remove=votes.get(Action.REMOVE, 0)),
+    )

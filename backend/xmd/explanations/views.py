@@ -24,14 +24,14 @@ from xmd.explanations.schemas import (
     WhatIf,
     WordExample,
     WordExamplePage,
-    WordFeedback,
     WordPage,
     explanation_out,
+    word_marks,
     word_out,
 )
 from xmd.feedback import service as feedback_service
 from xmd.feedback import team
-from xmd.feedback.models import FeedbackLevel
+from xmd.feedback import words as feedback_words
 from xmd.http.deps import DB, Annotator, Viewer, enqueue_of, models_of, settings_of
 from xmd.http.limits import RegexSearchSlot
 from xmd.http.pagination import Offset, page
@@ -81,7 +81,8 @@ def list_words(
     offset: Offset = 0,
     limit: Annotated[int, Query(ge=0, le=service.MAX_PAGE)] = 100,
 ) -> Response:
-    """Task explanation: words ranked by mean importance, count or suspicion (importance x label skew)."""
+    """Task explanation: words ranked by mean importance, count or suspicion (importance x label skew),
+    each with its task feedback as the reader may see it (``marks``: the consensus, or blind their own)."""
     assert sort in SORTS
     project, candidate = versions_service.project_and_version(
         db_session=db, project_id=project_id, version_id=version_id
@@ -102,17 +103,12 @@ def list_words(
         offset=offset,
         limit=limit,
     )
-    feedback: dict[str, list[WordFeedback]] = {}
-    seen = team.visible_to(project, user)  # blind mode: an annotator's own task words only
-    task = feedback_service.list_feedback(db_session=db, project_id=project.id, level=FeedbackLevel.TASK, where=seen)
-    for fb in task:
-        assert fb.word is not None
-        feedback.setdefault(fb.word, []).append(
-            WordFeedback(action=fb.action.value, label=fb.label, scope=fb.scope.value if fb.scope else None)
-        )
+    # the consensus by the project's policy and the reader's own apart; blind: an annotator's own only
+    tw = feedback_words.task_words(db_session=db, project=project, user=user)
     return json_of(
         WordPage(
-            items=[word_out(ws, feedback) for ws in page.rows],
+            items=[word_out(ws, tw) for ws in page.rows],
+            marks=word_marks(tw),
             total=page.total,
             offset=offset,
             limit=limit,

@@ -35,6 +35,7 @@ import type {
   Slice,
   TokenInfo,
   User,
+  WordMarks,
   WordStats,
   WorkerNotice,
 } from './types'
@@ -92,10 +93,11 @@ export const api = {
   // explanations
   explanation: async (eid: number, q: Query = {}): Promise<Explanation> =>
     asExplanation(await http.get(`/api/examples/${eid}/explanation`, q)),
-  /** Every word carries the server's `suspicious` flag (xmd.core.aggregate.is_suspicious). */
+  /** Every word carries the server's `suspicious` flag (xmd.core.aggregate.is_suspicious) and its task
+   * feedback as the reader may see it (`marks`: the team's consensus, or in blind mode one's own). */
   words: async (pid: number, q: Query): Promise<Page<WordStats>> => {
-    const raw = await http.get<{ min_count_default?: number }>(`${P(pid)}/words`, q)
-    return { ...covered(asPage<WordStats>, raw), min_count_default: raw?.min_count_default }
+    const raw = await http.get<{ min_count_default?: number; marks?: WordMarks | null }>(`${P(pid)}/words`, q)
+    return { ...covered(asPage<WordStats>, raw), min_count_default: raw?.min_count_default, marks: raw?.marks ?? null }
   },
   wordExamples: async (pid: number, word: string, q: Query) =>
     covered(asPage<ExampleRow>, await http.get(`${P(pid)}/words/${encodeURIComponent(word)}/examples`, q)),

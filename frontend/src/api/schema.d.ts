@@ -1059,7 +1059,8 @@ export interface paths {
         };
         /**
          * List Words
-         * @description Task explanation: words ranked by mean importance, count or suspicion (importance x label skew).
+         * @description Task explanation: words ranked by mean importance, count or suspicion (importance x label skew),
+         *     each with its task feedback as the reader may see it (``marks``: the consensus, or blind their own).
          */
         get: operations["list_words_api_projects__project_id__words_get"];
         put?: never;
@@ -3564,6 +3565,12 @@ export interface components {
             label: number | null;
             /** Scope */
             scope: string | null;
+            /**
+             * Votes
+             * @description people whose current mark this is (a reviewer's edit may have none)
+             * @default 1
+             */
+            votes?: number;
         };
         /** WordMark */
         WordMark: {
@@ -3593,13 +3600,37 @@ export interface components {
             word_index: number;
         };
         /**
+         * WordMarks
+         * @description Whose task feedback the words' ``feedback`` is: a team's consensus, or in blind mode one's own.
+         */
+        WordMarks: {
+            /** K */
+            k?: number | null;
+            /**
+             * People
+             * @description people with feedback: the majority's denominator
+             */
+            people?: number | null;
+            /** Policy */
+            policy: string;
+            /**
+             * Shown
+             * @description consensus: the project's by its policy (what a retrain trains on); own: blind mode, the reader's marks only (the others' and their counts are hidden)
+             * @enum {string}
+             */
+            shown: "consensus" | "own";
+        };
+        /**
          * WordOut
          * @description A ranked word: the core's WordStats field for field, its suspicious flag, and the task feedback on it.
          */
         WordOut: {
             /** Count */
             count: number;
-            /** Feedback */
+            /**
+             * Feedback
+             * @description the task feedback on the word as the page's `marks.shown` says: consensus or own
+             */
             feedback: components["schemas"]["WordFeedback"][];
             /** Label Counts */
             label_counts: number[];
@@ -3609,6 +3640,11 @@ export interface components {
             mean_importance: number;
             /** Mean Signed */
             mean_signed: number;
+            /**
+             * Mine
+             * @description the reader's own task feedback on the word (what a reset clears)
+             */
+            mine?: components["schemas"]["WordFeedback"][];
             /** P Value */
             p_value: number;
             /** Q Value */
@@ -3626,6 +3662,7 @@ export interface components {
              * @description the core's rule (xmd.core.suspicion.is_suspicious), not the client's
              */
             suspicious: boolean;
+            votes?: components["schemas"]["WordVotes"];
             /** Word */
             word: string;
         };
@@ -3636,6 +3673,8 @@ export interface components {
             items: components["schemas"]["WordOut"][];
             /** Limit */
             limit: number;
+            /** @description Whose task feedback the words' ``feedback`` is: a team's consensus, or in blind mode one's own. */
+            marks?: components["schemas"]["WordMarks"] | null;
             /** Method */
             method: string;
             /**
@@ -3685,6 +3724,22 @@ export interface components {
              * @description the word list file's content
              */
             text: string;
+        };
+        /**
+         * WordVotes
+         * @description People per action on a word (any label or scope), among the marks the reader may see.
+         */
+        WordVotes: {
+            /**
+             * Add
+             * @default 0
+             */
+            add?: number;
+            /**
+             * Remove
+             * @default 0
+             */
+            remove?: number;
         };
         /**
          * WorkerNoticeOut

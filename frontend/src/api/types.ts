@@ -31,6 +31,8 @@ export interface Page<T> {
   coverage?: Coverage | null
   /** the word ranking only: the minimum count the server chose from the data */
   min_count_default?: number
+  /** the word ranking only: whose task feedback the words carry (the team's consensus, or blind one's own) */
+  marks?: WordMarks | null
 }
 
 /** Training examples explained under one version and method, and the explain job filling the rest. */
@@ -104,6 +106,8 @@ export type WordMark = S['WordMark']
 /** Task feedback attached to a ranked word. */
 export type WordTaskFeedback = S['WordFeedback']
 export type WordStats = S['WordOut']
+/** Whose task feedback a word ranking's words carry: `consensus` (by the project's policy) or `own` (blind mode). */
+export type WordMarks = S['WordMarks']
 
 /** An explanation as the UI holds it: the API's, with its `marks` list read into two maps. */
 export type Explanation = Omit<S['ExplanationOut'], 'marks'> & {

@@ -49,7 +49,7 @@ const examplePage = {
 describe('WordRanking (props only)', () => {
   it('shows the page it is given and asks for the word picked; it calls no API', async () => {
     const w = mount(WordRanking, {
-      props: { labels: LABELS, marks: new Map(), selected: null, page: wordPage, limit: 50, busy: false, error: '', sort: 'importance', label: '', search: '', minCount: 2, offset: 0 },
+      props: { labels: LABELS, selected: null, page: wordPage, limit: 50, busy: false, error: '', sort: 'importance', label: '', search: '', minCount: 2, offset: 0 },
     })
     const rows = w.findAll('button.word-row')
     expect(rows).toHaveLength(2)
@@ -87,7 +87,6 @@ describe('TaskView', () => {
     Object.assign(current, { pid: 1, project: { id: 1, name: 'demo', labels: LABELS }, versionId: 3, method: '', dataVersion: 0 })
     A.words.mockResolvedValue(wordPage)
     A.wordExamples.mockResolvedValue(examplePage)
-    A.feedback.mockResolvedValue({ items: [], total: 0, offset: 0, limit: 1000 })
     A.setTaskFeedback.mockResolvedValue({})
     A.setFeedback.mockResolvedValue({})
   })
@@ -218,31 +217,29 @@ describe('TaskView', () => {
     expect(w.find('[data-testid=word-examples-empty]').text()).toContain('No examples in this scope')
   })
 
-  it('sends task feedback with the chosen scope, then reloads the marks and the ranking', async () => {
+  it('sends task feedback with the chosen scope, then reloads the ranking, whose words carry the marks', async () => {
     const w = await mountIt()
-    const feedbackReads = A.feedback.mock.calls.length
     const wordReads = A.words.mock.calls.length
     await w.find('[data-testid=scope]').setValue('correct')
     await flushPromises()
+    const mine = [{ action: 'remove', label: null, scope: 'correct', votes: 1 }]
+    A.words.mockResolvedValue({ ...wordPage, items: [{ ...spielberg, mine }, plain] })
     await w.find('[data-testid=task-remove]').trigger('click')
     await flushPromises()
     expect(A.setTaskFeedback).toHaveBeenCalledWith(1, { word: 'spielberg', action: 'remove', label: null, scope: 'correct' })
     expect(w.find('[data-testid=task-note]').text()).toBe('“spielberg” marked remove in examples the model predicts correctly.')
-    expect(A.feedback.mock.calls.length).toBe(feedbackReads + 1)
+    expect(A.feedback).not.toHaveBeenCalled() // the page's words carry the marks: no list of everyone's feedback
     expect(A.words.mock.calls.length).toBe(wordReads + 1)
     expect(undoStack[0]).toMatchObject({ kind: 'task', word: 'spielberg', scope: 'correct', before: null })
+    expect(w.find('[data-testid=task-remove]').classes()).toContain('on') // one's own mark, from the new page
   })
 
   it('marks the word only in the examples its task feedback applies to (gold label and scope)', async () => {
-    A.feedback.mockResolvedValue({
-      items: [
-        fx.feedback({ level: 'task', word: 'spielberg', action: 'remove', label: null, scope: 'correct' }),
-        fx.feedback({ level: 'task', word: 'spielberg', action: 'add', label: 0, scope: 'all' }),
-      ],
-      total: 2,
-      offset: 0,
-      limit: 1000,
-    })
+    const feedback = [
+      { action: 'remove', label: null, scope: 'correct', votes: 1 },
+      { action: 'add', label: 0, scope: 'all', votes: 1 },
+    ]
+    A.words.mockResolvedValue({ ...wordPage, items: [{ ...spielberg, feedback }, plain] })
     const w = await mountIt()
     const items = w.findAll('[data-testid=word-examples] li')
     // example 4 is predicted correctly: the scoped remove applies
@@ -258,6 +255,81 @@ describe('TaskView', () => {
     expect(A.setFeedback).toHaveBeenCalledWith(5, 2, 'remove')
     expect(w.findAll('[data-testid=word-examples] li')[1].find('mark.hl-word').classes()).toContain('m-remove')
   })
+})
+
+// Issue 32: a team's Words page shows the consensus by the project's policy, one's own mark apart, and how
+// many people marked each word each way; in blind mode one's own marks only, with no one else's counts.
+describe('TaskView: a team’s marks on the words', () => {
+  beforeEach(() => {
+    vi.clearAllMocks()
+    undoStack.splice(0)
+    localStorage.clear()
+    current.activeJobs = []
+    auth.me = fx.me({ id: 1, name: 'ann', role: 'annotator' })
+    Object.assign(current, { pid: 1, project: { id: 1, name: 'demo', labels: LABELS }, versionId: 3, method: '', dataVersion: 0 })
+    A.wordExamples.mockResolvedValue(examplePage)
+    A.setTaskFeedback.mockResolvedValue({})
+  })
+
+  it('colours a word by the consensus, shows one’s own mark apart, and the head count; the buttons are one’s own', async () => {
+    // majority of 3: spielberg removed by two (kept); film added by the reader alone (not kept)
+    const page = {
+      ...wordPage,
+      marks: { shown: 'consensus' as const, policy: 'majority', k: null, people: 3 },
+      items: [
+        { ...spielberg, mine: [], votes: { add: 0, remove: 2 }, feedback: [{ action: 'remove', label: null, scope: 'all', votes: 2 }] },
+        { ...plain, mine: [{ action: 'add', label: null, scope: 'all', votes: 1 }], votes: { add: 1, remove: 0 } },
+      ],
+    }
+    A.words.mockResolvedValue(page)
+    const w = await mountIt(null)
+    expect(w.find('[data-testid=marks-note]').text()).toBe('Marks show the team’s consensus (kept by a majority of the 3 people with feedback); yours show apart where they differ.')
+    const [sp, film] = w.findAll('button.word-row')
+    expect(sp.classes()).toContain('fb-remove')
+    expect(sp.find('[data-testid=word-votes]').text()).toBe('2 removed')
+    expect(sp.find('[data-testid=own-mark]').exists()).toBe(false)
+    expect(film.classes()).toContain('fb-none') // one person's add is not the majority's
+    expect(film.find('[data-testid=own-mark]').text()).toBe('you: added')
+    expect(film.find('[data-testid=word-votes]').text()).toBe('1 added')
+    await sp.trigger('click')
+    await flushPromises()
+    // the team removed it, the reader did not: their buttons are not on, and there is nothing of theirs to reset
+    expect(w.find('[data-testid=word-panel] h2').text()).toContain('✕ removed')
+    expect(w.find('[data-testid=task-remove]').classes()).not.toContain('on')
+    expect(w.find('[data-testid=task-remove]').text()).toContain('Remove everywhere')
+    expect(w.findAll('[data-testid=word-panel] fieldset button').find((b) => b.text() === 'Reset')?.attributes('disabled')).toBeDefined()
+    await film.trigger('click')
+    await flushPromises()
+    expect(w.find('[data-testid=word-panel] [data-testid=own-mark]').text()).toBe('you: added')
+    expect(w.find('[data-testid=task-add]').classes()).toContain('on')
+  })
+
+  it('in blind mode says the marks are one’s own and shows no head count', async () => {
+    const page = {
+      ...wordPage,
+      marks: { shown: 'own' as const, policy: 'union', k: null, people: null },
+      items: [
+        { ...spielberg, feedback: [{ action: 'remove', label: null, scope: 'all', votes: 1 }], mine: [{ action: 'remove', label: null, scope: 'all', votes: 1 }], votes: { add: 0, remove: 1 } },
+        { ...plain, mine: [], votes: { add: 0, remove: 0 } },
+      ],
+    }
+    A.words.mockResolvedValue(page)
+    const w = await mountIt(null)
+    expect(w.find('[data-testid=marks-note]').text()).toContain('Blind mode: only your own marks show here')
+    expect(w.find('[data-testid=word-votes]').exists()).toBe(false)
+    expect(w.find('[data-testid=own-mark]').exists()).toBe(false)
+    expect(w.findAll('button.word-row')[0].classes()).toContain('fb-remove')
+  })
+
+  async function mountIt(pick: 'spielberg' | null = 'spielberg') {
+    const w = mount(TaskView)
+    await flushPromises()
+    if (pick) {
+      await w.find(`button.word-row[data-word=${pick}]`).trigger('click')
+      await flushPromises()
+    }
+    return w
+  }
 })
 
 // Issue 15: a ranking built from part of the training data says so, and an empty page says why.
@@ -314,7 +386,6 @@ describe('TaskView: an example opened before a task click', () => {
     Object.assign(current, { pid: 1, project: { id: 1, name: 'demo', labels: LABELS }, versionId: 3, method: '', dataVersion: 0 })
     A.words.mockResolvedValue(wordPage)
     A.wordExamples.mockResolvedValue(examplePage)
-    A.feedback.mockResolvedValue({ items: [], total: 0, offset: 0, limit: 1000 })
     A.setTaskFeedback.mockResolvedValue({})
   })
 

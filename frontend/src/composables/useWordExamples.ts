@@ -16,8 +16,15 @@ export interface WordExamplesSource {
   /** the word's current task mark (what an undo of a task click restores) */
   mark: () => Mark | null
   labels: () => string[]
-  /** task feedback was written: the view reloads the ranking and the marks */
-  changed: () => void
+  /** task feedback was written (`click`: the reader's own, as sent): the view reloads the ranking */
+  changed: (click?: TaskClick) => void
+}
+
+/** A task click as sent: the reader's own entry on the word for one label and scope. */
+export interface TaskClick {
+  action: Action
+  label: number | null
+  scope: Scope
 }
 
 export function useWordExamples(src: WordExamplesSource) {
@@ -48,8 +55,10 @@ export function useWordExamples(src: WordExamplesSource) {
     if (got) page.value = got.value
   }
 
+  // each source compared on its own: the view hands in a fresh object of the same word when the ranking is
+  // read again (its marks), which must not close the open explanations nor clear the note
   watch(
-    () => [src.word()?.word, scope.value, label.value, src.query().version_id, src.query().method],
+    [() => src.word()?.word, scope, label, () => src.query().version_id, () => src.query().method],
     () => {
       note.value = ''
       for (const k of Object.keys(open)) delete open[Number(k)]
@@ -78,7 +87,7 @@ export function useWordExamples(src: WordExamplesSource) {
         action === 'reset'
           ? `Feedback on “${word.word}” taken back.`
           : `“${word.word}” marked ${action} in ${scopeText.value}${lab !== null ? ` labelled ${src.labels()[lab]}` : ''}.`
-      src.changed()
+      src.changed({ action, label: lab, scope: scope.value })
       await refreshOpen()
     } catch (e) {
       note.value = `not saved: ${(e as Error).message}`

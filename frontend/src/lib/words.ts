@@ -1,4 +1,4 @@
-import type { FeedbackItem, Mark, WordStats } from '../api/types'
+import type { FeedbackItem, Mark, WordMarks, WordStats, WordTaskFeedback } from '../api/types'
 
 /** Likely shortcut: the server's flag only (its rule lives in one place, the core); the UI adds none. */
 export function isSuspicious(w: Pick<WordStats, 'suspicious'>): boolean {
@@ -25,6 +25,41 @@ export function skewText(w: Pick<WordStats, 'label_counts' | 'skew_label' | 'ske
 /** Word key as the core's word_key (NFKC, case-folded, ’ as '); the server's is authoritative. */
 export function wordKey(w: string): string {
   return w.normalize('NFKC').toLowerCase().replace(/’/g, "'")
+}
+
+/** The mark a word's task entries paint it with (entries for several labels or scopes: remove wins). */
+export function entriesMark(entries: Pick<WordTaskFeedback, 'action'>[] | undefined): Mark | null {
+  const actions = (entries ?? []).map((f) => f.action)
+  return actions.includes('remove') ? 'remove' : actions.includes('add') ? 'add' : null
+}
+
+/** The reader's own mark on a word, what their buttons show and an undo restores: their latest entry
+ * (the server lists them in the order given). */
+export function ownMark(entries: Pick<WordTaskFeedback, 'action'>[] | undefined): Mark | null {
+  const last = (entries ?? []).at(-1)?.action
+  return last === 'add' || last === 'remove' ? last : null
+}
+
+/** "2 removed · 1 added": how many people marked the word each way, for a team's consensus page only
+ * (in blind mode the counts are one's own, and the tag already says it). */
+export function votesText(w: Pick<WordStats, 'votes'>, marks: WordMarks | null | undefined): string {
+  const v = w.votes
+  if (marks?.shown !== 'consensus' || !v) return ''
+  return [v.remove ? `${v.remove} removed` : '', v.add ? `${v.add} added` : ''].filter(Boolean).join(' · ')
+}
+
+/** What the ranking's marks are, said once above the list: the policy behind them, or blind mode. */
+export function marksNote(marks: WordMarks | null | undefined): string {
+  if (!marks) return ''
+  if (marks.shown === 'own') return 'Blind mode: only your own marks show here, the others’ and their counts do not.'
+  if (marks.policy === 'union') return ''
+  const rule =
+    marks.policy === 'majority'
+      ? `a majority${marks.people ? ` of the ${marks.people} people with feedback` : ''}`
+      : marks.policy === 'at_least_k'
+        ? `at least ${marks.k ?? '?'} people`
+        : 'a reviewer’s decision'
+  return `Marks show the team’s consensus (kept by ${rule}); yours show apart where they differ.`
 }
 
 /** Current task-level mark per word key (a later item wins, as in the core). */
