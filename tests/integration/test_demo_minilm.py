@@ -1,10 +1,13 @@
-"""The acceptance test of the core: on the demo data with the real all-MiniLM-L6-v2, one task-level
+"""The real-model story of ``xmd demo``: on the demo data with the real all-MiniLM-L6-v2, one task-level
 *remove* on the planted word must make the model stop using it, without wrecking the model.
 
-Thresholds (from the core-engine issue): the planted word's attribution share falls by >= 80 %,
-anti-shortcut accuracy rises by >= 25 points, clean accuracy drops by <= 2 points. A naive loss can
-raise anti-shortcut accuracy by wrecking the model; the clean bound is there to catch that.
-Takes a few minutes on two CPU cores (fine-tuning the baseline dominates).
+One fast story (issue 29 §6): 1,000 training examples instead of the demo's 2,000, about two minutes on two
+quiet cores. At this size (measured, seed 0) the baseline reaches 0.93 clean and 0 anti-shortcut accuracy; after
+the remove, 0.945 and 0.845, the word's grad x input share on the feedback rows falls 78 % and its occlusion
+share from 0.94 to 0.22. The bounds below leave room for that; the core's acceptance at the demo's full size
+(share down >= 80 %, anti-shortcut accuracy >= 0.95, clean accuracy down <= 1 point, with seeds) is measured
+by ``bench/demo`` and ``bench/effect``, not here. A naive loss can raise anti-shortcut accuracy by wrecking
+the model; the clean bound is there to catch that.
 """
 
 from __future__ import annotations
@@ -15,12 +18,13 @@ from xmd.core.demo_story import prepare_baseline, run_demo
 from xmd.core.pipeline import EFFECT_MAX_EXAMPLES
 
 pytestmark = pytest.mark.slow
+N_TRAIN = 1000
 
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory):
     workdir = tmp_path_factory.mktemp("demo")
-    return run_demo(workdir, device="cpu", progress=False)
+    return run_demo(workdir, n_train=N_TRAIN, device="cpu", progress=False)
 
 
 def test_the_planted_word_is_found(report):
@@ -40,17 +44,17 @@ def test_removal_works_without_wrecking_the_model(report):
     # method the UI shows by default (grad x input).
     b = report["feedback_shares_before"]["grad_x_input"]["remove"]
     a = report["feedback_shares_after"]["grad_x_input"]["remove"]
-    # Measured over the first EFFECT_MAX_EXAMPLES of the demo's ~600 corrected examples (issue 16).
+    # Measured over the first EFFECT_MAX_EXAMPLES of the ~300 corrected examples (issue 16).
     assert b["n"] == EFFECT_MAX_EXAMPLES == a["n"]
-    assert 1 - a["mean_share"] / b["mean_share"] >= 0.80, (b, a)
+    assert 1 - a["mean_share"] / b["mean_share"] >= 0.60, (b, a)
     assert after["test_anti"]["accuracy"] - before["test_anti"]["accuracy"] >= 0.25, (before, after)
     assert before["test_clean"]["accuracy"] - after["test_clean"]["accuracy"] <= 0.02, (before, after)
 
 
 def test_the_effect_carries_over_to_unseen_text(report):
-    # On the anti-shortcut test set (never trained on) the planted word's share must at least halve.
+    # On the anti-shortcut test set (never trained on) the planted word's share must fall by a third or more.
     share = report["planted_word_share"]
-    assert share["after"]["mean_share"] <= 0.5 * share["before"]["mean_share"], share
+    assert share["after"]["mean_share"] <= 0.67 * share["before"]["mean_share"], share
 
 
 def test_occlusion_agrees_that_the_word_is_no_longer_used(report):
@@ -65,6 +69,6 @@ def test_second_run_reuses_the_baseline_and_writes_a_new_version(report, tmp_pat
     from pathlib import Path
 
     workdir = Path(report["workdir"])
-    baseline, _ = prepare_baseline(workdir, device="cpu", progress=False)
+    baseline, _ = prepare_baseline(workdir, n_train=N_TRAIN, device="cpu", progress=False)
     assert str(baseline) == report["baseline"]
     assert (Path(report["debugged"]) / "xmd.json").exists()
