@@ -89,26 +89,25 @@ def _wait_started(tmp_path: Path, proc: subprocess.Popen[bytes], port: int) -> s
     return tree
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGKILL], ids=["SIGTERM", "SIGINT", "SIGKILL"])
+def _signal_and_check_all_gone(proc: subprocess.Popen[bytes], tree: set[int], sig: int) -> None:
+    """Signal serve's main process only, then every process it started must be gone."""
+    proc.send_signal(sig)
+    assert proc.wait(60) is not None
+    gone = time.time() + 30
+    while any(_alive(p) for p in tree) and time.time() < gone:
+        time.sleep(0.2)
+    survivors = [p for p in tree if _alive(p)]
+    assert survivors == [], f"left running after {signal.Signals(sig).name}: {survivors}"
+
+
+# SIGTERM is sent at the end of the dead-worker test below (one `xmd serve` start fewer: ~30 s of the suite)
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL], ids=["SIGINT", "SIGKILL"])
 def test_signal_to_serve_stops_the_embedded_worker(tmp_path: Path, sig: int):
     proc, port, log = _start_serve(tmp_path)
     tree: set[int] = set()
     try:
         tree = _wait_started(tmp_path, proc, port)
-        if sig == signal.SIGTERM:  # and what serve, the API and the worker wrote is the owner's only
-            written = [tmp_path / "data", *(tmp_path / "data").rglob("*")]
-            assert any(p.name == "broker.db" for p in written) and any(p.name == "xmd.db" for p in written)
-            shared = [
-                f"{p.relative_to(tmp_path)} {p.stat().st_mode & 0o777:o}" for p in written if p.stat().st_mode & 0o077
-            ]
-            assert shared == [], shared
-        proc.send_signal(sig)  # the main process only
-        assert proc.wait(60) is not None
-        gone = time.time() + 30
-        while any(_alive(p) for p in tree) and time.time() < gone:
-            time.sleep(0.2)
-        survivors = [p for p in tree if _alive(p)]
-        assert survivors == [], f"left running after {signal.Signals(sig).name}: {survivors}"
+        _signal_and_check_all_gone(proc, tree, sig)
     finally:
         log.close()
         if proc.poll() is None:
@@ -119,11 +118,19 @@ def test_signal_to_serve_stops_the_embedded_worker(tmp_path: Path, sig: int):
                 os.kill(p, signal.SIGKILL)
 
 
-def test_a_dead_worker_is_restarted_and_its_pool_goes_with_it(tmp_path: Path):
+def test_a_dead_worker_is_restarted_and_sigterm_then_stops_everything(tmp_path: Path):
+    """A killed worker is restarted (its pool goes with it) and the jobs list says so; SIGTERM to serve then
+    stops the whole tree, the replacement included; what serve, the API and the worker wrote is the owner's."""
     proc, port, log = _start_serve(tmp_path)
     tree: set[int] = set()
     try:
         tree = _wait_started(tmp_path, proc, port)
+        written = [tmp_path / "data", *(tmp_path / "data").rglob("*")]
+        assert any(p.name == "broker.db" for p in written) and any(p.name == "xmd.db" for p in written)
+        shared = [
+            f"{p.relative_to(tmp_path)} {p.stat().st_mode & 0o777:o}" for p in written if p.stat().st_mode & 0o077
+        ]
+        assert shared == [], shared
         workers = sorted(_children().get(proc.pid, []))
         assert len(workers) == 2, workers
         # the retrain worker (its queue is "<default>-retrain"): its restart is said on the jobs list
@@ -158,6 +165,7 @@ def test_a_dead_worker_is_restarted_and_its_pool_goes_with_it(tmp_path: Path):
         assert notice["message"].startswith("the retrain worker was restarted at "), notice
         assert "after it died (exit -9); restart 1 since the server started" in notice["message"], notice
         tree |= replacement | _descendants(proc.pid)
+        _signal_and_check_all_gone(proc, tree, signal.SIGTERM)
     finally:
         log.close()
         if proc.poll() is None:
