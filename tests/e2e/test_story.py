@@ -433,6 +433,15 @@ def test_cancel_a_running_retrain(page, service):
     assert seen[0] == "cancelling…" and seen[-1] == "cancelled", seen  # at once, then what the worker did
     expect(page.get_by_test_id("retrain-done")).to_have_count(0)
     shot(page, "16-retrain-cancelled")
+    # cancelled, not failed, in every list and selector (issue 30 §6): the recent jobs, the versions, Start from
+    expect(page.get_by_test_id("recent-retrains").locator("tbody tr").first).to_contain_text("cancelled")
+    start_from = page.get_by_label("Start from")
+    expect(start_from.locator("option")).not_to_have_count(0)
+    assert not any("cancel" in t or "fail" in t for t in start_from.locator("option").all_inner_texts())
+    tab(page, "Results")
+    rows = page.get_by_test_id("versions-table").locator("tbody tr")
+    expect(rows.filter(has_text="cancelled")).to_have_count(1)
+    expect(rows.filter(has_text="failed")).to_have_count(0)
 
 
 def test_status_bar_keeps_errors_one_click_away(page, service):
