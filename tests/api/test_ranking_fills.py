@@ -47,6 +47,32 @@ def test_the_ranking_fills_chunk_by_chunk_while_the_job_runs(
     assert seen[0][3] < seen[-1][3]  # and it grows
 
 
+def test_the_first_chunk_is_ranked_before_the_retrain_calibration_runs(
+    api: Api, project: dict[str, Any], db: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A project's first explain job also times a retrain's work (seconds to minutes): the first chunk goes
+    before it, so the ranking is not empty meanwhile, and the progress the chunk made is not reset."""
+    pid = project["id"]
+    at_calibration: list[tuple[int, float]] = []
+
+    def calibration(ctx: JobContext, version: Any, dataset: Any) -> None:
+        page = api.get(f"/api/projects/{pid}/words", role="viewer", params={"min_count": 1}).json()
+        job = api.get(f"/api/jobs/{ctx.job.id}").json()
+        at_calibration.append((page["coverage"]["explained"], job["progress"]))
+
+    monkeypatch.setattr(flows, "BEFORE_HELPERS", [calibration])
+    r = api.post(f"/api/projects/{pid}/jobs/explain", json={"dataset_id": project["train"]["id"], "chunk_size": 8})
+    assert r.status_code == 202, r.text
+    jid = r.json()["id"]
+    assert jobs.mark_running(db_session=db, job_id=jid, worker_host="test:1")
+    job = jobs.get_or_raise(db_session=db, job_id=jid)
+    ctx = JobContext(job=job, db=db, settings=api.settings, factory=api.client.app.state.session_factory)
+    execute(ctx, flows.explain_job)
+    db.expire_all()
+    assert jobs.get_or_raise(db_session=db, job_id=jid).status is JobStatus.SUCCEEDED
+    assert at_calibration == [(8, 20.0)]  # once, with one chunk of five in
+
+
 def test_the_words_page_carries_a_minimum_count_chosen_from_the_labels(api: Api, project: dict[str, Any]) -> None:
     pid, did = project["id"], project["train"]["id"]
     before = api.get(f"/api/projects/{pid}/words", role="viewer").json()

@@ -280,9 +280,10 @@ def _explain_chunk(
     return nxt
 
 
-def work(ctx: JobContext, *, lead: bool) -> dict[str, Any] | None:
+def work(ctx: JobContext, *, lead: bool, after_first: Callable[[], object] | None = None) -> dict[str, Any] | None:
     """Claim and explain chunks until none is left; the lead then waits for the others' chunks.
-    Returns the job's result once every chunk is done (whoever sees that first finishes the job)."""
+    Returns the job's result once every chunk is done (whoever sees that first finishes the job).
+    ``after_first`` runs once this participant's first chunk is in (or at once when it gets none)."""
     owner = worker_id()
     reclaim_after = 4 * ctx.settings.stale_after_s
     shared: _Chunks | None = None
@@ -299,6 +300,12 @@ def work(ctx: JobContext, *, lead: bool) -> dict[str, Any] | None:
             i = _explain_chunk(ctx, shared, i, owner, reclaim_after, claim_s, time.perf_counter() - t)
             claim_s = 0.0
             ctx.check_cancel()
+            if after_first is not None:  # the next chunk stays claimed by this participant meanwhile
+                after_first, then = None, after_first
+                then()
+        if after_first is not None:
+            after_first, then = None, after_first
+            then()
         _, st = _state(ctx.db, ctx.job.id, lock=False)
         ctx.db.commit()
         if len(st["done"]) == len(st["bounds"]):
@@ -326,21 +333,25 @@ def start_explain(db: Session, enqueue: Enqueue, project: Project, body: Explain
 
 
 BEFORE_HELPERS: list[Callable[[JobContext, ModelVersion, Dataset], object]] = []
-"""Work another domain does in an explain job once its chunks are planned and before its helpers are
+"""Work another domain does in an explain job once its first chunk is in and before its helpers are
 called, while nothing else of the job shares the machine (a retrain's calibration,
 :mod:`xmd.retrain.calibration`, registers itself here)."""
 
 
 def explain_job(ctx: JobContext) -> dict[str, Any]:
-    """Body of ``xmd.explain``: plan the chunks, run :data:`BEFORE_HELPERS` (time a retrain's work once per
-    project), call helpers, work, and wait until all are done."""
+    """Body of ``xmd.explain``: plan the chunks, explain the first (the ranking starts filling at once,
+    issue 30 §6), run :data:`BEFORE_HELPERS` (time a retrain's work once per project), call helpers, work
+    on, and wait until all are done."""
     st = plan(ctx)
-    if BEFORE_HELPERS:
-        version, dataset = _version_and_dataset(ctx.db, ctx.params)
-        for hook in BEFORE_HELPERS:
-            hook(ctx, version, dataset)
-    queue.send_helpers(ctx.settings, ctx.job, min(ctx.settings.explain_fanout, len(st["bounds"]) - 1))
-    result = work(ctx, lead=True)
+
+    def then_the_rest() -> None:
+        if BEFORE_HELPERS:
+            version, dataset = _version_and_dataset(ctx.db, ctx.params)
+            for hook in BEFORE_HELPERS:
+                hook(ctx, version, dataset)
+        queue.send_helpers(ctx.settings, ctx.job, min(ctx.settings.explain_fanout, len(st["bounds"]) - 1))
+
+    result = work(ctx, lead=True, after_first=then_the_rest)
     if result is None:
         job = jobs.get_or_raise(db_session=ctx.db, job_id=ctx.job.id)
         if job.status is JobStatus.SUCCEEDED:  # a helper did the last chunk and finished the job

@@ -27,11 +27,12 @@ log = logging.getLogger("xmd.workers")
 def calibrate(ctx: JobContext, version: ModelVersion, dataset: Dataset) -> bool:
     """Time each kind of a retrain's work on this version and a sample of the dataset
     (:mod:`xmd.core.calibrate`), so that the project's first retrain shows an expected duration before it
-    starts; the times go into the job's phase log, where :func:`xmd.retrain.estimate.retrain_prior` finds them. Runs
-    once per project, until a retrain has measured real rates, and before the helpers are called, so
-    nothing else of this job shares the machine. Returns whether it ran. A failure only costs the
-    estimate (logged); a cancel stops the job. The job parameter ``calibrate: false`` turns it off
-    (``bench/worker_scaling.py`` times the explaining alone)."""
+    starts; the times go into the job's phase log, where :func:`xmd.retrain.estimate.retrain_prior` finds
+    them. Runs once per project, until a retrain has measured real rates, after the job's first chunk (the
+    ranking shows at once) and before its helpers are called, so nothing else of this job shares the
+    machine. Returns whether it ran. A failure only costs the estimate (logged); a cancel stops the job.
+    The job parameter ``calibrate: false`` turns it off (``bench/worker_scaling.py`` times the explaining
+    alone)."""
     if ctx.params.get("calibrate") is False:
         return False
     project_id = version.project_id
@@ -40,11 +41,12 @@ def calibrate(ctx: JobContext, version: ModelVersion, dataset: Dataset) -> bool:
             return False
     config = RetrainConfig()
     sample = datasets.sample_core_examples(db_session=ctx.db, dataset=dataset, n=timing.sample_size(config))
+    done = jobs.get_or_raise(db_session=ctx.db, job_id=ctx.job.id).progress or 0.0  # the first chunk's share
     ctx.db.commit()
 
     def on_kind(kind: str) -> None:
         label = f"{plan.CALIBRATION_LABELS.get(kind, kind)}, for the retrain's expected duration"
-        if jobs.report_progress(db_session=ctx.db, job_id=ctx.job.id, progress=0.0, phase={"phase": label}):
+        if jobs.report_progress(db_session=ctx.db, job_id=ctx.job.id, progress=done, phase={"phase": label}):
             raise JobCancelled("cancelled on request")
 
     try:
@@ -56,7 +58,7 @@ def calibrate(ctx: JobContext, version: ModelVersion, dataset: Dataset) -> bool:
         log.warning("job %s: timing a retrain's work failed, so no expected duration: %s", ctx.job.id, exc)
         timings = []
     phase = {"phase": None, "phases": plan.calibration_log(timings) or None}
-    jobs.report_progress(db_session=ctx.db, job_id=ctx.job.id, progress=0.0, phase=phase)
+    jobs.report_progress(db_session=ctx.db, job_id=ctx.job.id, progress=done, phase=phase)
     return bool(timings)
 
 
