@@ -14,8 +14,10 @@ from pathlib import Path
 from apihelpers import make_settings
 from fastapi.testclient import TestClient
 from xmd.app import create_app
+from xmd.config import Settings
 from xmd.db import upgrade
 from xmd.db.engine import make_engine
+from xmd.http import tempfiles
 from xmd.http.tempfiles import owner_prefix
 
 
@@ -35,6 +37,16 @@ def _leftover(uploads: Path, name: str, age_s: float = 0.0) -> Path:
     return path
 
 
+def _start_app(tmp_path: Path, settings: Settings) -> None:
+    """Start and stop the app once: its start-up is what cleans."""
+    url = f"sqlite:///{tmp_path / 'xmd.db'}"
+    upgrade(url)
+    engine = make_engine(url)
+    with TestClient(create_app(settings, engine=engine, enqueue=lambda job, secrets=None: None, serve_ui=False)):
+        pass
+    engine.dispose()
+
+
 def test_start_up_removes_the_uploads_of_dead_processes(tmp_path: Path):
     settings = make_settings(tmp_path)
     host = socket.gethostname()
@@ -48,17 +60,23 @@ def test_start_up_removes_the_uploads_of_dead_processes(tmp_path: Path):
             remote = _leftover(uploads, f"upload-{_dead_pid()}@another-host-ijkl9012")
             unnamed = _leftover(uploads, "upload-mnop3456")
             ancient = _leftover(uploads, f"upload-{alive.pid}@{host}-qrst7890", age_s=7200)
-            url = f"sqlite:///{tmp_path / 'xmd.db'}"
-            upgrade(url)
-            engine = make_engine(url)
-            app = create_app(settings, engine=engine, enqueue=lambda job, secrets=None: None, serve_ui=False)
-            with TestClient(app):
-                pass
-            engine.dispose()
+            _start_app(tmp_path, settings)
             assert not killed.exists() and not archive.exists() and not ancient.exists()
             assert running.exists() and remote.exists() and unnamed.exists()
         finally:
             alive.kill()
+
+
+def test_start_up_removes_what_an_earlier_process_with_this_pid_left(tmp_path: Path):
+    """In a container the API is PID 1 after every restart, under the same hostname: a name with this
+    pid from before this process started is a leftover (it stayed for the hour before); one made since
+    may be held by another app of this process and stays."""
+    settings = make_settings(tmp_path)
+    mine = f"upload-{os.getpid()}@{socket.gethostname()}"
+    earlier = _leftover(settings.uploads_dir, f"{mine}-abcd1234", age_s=time.time() - tempfiles._LOADED_AT + 60)
+    current = _leftover(settings.uploads_dir, f"{mine}-efgh5678")
+    _start_app(tmp_path, settings)
+    assert not earlier.exists() and current.exists()
 
 
 def test_this_process_names_its_temporary_files():

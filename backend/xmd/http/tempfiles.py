@@ -22,6 +22,8 @@ STALE_AFTER_S = 3600.0
 """Older than this is a leftover: other API processes sharing the data dir may be using newer ones."""
 PATTERNS = ("upload-*", "download-*.tar.gz")
 _OWNED = re.compile(r"^(?:upload|download)-(\d+)@(.+)-[A-Za-z0-9_]+(?:\.tar\.gz)?$")
+_LOADED_AT = time.time()
+"""No temporary name of this process is older: ``owner_prefix`` lives here, so this module loads first."""
 
 
 def owner_prefix(kind: str) -> str:
@@ -29,14 +31,16 @@ def owner_prefix(kind: str) -> str:
     return f"{kind}-{os.getpid()}@{socket.gethostname()}-"
 
 
-def _owner_gone(name: str) -> bool:
-    """Whether ``name`` was made by a process of this host that no longer runs."""
+def _owner_gone(name: str, mtime: float) -> bool:
+    """Whether ``name`` was made by a process of this host that no longer runs. A name with this
+    process's pid but older than this process was left by an earlier one under the same pid (in a
+    container the API is PID 1 after every restart, with the same hostname)."""
     m = _OWNED.match(name)
     if m is None or m.group(2) != socket.gethostname():
         return False
     pid = int(m.group(1))
-    if pid == os.getpid():
-        return False  # this process: an app starting beside another of the same process may own it
+    if pid == os.getpid():  # newer: an app starting beside another of this process may own it
+        return mtime < _LOADED_AT
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -56,7 +60,8 @@ def clean_stale_uploads(uploads_dir: Path, *, older_than_s: float = STALE_AFTER_
     for pattern in PATTERNS:
         for path in uploads_dir.glob(pattern):
             try:
-                if path.lstat().st_mtime > cutoff and not _owner_gone(path.name):
+                mtime = path.lstat().st_mtime
+                if mtime > cutoff and not _owner_gone(path.name, mtime):
                     continue
                 if path.is_dir() and not path.is_symlink():
                     shutil.rmtree(path)
