@@ -1,14 +1,17 @@
 """A Hub-compatible HTTP server on loopback, for tests: no real Hugging Face Hub is reachable here.
 
 It implements just the endpoints ``huggingface_hub`` (and ``transformers.from_pretrained`` through it)
-calls to create a model repo, upload files in one commit and download them again:
+calls to create a model or dataset repo, upload files in one commit and download them again. As on the
+Hub, models and datasets are two namespaces (``repos`` and ``datasets``: one id can name one of each),
+and a dataset's routes differ from a model's by their prefix only (``{kind}``: ``models`` / ``datasets``):
 
-- ``POST /api/repos/create`` (409 when it exists), ``GET /api/whoami-v2``, ``POST /api/validate-yaml``
-- ``POST /api/models/{repo}/preupload/{rev}`` (every file "regular": content travels in the commit)
-- ``POST /api/models/{repo}/commit/{rev}`` (NDJSON: a header line, then ``file`` / ``deletedFile`` lines)
-- ``GET /api/models/{repo}[/revision/{rev}]`` (model_info), ``GET /api/models/{repo}/tree/{rev}[/path]``
-- ``HEAD``/``GET /{repo}/resolve/{rev}/{path}`` with ``X-Repo-Commit``, ``ETag`` and ``X-Error-Code``
-  (``RepoNotFound`` / ``EntryNotFound``) as the Hub sends them.
+- ``POST /api/repos/create`` (``type`` model or dataset; 409 when it exists), ``GET /api/whoami-v2``,
+  ``POST /api/validate-yaml``
+- ``POST /api/{kind}/{repo}/preupload/{rev}`` (every file "regular": content travels in the commit)
+- ``POST /api/{kind}/{repo}/commit/{rev}`` (NDJSON: a header line, then ``file`` / ``deletedFile`` lines)
+- ``GET /api/{kind}/{repo}[/revision/{rev}]`` (model_info / dataset_info), ``GET /api/{kind}/{repo}/tree/{rev}[/path]``
+- ``HEAD``/``GET /{repo}/resolve/{rev}/{path}`` (a dataset's: ``/datasets/{repo}/resolve/…``) with
+  ``X-Repo-Commit``, ``ETag`` and ``X-Error-Code`` (``RepoNotFound`` / ``EntryNotFound``) as the Hub sends them.
 
 Tokens are ``Authorization: Bearer <token>``; ``tokens`` maps each valid token to a user name. Writes
 need a valid token; private repos need one to read. Every request is recorded in ``requests`` so tests
@@ -31,6 +34,8 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 VERBS = ("preupload", "commit", "revision", "tree", "paths-info")
+KINDS = {"models": "model", "datasets": "dataset"}
+"""The repo types served, by their URL prefix (spaces are not)."""
 
 
 @dataclass
@@ -38,6 +43,7 @@ class Repo:
     repo_id: str
     private: bool
     owner: str
+    repo_type: str = "model"
     commits: list[tuple[str, str, dict[str, bytes]]] = field(default_factory=list)
     """(oid, summary, full file tree after the commit), oldest first."""
 
@@ -59,6 +65,9 @@ class HubServer:
     def __init__(self, tokens: dict[str, str] | None = None) -> None:
         self.tokens = dict(tokens or {"hf_test_write": "tester"})
         self.repos: dict[str, Repo] = {}
+        """Model repos by id."""
+        self.datasets: dict[str, Repo] = {}
+        """Dataset repos by id (a namespace of their own, as on the Hub)."""
         self.requests: list[tuple[str, str, int]] = []
         self.started: list[tuple[str, str]] = []
         self.delays: dict[str, float] = {}
@@ -96,9 +105,13 @@ class HubServer:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    def commits(self, repo_id: str) -> list[str]:
+    def store(self, repo_type: str) -> dict[str, Repo]:
+        """The repos of one type: ``repos`` (models) or ``datasets``."""
+        return self.datasets if repo_type == "dataset" else self.repos
+
+    def commits(self, repo_id: str, repo_type: str = "model") -> list[str]:
         """Commit summaries of a repo, oldest first."""
-        return [summary for _, summary, _ in self.repos[repo_id].commits]
+        return [summary for _, summary, _ in self.store(repo_type)[repo_id].commits]
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -146,23 +159,23 @@ class _Handler(BaseHTTPRequestHandler):
         n = int(self.headers.get("Content-Length") or 0)
         return self.rfile.read(n) if n else b""
 
-    def _repo_for_read(self, repo_id: str) -> Repo | None:
+    def _repo_for_read(self, repo_id: str, repo_type: str = "model") -> Repo | None:
         """The repo if the caller may read it; otherwise answers 401 RepoNotFound (as the Hub does)."""
         if self._has_bad_token():
             self._error(401, "Invalid credentials in Authorization header", "RepoNotFound")
             return None
-        repo = self.server_state.repos.get(repo_id)
+        repo = self.server_state.store(repo_type).get(repo_id)
         if repo is None or (repo.private and self._user() is None):
             self._error(401, f"Repository Not Found for url: {self.path}.", "RepoNotFound")
             return None
         return repo
 
-    def _repo_for_write(self, repo_id: str) -> Repo | None:
+    def _repo_for_write(self, repo_id: str, repo_type: str = "model") -> Repo | None:
         user = self._user()
         if user is None:
             self._error(401, "Invalid credentials in Authorization header")
             return None
-        repo = self.server_state.repos.get(repo_id)
+        repo = self.server_state.store(repo_type).get(repo_id)
         if repo is None:
             self._error(404, f"Repository Not Found for url: {self.path}.", "RepoNotFound")
             return None
@@ -172,7 +185,7 @@ class _Handler(BaseHTTPRequestHandler):
         return repo
 
     def _split_api_repo(self, parts: list[str]) -> tuple[str, list[str]]:
-        """``parts`` after ``api/models``: (repo id, the rest). Ids without a namespace get the user's."""
+        """``parts`` after ``api/{kind}``: (repo id, the rest). Ids without a namespace get the user's."""
         if len(parts) >= 2 and parts[1] not in VERBS:
             return f"{parts[0]}/{parts[1]}", parts[2:]
         return f"{self._user() or 'anonymous'}/{parts[0]}", parts[1:]
@@ -189,9 +202,10 @@ class _Handler(BaseHTTPRequestHandler):
             if user is None:
                 return self._error(401, "Invalid credentials in Authorization header")
             return self._json(200, {"type": "user", "name": user, "auth": {"accessToken": {"role": "write"}}})
-        if parts[:2] == ["api", "models"] and len(parts) >= 3:
+        if parts[0] == "api" and len(parts) >= 3 and parts[1] in KINDS:
+            kind = KINDS[parts[1]]
             repo_id, rest = self._split_api_repo(parts[2:])
-            repo = self._repo_for_read(repo_id)
+            repo = self._repo_for_read(repo_id, kind)
             if repo is None:
                 return None
             rev = rest[1] if rest[:1] == ["revision"] and len(rest) > 1 else "main"
@@ -209,13 +223,15 @@ class _Handler(BaseHTTPRequestHandler):
                     if not prefix or p.startswith(prefix.rstrip("/") + "/")
                 ]
                 return self._json(200, entries)
-            return self._json(200, _model_info(repo, oid, files))
+            return self._json(200, _info(repo, oid, files))
+        if len(parts) >= 6 and parts[0] == "datasets" and parts[3] == "resolve":
+            return self._resolve(f"{parts[1]}/{parts[2]}", parts[4], "/".join(parts[5:]), "dataset")
         if len(parts) >= 5 and parts[2] == "resolve":
             return self._resolve(f"{parts[0]}/{parts[1]}", parts[3], "/".join(parts[4:]))
         return self._error(404, f"no route for {self.command} {self.path}")
 
-    def _resolve(self, repo_id: str, rev: str, path: str) -> None:
-        repo = self._repo_for_read(repo_id)
+    def _resolve(self, repo_id: str, rev: str, path: str, repo_type: str = "model") -> None:
+        repo = self._repo_for_read(repo_id, repo_type)
         if repo is None:
             return
         found = repo.tree(rev)
@@ -235,44 +251,52 @@ class _Handler(BaseHTTPRequestHandler):
             return self._create_repo(json.loads(body or b"{}"))
         if parts == ["api", "validate-yaml"]:
             return self._json(200, {"errors": [], "warnings": []})
-        if parts[:2] == ["api", "models"] and len(parts) >= 4:
+        if parts[0] == "api" and len(parts) >= 4 and parts[1] in KINDS:
+            kind = KINDS[parts[1]]
             repo_id, rest = self._split_api_repo(parts[2:])
             if rest[:1] == ["preupload"]:
                 with self.server_state.lock:
                     self.server_state.started.append(("preupload", repo_id))
                 time.sleep(self.server_state.delays.get("preupload", 0.0))
-                if self._repo_for_write(repo_id) is None:
+                if self._repo_for_write(repo_id, kind) is None:
                     return None
                 files = json.loads(body)["files"]
                 out = [{"path": f["path"], "uploadMode": "regular", "shouldIgnore": False} for f in files]
                 return self._json(200, {"files": out, "commitOid": None})
             if rest[:1] == ["commit"]:
-                return self._commit(repo_id, body)
+                return self._commit(repo_id, body, kind)
         return self._error(404, f"no route for {self.command} {self.path}")
 
     def _create_repo(self, payload: dict[str, Any]) -> None:
         user = self._user()
         if user is None:
             return self._error(401, "Invalid credentials in Authorization header")
-        if payload.get("type") not in (None, "model"):
-            return self._error(400, "only model repos are served here")
+        kind = payload.get("type") or "model"
+        if kind not in KINDS.values():
+            return self._error(400, "only model and dataset repos are served here")
         repo_id = f"{payload.get('organization') or user}/{payload['name']}"
-        base = self.server_state.url
-        with self.server_state.lock:
-            if repo_id in self.server_state.repos:
-                return self._json(409, {"error": "You already created this model repo", "url": f"{base}/{repo_id}"})
-            private = payload.get("visibility") == "private" or bool(payload.get("private"))
-            self.server_state.repos[repo_id] = Repo(repo_id=repo_id, private=private, owner=user)
-        return self._json(200, {"url": f"{base}/{repo_id}", "name": repo_id})
+        url = f"{self.server_state.url}/{'datasets/' if kind == 'dataset' else ''}{repo_id}"
+        store = self.server_state.store(kind)
+        private = payload.get("visibility") == "private" or bool(payload.get("private"))
+        with self.server_state.lock:  # answered after it is released: _send takes it too
+            exists = repo_id in store
+            if not exists:
+                store[repo_id] = Repo(repo_id=repo_id, private=private, owner=user, repo_type=kind)
+        if exists:
+            return self._json(409, {"error": f"You already created this {kind} repo", "url": url})
+        return self._json(200, {"url": url, "name": repo_id})
 
-    def _commit(self, repo_id: str, body: bytes) -> None:
-        repo = self._repo_for_write(repo_id)
+    def _commit(self, repo_id: str, body: bytes, repo_type: str = "model") -> None:
+        repo = self._repo_for_write(repo_id, repo_type)
         if repo is None:
             return
         lines = [json.loads(line) for line in body.splitlines() if line.strip()]
         if not lines or lines[0].get("key") != "header":
             return self._error(400, "a commit starts with a header line")
         summary = lines[0]["value"].get("summary", "")
+        unsupported = [item["key"] for item in lines[1:] if item["key"] not in ("file", "deletedFile", "deletedFolder")]
+        if unsupported:  # checked before the lock is taken: _send takes it too
+            return self._error(400, f"unsupported commit operation {unsupported[0]!r} (LFS is not served here)")
         with self.server_state.lock:
             files = dict(repo.commits[-1][2]) if repo.commits else {}
             for item in lines[1:]:
@@ -281,18 +305,35 @@ class _Handler(BaseHTTPRequestHandler):
                     files[value["path"]] = base64.b64decode(value["content"])
                 elif key == "deletedFile":
                     files.pop(value["path"], None)
-                elif key == "deletedFolder":
+                else:  # deletedFolder
                     prefix = value["path"].rstrip("/") + "/"
                     files = {p: b for p, b in files.items() if not p.startswith(prefix)}
-                else:
-                    return self._error(400, f"unsupported commit operation {key!r} (LFS is not served here)")
             listing = sorted((p, hashlib.sha1(b).hexdigest()) for p, b in files.items())
             digest = hashlib.sha1(json.dumps(listing).encode())
             digest.update(f"{len(repo.commits)}:{summary}".encode())
             oid = digest.hexdigest()
             repo.commits.append((oid, summary, files))
-        base = self.server_state.url
-        return self._json(200, {"commitUrl": f"{base}/{repo_id}/commit/{oid}", "commitOid": oid, "success": True})
+        base = f"{self.server_state.url}/{'datasets/' if repo_type == 'dataset' else ''}{repo_id}"
+        return self._json(200, {"commitUrl": f"{base}/commit/{oid}", "commitOid": oid, "success": True})
+
+
+def _info(repo: Repo, oid: str, files: dict[str, bytes]) -> dict[str, Any]:
+    """model_info's or dataset_info's answer (a dataset's has no model fields)."""
+    if repo.repo_type == "dataset":
+        return {
+            "_id": hashlib.sha1(f"dataset:{repo.repo_id}".encode()).hexdigest()[:24],
+            "id": repo.repo_id,
+            "author": repo.repo_id.split("/")[0],
+            "sha": oid,
+            "private": repo.private,
+            "disabled": False,
+            "gated": False,
+            "tags": ["xmd"],
+            "siblings": [{"rfilename": p, "size": len(b)} for p, b in sorted(files.items())],
+            "downloads": 0,
+            "likes": 0,
+        }
+    return _model_info(repo, oid, files)
 
 
 def _model_info(repo: Repo, oid: str, files: dict[str, bytes]) -> dict[str, Any]:

@@ -275,3 +275,51 @@ def render_base_card(meta: dict[str, Any], metrics: dict[str, Any]) -> str:
         f'tokenizer = AutoTokenizer.from_pretrained("{CARD_PLACEHOLDER}")', "```", "",
     ]  # fmt: skip
     return "\n".join(lines)
+
+
+FEEDBACK_HEADING = "## Feedback dataset"
+
+
+def link_feedback_dataset(card: str, dataset_repo: str, url: str) -> str:
+    """``card`` linking the dataset of the feedback it was debugged with: in its metadata (``datasets``,
+    which the Hub shows beside the model) and in a section of its own. Idempotent: a second push of the
+    feedback replaces the section instead of adding another."""
+    from huggingface_hub import ModelCard, ModelCardData
+
+    parsed = ModelCard(card, ignore_metadata_errors=True)
+    data = parsed.data
+    assert isinstance(data, ModelCardData)  # what a ModelCard parses its metadata into
+    linked = [d for d in (data.datasets or []) if d != dataset_repo]
+    data.datasets = [*linked, dataset_repo]
+    body = parsed.text
+    if FEEDBACK_HEADING in body:  # drop the section a previous push wrote, up to the next heading
+        head, _, rest = body.partition(FEEDBACK_HEADING)
+        nxt = rest.find("\n## ")
+        body = head.rstrip("\n") + ("\n" + rest[nxt:] if nxt >= 0 else "")
+    section = (
+        f"\n\n{FEEDBACK_HEADING}\n\nThe word-level feedback behind this model (each annotator's marks, the "
+        f"consensus, the reviewers' decisions) is the dataset [`{dataset_repo}`]({url}).\n"
+    )
+    parsed.text = body.rstrip("\n") + section
+    return str(parsed)
+
+
+def render_feedback_card(meta: dict[str, Any]) -> str:
+    """README.md of a feedback dataset repository: what it holds, the model it belongs to, how to load it."""
+    policy = str(meta.get("policy") or "union") + (f" (k = {meta['k']})" if meta.get("k") else "")
+    lines = [
+        "---", "tags:", "- xmd", "- explanation-feedback", "---", "",
+        f"# Feedback on `{meta['model_repo']}`", "",
+        f"Word-level explanation feedback given in the xmd project `{meta.get('project')}` on the model "
+        f"[`{meta['model_repo']}`]({meta.get('model_url')}): {meta.get('examples', 0)} examples.", "",
+        "- `examples`: the text, its label, xmd's words, each annotator's code per word (0 none, 1 remove, "
+        f"2 add) and the consensus by the policy `{policy}`",
+        "- `task_words`: the task-level words with who set them and the consensus's action",
+        "- `reviews`: the reviewers' decisions (accept, reject, edit) with the reviewer's name", "",
+        "Saved with `datasets`' `save_to_disk`: download the repository and load the folder.", "",
+        "```python", "from datasets import load_from_disk", "from huggingface_hub import snapshot_download", "",
+        f'feedback = load_from_disk(snapshot_download("{meta.get("repo_id")}", repo_type="dataset"))', "```", "",
+        "xmd imports it into another project (`POST /api/projects/{pid}/feedback/dataset`, the same files packed "
+        "as a .tar.gz of a folder `feedback/`).", "",
+    ]  # fmt: skip
+    return "\n".join(lines)

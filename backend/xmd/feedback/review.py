@@ -27,7 +27,7 @@ from xmd.db.engine import dialect_insert, write_scope
 from xmd.db.errors import NotFoundError
 from xmd.feedback import click
 from xmd.feedback.models import ExampleDone, Feedback, FeedbackLevel, FeedbackReview, ReviewDecision
-from xmd.feedback.service import LAST_EVENT, _serialise_key
+from xmd.feedback.service import LAST_EVENT, _serialise_key, _serialise_project
 from xmd.feedback.team import names_of
 from xmd.projects.models import Project
 
@@ -153,32 +153,62 @@ def decide(
             raise FeedbackError("as many added as removed: accept says which to keep (action), or edit")
         act = Action.ADD if adds > removes else Action.REMOVE
     first = rows[0]
+    fields = {f: getattr(first, f) for f in REVIEW_FIELDS}
     with write_scope(db_session, True):
         _serialise_key(db_session, project.id, key)
-        now = utcnow()
-        fields = {
-            "project_id": project.id,
-            "key": key,
-            "level": first.level,
-            "example_id": first.example_id,
-            "word_index": first.word_index,
-            "word": first.word,
-            "label": first.label,
-            "scope": first.scope,
-        }
-        params = {**fields, "owner": REVIEW_OWNER, "action": act or Action.RESET, "source": f"review:{dec.value}"}
-        logged = {**params, "user_id": reviewer_id, "created_at": now}
-        event_id = db_session.execute(click._event(), logged).scalar_one()
-        db_session.info[LAST_EVENT] = event_id
-        row = {**fields, "decision": dec, "action": act, "reviewer_id": reviewer_id, "event_id": event_id}
-        ins = dialect_insert(db_session, FeedbackReview.__table__).values(**row, updated_at=now)
-        changed = ("decision", "action", "reviewer_id", "event_id", "updated_at")
-        ins = ins.on_conflict_do_update(
-            index_elements=["project_id", "key"], set_={c: ins.excluded[c] for c in changed}
-        )
-        db_session.execute(ins)
+        db_session.info[LAST_EVENT] = _record(db_session, project.id, key, fields, dec, act, reviewer_id)
     stmt = select(FeedbackReview).where(FeedbackReview.project_id == project.id, FeedbackReview.key == key)
     return db_session.scalars(stmt.execution_options(populate_existing=True)).one()
+
+
+REVIEW_FIELDS = ("level", "example_id", "word_index", "word", "label", "scope")
+"""What a decision records of its key (copied from a current row, or from an imported dataset)."""
+
+
+@dataclass(frozen=True)
+class Decided:
+    """One decision to record as it was made elsewhere (an imported feedback dataset)."""
+
+    key: str
+    fields: dict[str, Any]
+    decision: ReviewDecision
+    action: Action | None
+    reviewer_id: int | None
+
+
+def record_decisions(*, db_session: Session, project: Project, decided: list[Decided]) -> int:
+    """Record decisions made elsewhere, each as its event and its ``feedback_reviews`` row, in one
+    transaction; the project's lock (not one per key: an import may bring thousands). No current row is
+    needed: a decision outlives the marks it settled."""
+    with write_scope(db_session, True):
+        _serialise_project(db_session, project.id)
+        for d in decided:
+            _record(db_session, project.id, d.key, d.fields, d.decision, d.action, d.reviewer_id)
+    return len(decided)
+
+
+def _record(
+    db_session: Session,
+    project_id: int,
+    key: str,
+    fields: dict[str, Any],
+    dec: ReviewDecision,
+    act: Action | None,
+    reviewer_id: int | None,
+) -> int:
+    """The decision's event (``review:<decision>``, the reviewer as its user) and its row (a later
+    decision on the key replaces it); the event's id. The caller holds the key's or project's lock."""
+    now = utcnow()
+    where = {"project_id": project_id, "key": key, **fields}
+    params = {**where, "owner": REVIEW_OWNER, "action": act or Action.RESET, "source": f"review:{dec.value}"}
+    logged = {**params, "user_id": reviewer_id, "created_at": now}
+    event_id = int(db_session.execute(click._event(), logged).scalar_one())
+    row = {**where, "decision": dec, "action": act, "reviewer_id": reviewer_id, "event_id": event_id}
+    ins = dialect_insert(db_session, FeedbackReview.__table__).values(**row, updated_at=now)
+    changed = ("decision", "action", "reviewer_id", "event_id", "updated_at")
+    ins = ins.on_conflict_do_update(index_elements=["project_id", "key"], set_={c: ins.excluded[c] for c in changed})
+    db_session.execute(ins)
+    return event_id
 
 
 def count_decisions(*, db_session: Session, project_id: int) -> int:

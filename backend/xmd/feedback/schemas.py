@@ -234,11 +234,36 @@ class DecideOut(BaseModel):
     reviewer: str
 
 
-class ConsensusOut(BaseModel):
+class ConsensusMarkOut(BaseModel):
+    """One mark of the consensus (what a retrain trains on): a word of an example, or a task word."""
+
+    level: FeedbackLevel
+    example_id: int | None
+    example_ext_id: str | None = None
+    dataset_id: int | None = None
+    word_index: int | None
+    word: str | None
+    label: int | None
+    scope: str | None
+    action: Literal[Action.ADD, Action.REMOVE]
+
+
+class ConsensusOut(Page[ConsensusMarkOut]):
+    """The consensus by the project's policy: its counts, and a page of its marks (``items``: instance
+    marks by example and position, then task words; ``total`` counts them)."""
+
     policy: str
     k: int | None
-    instance: int
-    task: int
-    conflicts: int
-    contributors: dict[str, int]
+    instance: int = Field(description="instance marks the consensus keeps")
+    task: int = Field(description="task words the consensus keeps")
+    conflicts: int = Field(description="ties the policy left out")
+    contributors: dict[str, int] = Field(description="name → marks of that person's that were read")
     reviewed: int = Field(description="keys a reviewer has settled")
+    examples: int = Field(description="examples whose marks were read")
+    capped: bool = Field(
+        description="the project has more marks than one request reads: the counts and items are those of the "
+        "first examples (by id), each read whole"
+    )
+    hidden: bool = Field(
+        default=False, description="blind mode: an annotator gets the counts, not the marks (items is empty)"
+    )

@@ -16,13 +16,14 @@ from xmd.core.feedback import task_key
 from xmd.core.types import Action, FeedbackError
 from xmd.datasets import service as datasets_service
 from xmd.datasets.models import Example
-from xmd.feedback import flows, review, service, team
+from xmd.feedback import flows, review, service, team, window
 from xmd.feedback.models import Feedback, FeedbackEvent, FeedbackLevel
 from xmd.feedback.schemas import (
     CLICK_FIELDS,
     MARK_FIELDS,
     ConflictOut,
     ConflictPage,
+    ConsensusMarkOut,
     ConsensusOut,
     DecideIn,
     DecideOut,
@@ -230,13 +231,35 @@ def put_team_settings(project_id: Id, body: TeamSettingsIO, db: DB, _: Admin) ->
 
 
 @router.get("/projects/{project_id}/consensus", response_model=ConsensusOut)
-def get_consensus(project_id: Id, db: DB, _: Viewer) -> ConsensusOut:
-    """What a retrain would train on now, by the project's policy: counts, contributors, open conflicts
-    (counts only: no marks, so blind mode has nothing to hide here)."""
+def get_consensus(
+    project_id: Id,
+    db: DB,
+    user: Viewer,
+    dataset_id: OptId = None,
+    offset: Offset = 0,
+    limit: Annotated[int, Query(ge=0, le=service.MAX_PAGE)] = 100,
+) -> ConsensusOut:
+    """What a retrain would train on now, by the project's policy: the counts (contributors, ties left
+    out, reviewed keys) and a page of the kept marks (``limit=0``: the counts only). Bounded: at most
+    20,000 current rows are read (``window.SCAN_CAP``), whole examples by id; ``capped`` when there were
+    more. In blind mode an annotator gets the counts only: the marks would show the others'."""
     project = projects_service.get_or_raise(db_session=db, project_id=project_id)
-    c = team.consensus_of(db_session=db, project=project)
+    if dataset_id is not None:
+        datasets_service.in_project(db_session=db, project=project, dataset_id=dataset_id)
+    w = window.consensus_window(db_session=db, project=project, dataset_id=dataset_id)
+    hidden = not team.sees_everyone(project, user)
+    marks = [] if hidden else w.items()
+    shown = marks[offset : offset + limit]
+    refs = review.example_refs(db, [m["example_id"] for m in shown if m["example_id"] is not None])
+    items = [ConsensusMarkOut(**m, **_ref(refs, m["example_id"])) for m in shown]
     n = review.count_decisions(db_session=db, project_id=project.id)
-    return ConsensusOut(**{**c.summary(), "reviewed": n})
+    summary = {**w.result.summary(), "reviewed": n, "examples": w.examples, "capped": w.capped, "hidden": hidden}
+    return ConsensusOut(**page(items, len(marks), offset, limit), **summary)
+
+
+def _ref(refs: dict[int, tuple[str, int]], example_id: int | None) -> dict[str, Any]:
+    ext, ds = refs.get(example_id or 0, (None, None))
+    return {"example_ext_id": ext, "dataset_id": ds}
 
 
 @router.get("/examples/{example_id}/marks", response_model=ExampleMarksOut)

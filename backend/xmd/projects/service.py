@@ -77,6 +77,26 @@ def update_settings(*, db_session: Session, project: Project, settings: dict[str
     return project
 
 
+HUB_FEEDBACK = "hub_feedback"
+"""``settings`` key: model repository → the dataset repository its feedback was pushed to (issue 32 §6)."""
+
+
+def feedback_repo(project: Project, model_repo: str) -> str | None:
+    """The dataset repository this project pushed its feedback to beside ``model_repo`` (None: none), so a
+    later push of the model keeps its card's link to it."""
+    found_repo = (project.settings.get(HUB_FEEDBACK) or {}).get(model_repo)
+    return str(found_repo) if found_repo else None
+
+
+def set_feedback_repo(*, db_session: Session, project: Project, model_repo: str, dataset_repo: str) -> None:
+    """Remember where the feedback of ``model_repo`` went (the settings read afresh: a job's copy is old)."""
+    db_session.refresh(project)
+    known = dict(project.settings.get(HUB_FEEDBACK) or {})
+    update_settings(
+        db_session=db_session, project=project, settings={HUB_FEEDBACK: {**known, model_repo: dataset_repo}}
+    )
+
+
 def set_base_model(*, db_session: Session, project: Project, base_model: dict[str, Any] | None) -> Project:
     """Record (or, with None, forget) the project's base model; checked by ``projects.paths.base_model_record``."""
     project.base_model = dict(base_model) if base_model is not None else None

@@ -124,9 +124,15 @@ class AgreementOut(BaseModel):
 
 
 class FeedbackPushIn(BaseModel):
-    """Push the feedback dataset into a Hub repository (the model's), under ``feedback/``."""
+    """Push the feedback dataset beside the model ``repo_id``: into the dataset repository
+    ``<repo_id>-feedback`` (created if missing), which the model's card then links."""
 
-    repo_id: str = Field(min_length=1, max_length=96, pattern=REPO_ID)
+    repo_id: str = Field(
+        min_length=1,
+        max_length=96 - len("-feedback"),  # the Hub's ids are at most 96 characters, the dataset's included
+        pattern=REPO_ID,
+        description="the model's repository; the feedback goes to the dataset repository <repo_id>-feedback",
+    )
     private: bool = True
     policy: str | None = Field(default=None, max_length=20, description="the consensus policy (default: the project's)")
     k: int | None = Field(default=None, ge=1, le=100)
@@ -138,3 +144,4 @@ class FeedbackDatasetImportOut(BaseModel):
     annotators: list[str]
     events: int
     queue: str
+    reviews: int = Field(default=0, description="reviewers' decisions recorded again, as their reviewers'")

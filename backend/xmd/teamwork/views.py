@@ -195,7 +195,8 @@ def export_dataset(
     k: Annotated[int | None, Query(ge=1, le=100)] = None,
 ) -> FileResponse:
     """Everyone's feedback as a Hugging Face dataset (each annotator's token marks, the consensus, the
-    task-level words with who), ``save_to_disk``'s folder ``feedback/`` packed as a .tar.gz."""
+    task-level words with who, the reviewers' decisions), ``save_to_disk``'s folder ``feedback/`` packed
+    as a .tar.gz."""
     project = projects_service.get_or_raise(db_session=db, project_id=project_id)
     dd = hub.feedback_dataset(db, project, policy=policy, k=k)
     work = temp_dir(settings_of(request))
@@ -214,7 +215,7 @@ async def import_dataset(
     dataset_id: Annotated[int, Form(ge=1, le=MAX_ID)],
 ) -> FeedbackDatasetImportOut:
     """Read an exported feedback dataset into this project's training set: each annotator's marks as
-    theirs (accounts by name), who saw what as a queue of finished items."""
+    theirs (accounts by name), who saw what as a queue of finished items, each review as its reviewer's."""
     settings = settings_of(request)
     work = temp_dir(settings)
     try:
@@ -235,7 +236,8 @@ def _import(
 
 @router.post("/projects/{project_id}/jobs/push-feedback", status_code=202, response_model=JobOut)
 def push_feedback(project_id: Id, body: FeedbackPushIn, request: Request, db: DB, _: Admin) -> JobOut:
-    """Push the feedback dataset beside the model: into ``repo_id``, folder ``feedback/``, one commit."""
+    """Push the feedback dataset beside the model ``repo_id``: into the dataset repository
+    ``<repo_id>-feedback`` (created if missing), one commit; the model's card then links it."""
     project = projects_service.get_or_raise(db_session=db, project_id=project_id)
     params = body.model_dump(include={"repo_id", "private", "policy", "k"})
     token = body.token.get_secret_value() if body.token is not None else None

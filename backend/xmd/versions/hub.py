@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 from sqlalchemy.orm import Session
 
 from xmd.core import followup
-from xmd.core.modelcard import CARD_PLACEHOLDER, render_base_card, render_model_card
+from xmd.core.modelcard import CARD_PLACEHOLDER, link_feedback_dataset, render_base_card, render_model_card
 from xmd.core.types import XMDError
 from xmd.jobs import kinds
 from xmd.jobs import service as jobs_store
@@ -43,6 +43,7 @@ from xmd.versions.schemas import PushIn
 T = TypeVar("T")
 PUSH = "push"
 """The job kind that pushes a version to the Hub (registered below)."""
+HF_URL = "https://huggingface.co"
 
 
 class HubError(XMDError):
@@ -59,10 +60,13 @@ def _metrics_before(db: Session, version: ModelVersion) -> dict | None:
     return None
 
 
-def model_card(db: Session, project: Project, version: ModelVersion, repo_id: str, folder: Path) -> str:
+def model_card(
+    db: Session, project: Project, version: ModelVersion, repo_id: str, folder: Path, endpoint: str = HF_URL
+) -> str:
     """README.md for the pushed folder (``folder``: the version's files on this machine): base model,
     feedback used (counts by kind, top removed/added words), ER loss and λ, metrics before/after per
-    eval set, and how to load it from ``repo_id``."""
+    eval set, how to load it from ``repo_id``, and the feedback dataset pushed beside it, if any (a new
+    card would otherwise drop the link the feedback push wrote)."""
     meta_file = folder / "xmd.json"
     meta: dict[str, Any] = json.loads(meta_file.read_text()) if meta_file.is_file() else {}
     meta["name"] = f"{project.name} — v{version.version}"
@@ -88,11 +92,12 @@ def model_card(db: Session, project: Project, version: ModelVersion, repo_id: st
     else:
         card = render_base_card(meta, dict(version.metrics or {}))
     lineage = " → ".join(f"v{v.version}" for v in models.lineage(db_session=db, model_version=version))
-    card = card.replace(CARD_PLACEHOLDER, repo_id)
-    return card + (
+    card = card.replace(CARD_PLACEHOLDER, repo_id) + (
         f"\n## Provenance\n\n- xmd project: `{project.name}`, model version v{version.version} "
         f"(lineage {lineage})\n- Base model: `{meta.get('base_model')}`\n"
     )
+    feedback = projects.feedback_repo(project, repo_id)
+    return card if feedback is None else link_feedback_dataset(card, feedback, f"{endpoint}/datasets/{feedback}")
 
 
 def _explain_http_error(exc: Exception, endpoint: str) -> HubError:
@@ -219,8 +224,8 @@ def push_job(ctx: JobContext) -> dict[str, Any]:
     token = ctx.secrets.get("hf_token") or os.environ.get("HF_TOKEN")
     if not token:
         raise HubError(NO_TOKEN)
-    endpoint = ctx.settings.hf_endpoint or os.environ.get("HF_ENDPOINT") or "https://huggingface.co"
-    card = model_card(db, project, version, repo_id, folder)
+    endpoint = ctx.settings.hf_endpoint or os.environ.get("HF_ENDPOINT") or HF_URL
+    card = model_card(db, project, version, repo_id, folder, endpoint.rstrip("/"))
     files = sorted(p for p in folder.rglob("*") if p.is_file() and p.relative_to(folder).as_posix() != "README.md")
     operations = [CommitOperationAdd(path_in_repo=p.relative_to(folder).as_posix(), path_or_fileobj=p) for p in files]
     operations.append(CommitOperationAdd(path_in_repo="README.md", path_or_fileobj=card.encode()))

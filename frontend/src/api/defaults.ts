@@ -279,9 +279,10 @@ export const schemaFields = {
     },
     "repo_id": {
       "title": "Repo Id",
+      "help": "the model's repository; the feedback goes to the dataset repository <repo_id>-feedback",
       "type": "string",
       "minLength": 1,
-      "maxLength": 96
+      "maxLength": 87
     },
     "token": {
       "title": "Token",

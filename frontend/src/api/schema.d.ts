@@ -519,8 +519,10 @@ export interface paths {
         };
         /**
          * Get Consensus
-         * @description What a retrain would train on now, by the project's policy: counts, contributors, open conflicts
-         *     (counts only: no marks, so blind mode has nothing to hide here).
+         * @description What a retrain would train on now, by the project's policy: the counts (contributors, ties left
+         *     out, reviewed keys) and a page of the kept marks (``limit=0``: the counts only). Bounded: at most
+         *     20,000 current rows are read (``window.SCAN_CAP``), whole examples by id; ``capped`` when there were
+         *     more. In blind mode an annotator gets the counts only: the marks would show the others'.
          */
         get: operations["get_consensus_api_projects__project_id__consensus_get"];
         put?: never;
@@ -650,14 +652,15 @@ export interface paths {
         /**
          * Export Dataset
          * @description Everyone's feedback as a Hugging Face dataset (each annotator's token marks, the consensus, the
-         *     task-level words with who), ``save_to_disk``'s folder ``feedback/`` packed as a .tar.gz.
+         *     task-level words with who, the reviewers' decisions), ``save_to_disk``'s folder ``feedback/`` packed
+         *     as a .tar.gz.
          */
         get: operations["export_dataset_api_projects__project_id__feedback_dataset_get"];
         put?: never;
         /**
          * Import Dataset
          * @description Read an exported feedback dataset into this project's training set: each annotator's marks as
-         *     theirs (accounts by name), who saw what as a queue of finished items.
+         *     theirs (accounts by name), who saw what as a queue of finished items, each review as its reviewer's.
          */
         post: operations["import_dataset_api_projects__project_id__feedback_dataset_post"];
         delete?: never;
@@ -846,7 +849,8 @@ export interface paths {
         put?: never;
         /**
          * Push Feedback
-         * @description Push the feedback dataset beside the model: into ``repo_id``, folder ``feedback/``, one commit.
+         * @description Push the feedback dataset beside the model ``repo_id``: into the dataset repository
+         *     ``<repo_id>-feedback`` (created if missing), one commit; the model's card then links it.
          */
         post: operations["push_feedback_api_projects__project_id__jobs_push_feedback_post"];
         delete?: never;
@@ -1801,18 +1805,79 @@ export interface components {
             /** Total */
             total: number;
         };
-        /** ConsensusOut */
+        /**
+         * ConsensusMarkOut
+         * @description One mark of the consensus (what a retrain trains on): a word of an example, or a task word.
+         */
+        ConsensusMarkOut: {
+            /**
+             * Action
+             * @enum {string}
+             */
+            action: "add" | "remove";
+            /** Dataset Id */
+            dataset_id?: number | null;
+            /** Example Ext Id */
+            example_ext_id?: string | null;
+            /** Example Id */
+            example_id: number | null;
+            /** Label */
+            label: number | null;
+            level: components["schemas"]["FeedbackLevel"];
+            /** Scope */
+            scope: string | null;
+            /** Word */
+            word: string | null;
+            /** Word Index */
+            word_index: number | null;
+        };
+        /**
+         * ConsensusOut
+         * @description The consensus by the project's policy: its counts, and a page of its marks (``items``: instance
+         *     marks by example and position, then task words; ``total`` counts them).
+         */
         ConsensusOut: {
-            /** Conflicts */
+            /**
+             * Capped
+             * @description the project has more marks than one request reads: the counts and items are those of the first examples (by id), each read whole
+             */
+            capped: boolean;
+            /**
+             * Conflicts
+             * @description ties the policy left out
+             */
             conflicts: number;
-            /** Contributors */
+            /**
+             * Contributors
+             * @description name → marks of that person's that were read
+             */
             contributors: {
                 [key: string]: number;
             };
-            /** Instance */
+            /**
+             * Examples
+             * @description examples whose marks were read
+             */
+            examples: number;
+            /**
+             * Hidden
+             * @description blind mode: an annotator gets the counts, not the marks (items is empty)
+             * @default false
+             */
+            hidden?: boolean;
+            /**
+             * Instance
+             * @description instance marks the consensus keeps
+             */
             instance: number;
+            /** Items */
+            items: components["schemas"]["ConsensusMarkOut"][];
             /** K */
             k: number | null;
+            /** Limit */
+            limit: number;
+            /** Offset */
+            offset: number;
             /** Policy */
             policy: string;
             /**
@@ -1820,8 +1885,13 @@ export interface components {
              * @description keys a reviewer has settled
              */
             reviewed: number;
-            /** Task */
+            /**
+             * Task
+             * @description task words the consensus keeps
+             */
             task: number;
+            /** Total */
+            total: number;
         };
         /**
          * Coverage
@@ -2187,6 +2257,12 @@ export interface components {
             examples: number;
             /** Queue */
             queue: string;
+            /**
+             * Reviews
+             * @description reviewers' decisions recorded again, as their reviewers'
+             * @default 0
+             */
+            reviews?: number;
         };
         /**
          * FeedbackLevel
@@ -2244,7 +2320,8 @@ export interface components {
         };
         /**
          * FeedbackPushIn
-         * @description Push the feedback dataset into a Hub repository (the model's), under ``feedback/``.
+         * @description Push the feedback dataset beside the model ``repo_id``: into the dataset repository
+         *     ``<repo_id>-feedback`` (created if missing), which the model's card then links.
          */
         FeedbackPushIn: {
             /** K */
@@ -2259,7 +2336,10 @@ export interface components {
              * @default true
              */
             private?: boolean;
-            /** Repo Id */
+            /**
+             * Repo Id
+             * @description the model's repository; the feedback goes to the dataset repository <repo_id>-feedback
+             */
             repo_id: string;
             /**
              * Token
@@ -4747,7 +4827,13 @@ export interface operations {
     };
     get_consensus_api_projects__project_id__consensus_get: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description a row id */
+                dataset_id?: number | null;
+                limit?: number;
+                /** @description items to skip */
+                offset?: number;
+            };
             header?: never;
             path: {
                 /** @description a row id */

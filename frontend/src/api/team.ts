@@ -54,7 +54,8 @@ export interface Conflict {
 
 export type Decision = 'accept' | 'reject' | 'edit'
 
-/** What a retrain would train on now (GET /consensus): counts only, no marks. */
+/** What a retrain would train on now (GET /consensus with limit 0): the counts, not the marks. The route
+ * reads a bounded window of whole examples: `capped` says the counts are those of the first `examples`. */
 export interface ConsensusSummary {
   policy: Policy
   k: number | null
@@ -63,6 +64,8 @@ export interface ConsensusSummary {
   conflicts: number
   contributors: Record<string, number>
   reviewed: number
+  examples: number
+  capped: boolean
 }
 
 const P = (pid: number) => `/api/projects/${pid}`
@@ -73,7 +76,7 @@ export const teamApi = {
   settings: (pid: number) => http.get<TeamSettings>(`${P(pid)}/team/settings`),
   saveSettings: (pid: number, body: TeamSettings) =>
     http.put<TeamSettings>(`${P(pid)}/team/settings`, body, { quiet: true }),
-  consensus: (pid: number) => http.get<ConsensusSummary>(`${P(pid)}/consensus`),
+  consensus: (pid: number) => http.get<ConsensusSummary>(`${P(pid)}/consensus`, { limit: 0 }),
   conflicts: async (pid: number, q: { offset?: number; limit?: number; include_decided?: boolean } = {}) => {
     const raw = await http.get<{ capped?: boolean }>(`${P(pid)}/conflicts`, q)
     return { ...asPage<Conflict>(raw), capped: Boolean(raw.capped) } as Page<Conflict> & { capped: boolean }

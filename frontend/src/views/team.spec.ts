@@ -57,7 +57,17 @@ const conflict = (over: Partial<Conflict>): Conflict => ({
   ...over,
 })
 
-const SUMMARY = { policy: 'union' as const, k: null, instance: 3, task: 1, conflicts: 1, contributors: { ann: 2, bob: 2 }, reviewed: 0 }
+const SUMMARY = {
+  policy: 'union' as const,
+  k: null,
+  instance: 3,
+  task: 1,
+  conflicts: 1,
+  contributors: { ann: 2, bob: 2 },
+  reviewed: 0,
+  examples: 2,
+  capped: false,
+}
 
 beforeEach(() => {
   vi.resetAllMocks()
@@ -156,6 +166,15 @@ describe('consensus settings', () => {
     expect(w.find('[data-testid=consensus-summary]').text()).toContain('3 word marks and 1 task words (union), from 2 people')
     expect(w.find('#team-policy').attributes('disabled')).toBeDefined()
     expect(w.find('[data-testid=team-save]').exists()).toBe(false)
+    expect(w.find('[data-testid=consensus-capped]').exists()).toBe(false)
+  })
+
+  it('says when the counts are those of the first examples only (the route reads a bounded window)', async () => {
+    T.conflicts.mockResolvedValue({ items: [], total: 0, offset: 0, limit: 25, capped: false })
+    T.consensus.mockResolvedValue({ ...SUMMARY, capped: true, examples: 2222 })
+    const w = mount(ConflictsView, { global: { stubs: { RouterLink: true } } })
+    await flushPromises()
+    expect(w.find('[data-testid=consensus-capped]').text()).toContain('Counted on the first 2222 marked examples')
   })
 
   it('lets an admin switch to at least k with blind annotation', async () => {
