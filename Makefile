@@ -32,7 +32,9 @@ $(FRONTEND_DEPS): frontend/package.json frontend/package-lock.json
 	cd frontend && npm ci --no-audit --no-fund
 	touch $@
 
-$(FRONTEND_STAMP): $(FRONTEND_DEPS) $(FRONTEND_SRC)
+# the build generates src/api/schema.d.ts and defaults.ts from the app's OpenAPI schema (Python): it needs the
+# virtualenv, and a change to the backend can change them
+$(FRONTEND_STAMP): $(STAMP) $(FRONTEND_DEPS) $(FRONTEND_SRC) $(shell find backend/xmd -name '*.py' 2>/dev/null)
 	cd frontend && npm run build
 	touch $@
 

@@ -1,9 +1,10 @@
 // Generate src/api/schema.d.ts (types) and src/api/defaults.ts (the request bodies' default values, e.g.
 // the retrain settings the form starts from, and each field's title, help, bounds and choices) from the
 // server's OpenAPI schema, so the UI's API types, defaults and form metadata cannot drift from the routes.
+// They are not kept in git: npm's pre-scripts write them before every build, test, type check and dev start.
 // `node scripts/gen-api.mjs` writes the files; `--check` regenerates into memory and exits 1 when a
-// committed file differs (what CI runs through `npm run check:api`, and
-// tests/api/test_api_types.py). `--check FILE` compares with FILE instead (the test's stale control).
+// file on disk differs (the UI was built against an older schema: tests/api/test_api_types.py).
+// `--check FILE` compares with FILE instead (the test's stale control).
 //
 // The schema comes from the FastAPI app itself (no server, no database): the project's Python imports
 // the app factory and prints app.openapi(). Python is $XMD_PYTHON, else the repo's .venv, else python3.
@@ -44,8 +45,8 @@ function dumpSchema() {
   return JSON.parse(out.toString('utf8'))
 }
 
-const HEADER = `// GENERATED from the server's OpenAPI schema by frontend/scripts/gen-api.mjs: do not edit.
-// Regenerate with \`npm run gen:api\` (in frontend/); \`npm run check:api\` fails when this file is stale.
+const HEADER = `// GENERATED from the server's OpenAPI schema by frontend/scripts/gen-api.mjs: do not edit, not in git.
+// Every \`npm run build\`, \`test\`, \`typecheck\` and \`dev\` writes it first (\`npm run gen:api\` alone).
 
 `
 
@@ -138,7 +139,7 @@ if (check >= 0) {
   const pairs = [[against, files[target]], [defaultsTarget, files[defaultsTarget]]]
   const stale = pairs.filter(([file, text]) => (existsSync(file) ? readFileSync(file, 'utf8') : '') !== text).map(([f]) => f)
   if (stale.length) {
-    console.error(`${stale.join(', ')} is stale: the server's OpenAPI schema changed. Run \`npm run gen:api\` in frontend/ and commit it.`)
+    console.error(`${stale.join(', ')} is stale: the server's OpenAPI schema changed. Rebuild the UI (\`make frontend\`, or \`npm run gen:api\` in frontend/).`)
     process.exit(1)
   }
   console.log('schema.d.ts and defaults.ts match the server schema')

@@ -1,5 +1,6 @@
-"""The UI's API types are generated from this app's OpenAPI schema (frontend/src/api/schema.d.ts);
-this runs the frontend's check so a route change without `npm run gen:api` fails the suite."""
+"""The UI's API types are generated from this app's OpenAPI schema (frontend/src/api/schema.d.ts, written
+by every UI build and not kept in git); this runs the frontend's check, so a UI built against an older
+schema (a backend change without a rebuild) fails the suite."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "frontend" / "scripts" / "gen-api.mjs"
-COMMITTED = ROOT / "frontend" / "src" / "api" / "schema.d.ts"
+GENERATED = ROOT / "frontend" / "src" / "api" / "schema.d.ts"
 
 
 def run_check(target: Path) -> subprocess.CompletedProcess[str]:
@@ -31,14 +32,15 @@ def run_check(target: Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_generated_api_types_are_current(tmp_path: Path) -> None:
-    done = run_check(COMMITTED)
+    assert GENERATED.is_file(), "the UI build writes it: run `make frontend`"
+    done = run_check(GENERATED)
     assert done.returncode == 0, f"{done.stderr}\n{done.stdout}"
 
     # control: the same check refuses a copy that lags one field behind the schema
     stale = tmp_path / "schema.d.ts"
-    text = COMMITTED.read_text(encoding="utf-8")
+    text = GENERATED.read_text(encoding="utf-8")
     assert "suspicious: boolean;" in text
     stale.write_text(text.replace("suspicious: boolean;", "", 1), encoding="utf-8")
     done = run_check(stale)
     assert done.returncode == 1, done.stdout
-    assert "is stale" in done.stderr and "npm run gen:api" in done.stderr
+    assert "is stale" in done.stderr and "make frontend" in done.stderr

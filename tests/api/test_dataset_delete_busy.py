@@ -96,8 +96,8 @@ def _fire_pair(session_factory, project_id: int, did: int) -> dict:
 
 def test_a_job_cannot_start_between_the_check_and_the_delete(api: Api, project, session_factory, monkeypatch):
     """The pair fired 6 times: a dataset delete (slowed between its check and its commit) and a job start
-    of the same project, started once the check passed. The job must commit after the delete: once it is in,
-the dataset is gone."""
+        of the same project, started once the check passed. The job must commit after the delete: once it is in,
+    the dataset is gone."""
     import time
 
     from xmd.datasets import service as datasets_service
