@@ -26,6 +26,11 @@ UNLABELLED_JS = """() => [...document.querySelectorAll('input, select, textarea,
   .map((el) => el.outerHTML.slice(0, 120))"""
 
 
+def tab(page, name: str) -> None:
+    """Open a project section by its link in the navigation, as a person would."""
+    page.get_by_role("navigation", name="Project sections").get_by_role("link", name=name).click()
+
+
 def unlabelled(page) -> list[str]:
     """Visible form controls and buttons a screen reader could not name (no label, aria-label or text)."""
     return page.evaluate(UNLABELLED_JS)
