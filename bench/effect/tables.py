@@ -59,6 +59,8 @@ def forecast_rows(doc: dict[str, Any] | None) -> list[list[Any]]:
         return []
     out = []
     for name, f in doc["forecast"].items():
+        if not f["n_negative_words"]:  # no text of the other class holds the word: nothing to forecast
+            continue
         arms = doc["achieved"][name]["arms"]
         fpr = f["fpr_words"]
         achieved = [
