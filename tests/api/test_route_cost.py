@@ -170,3 +170,15 @@ def test_a_click_hops_to_the_thread_pool_only_to_authenticate_and_to_write(api: 
     assert r.status_code == 422, r.text
     assert any("rollback_and_close" in h for h in hops), hops
     assert api.put(url, role="annotator", json={"word_index": 0, "action": "reset"}).status_code == 200
+
+
+def test_a_feedback_page_counts_its_total_without_reading_every_row(api: Api, project, engine):
+    """The list's total is one COUNT: before, it loaded every current row of the project to take their number."""
+    pid, _ = _explained_project(api, project)
+    with recorded(engine) as rec:
+        r = api.get(f"/api/projects/{pid}/feedback", params={"limit": 2})
+    assert r.status_code == 200, r.text
+    assert r.json()["total"] == 6 and len(r.json()["items"]) == 2
+    reads = [s for s in rec.statements if re.search(r"\bFROM feedback\b", s)]
+    assert any("count(" in s.lower() for s in reads), reads
+    assert all("count(" in s.lower() or re.search(r"\bLIMIT\b", s) for s in reads), reads  # no unbounded read

@@ -232,6 +232,26 @@ def _entry(
         return FeedbackLevel.TASK, task_feedback_key(key_word, label, sc), fields
 
 
+def _feedback_filter(
+    project_id: int,
+    level: FeedbackLevel | str | None,
+    example_id: int | None,
+    word: str | None,
+    where: ColumnElement[bool] | None,
+) -> list[ColumnElement[bool]]:
+    """The conditions a feedback list and its count share."""
+    cond: list[ColumnElement[bool]] = [Feedback.project_id == project_id]
+    if where is not None:
+        cond.append(where)
+    if level is not None:
+        cond.append(Feedback.level == FeedbackLevel(level))
+    if example_id is not None:
+        cond.append(Feedback.example_id == example_id)
+    if word is not None:
+        cond.append(Feedback.word == word_key(word.strip()))
+    return cond
+
+
 def list_feedback(
     *,
     db_session: Session,
@@ -245,21 +265,27 @@ def list_feedback(
 ) -> list[Feedback]:
     """Current feedback of a project (everyone's rows) in the order it was (last) given; optional
     filters (``where``: e.g. what a reader may see, ``team.visible_to``)."""
-    stmt = select(Feedback).where(Feedback.project_id == project_id)
-    if where is not None:
-        stmt = stmt.where(where)
-    if level is not None:
-        stmt = stmt.where(Feedback.level == FeedbackLevel(level))
-    if example_id is not None:
-        stmt = stmt.where(Feedback.example_id == example_id)
-    if word is not None:
-        stmt = stmt.where(Feedback.word == word_key(word.strip()))
     if offset < 0 or (limit is not None and not 0 <= limit <= MAX_PAGE):
         raise ValueError(f"offset must be >= 0 and limit in 0..{MAX_PAGE}")
-    stmt = stmt.order_by(Feedback.last_event_id).offset(offset)
+    cond = _feedback_filter(project_id, level, example_id, word, where)
+    stmt = select(Feedback).where(*cond).order_by(Feedback.last_event_id).offset(offset)
     if limit is not None:
         stmt = stmt.limit(limit)
     return list(db_session.scalars(stmt.execution_options(populate_existing=True)))
+
+
+def count_feedback(
+    *,
+    db_session: Session,
+    project_id: int,
+    level: FeedbackLevel | str | None = None,
+    example_id: int | None = None,
+    word: str | None = None,
+    where: ColumnElement[bool] | None = None,
+) -> int:
+    """How many rows :func:`list_feedback` would list: one COUNT, no row loaded (a page's total reads no rows)."""
+    cond = _feedback_filter(project_id, level, example_id, word, where)
+    return int(db_session.scalar(select(func.count()).select_from(Feedback).where(*cond)) or 0)
 
 
 def count_examples_with_feedback(*, db_session: Session, project_id: int, dataset_ids: Sequence[int]) -> int:

@@ -144,7 +144,7 @@ def list_feedback(
     args: dict[str, Any] = {"project_id": project_id, "level": level, "example_id": example_id, "word": word}
     args["where"] = team.visible_to(project, user)
     rows = service.list_feedback(db_session=db, offset=offset, limit=limit, **args)
-    total = len(service.list_feedback(db_session=db, **args))
+    total = service.count_feedback(db_session=db, **args)
     names = _names(db, {fb.updated_by for fb in rows})
     ext = _ext(db, rows)
     return FeedbackPage(**page([_fb_out(fb, names, ext) for fb in rows], total, offset, limit))
