@@ -425,7 +425,7 @@ def test_cancel_a_running_retrain(page, service):
     )
     page.get_by_test_id("job").get_by_role("button", name="Cancel").click()
     expect(status).to_have_text("cancelled", timeout=60_000)
-    seen = page.evaluate("window.__status")
+    seen = [t for t in page.evaluate("window.__status") if t != "running"]  # a refresh may come before the click
     assert seen[0] == "cancelling…" and seen[-1] == "cancelled", seen  # at once, then what the worker did
     expect(page.get_by_test_id("retrain-done")).to_have_count(0)
     shot(page, "16-retrain-cancelled")

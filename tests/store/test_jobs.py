@@ -112,3 +112,18 @@ def test_stale_jobs_are_failed(db, project, session_factory):
     later = jobs.mark_stale_as_failed(db_session=db, older_than=timedelta(minutes=5), now=utcnow() + timedelta(hours=1))
     assert later == [alive.id]
     assert jobs.get_or_raise(db_session=db, job_id=queued.id).status is JobStatus.QUEUED
+
+
+def test_reports_of_several_workers_out_of_order_never_move_the_bar_back(db, project, session_factory):
+    """Two workers of one explain job report their chunks after their commits, in either order: with
+    ``forward_only`` the later chunk's step and progress stay; without it (the control) they go back."""
+    job = jobs.create(db_session=db, kind="explain", project_id=project.id, params={})
+    with session_factory() as w:
+        assert jobs.mark_running(db_session=w, job_id=job.id, worker_host="w1")
+        for forward_only, expected in ((True, (24, 100.0)), (False, (23, 95.0))):
+            jobs.report_progress(db_session=w, job_id=job.id, progress=100.0, step=24, total_steps=24)
+            jobs.report_progress(
+                db_session=w, job_id=job.id, progress=95.0, step=23, total_steps=24, forward_only=forward_only
+            )
+            row = w.get(Job, job.id, populate_existing=True)
+            assert (row.step, row.progress) == expected

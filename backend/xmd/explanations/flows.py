@@ -276,7 +276,8 @@ def _explain_chunk(
     job.result = {**st, "chunk_s": chunk_s}
     db.commit()
     n = len(st["bounds"])
-    ctx.progress(100.0 * len(st["done"]) / n, step=len(st["done"]), total_steps=n)
+    # forward only: another worker of this job may have reported a later chunk already
+    ctx.progress(100.0 * len(st["done"]) / n, step=len(st["done"]), total_steps=n, forward_only=True)
     return nxt
 
 

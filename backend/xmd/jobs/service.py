@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import column, func, insert, select, table, update
+from sqlalchemy import case, column, func, insert, select, table, update
 from sqlalchemy.orm import Session
 
 from xmd.db.base import utcnow
@@ -121,15 +121,20 @@ def report_progress(
     loss: float | None = None,
     lr: float | None = None,
     phase: Mapping[str, Any] | None = None,
+    forward_only: bool = False,
 ) -> bool:
     """Update a running job's progress (0–100; also its heartbeat) and, when losses are given, append a
     point to its loss curve; ``phase`` sets the phase columns (``phase``, ``phase_done``, ``phase_total``,
     ``phase_unit``, ``eta_s``, ``phases``). Committed at once. Returns True if cancellation was requested
-    (or the row is gone), so the loop reporting can stop."""
+    (or the row is gone), so the loop reporting can stop. ``forward_only``: progress and step never move
+    back (several workers of one job report out of order)."""
     now = utcnow()
-    values: dict[str, Any] = {"progress": min(100.0, max(0.0, float(progress))), "heartbeat_at": now}
+    pct = min(100.0, max(0.0, float(progress)))
+    values: dict[str, Any] = {"progress": pct, "heartbeat_at": now}
+    if forward_only:
+        values["progress"] = case((Job.progress > pct, Job.progress), else_=pct)
     if step is not None:
-        values["step"] = step
+        values["step"] = case((Job.step > step, Job.step), else_=step) if forward_only else step
     if total_steps is not None:
         values["total_steps"] = total_steps
     if epoch is not None:
