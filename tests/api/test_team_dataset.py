@@ -77,7 +77,7 @@ def _copy_project(api: Api, tiny_model_dir: Path) -> tuple[dict[str, Any], dict[
     return other, r.json()
 
 
-def _run(api: Api, db, url: str, body: dict[str, Any], job_body: Callable[[JobContext], Any]) -> Job:
+def _run(api: Api, db, url: str, body: dict[str, Any], job_body: Callable[[JobContext], Any], ok: bool = True) -> Job:
     """Start a job through the API, then run its body here as a worker would, with its sealed token."""
     r = api.post(url, json=body)
     assert r.status_code == 202, r.text
@@ -93,7 +93,7 @@ def _run(api: Api, db, url: str, body: dict[str, Any], job_body: Callable[[JobCo
     execute(ctx, job_body)
     db.expire_all()
     done = jobs.get_or_raise(db_session=db, job_id=job.id)
-    assert done.status is JobStatus.SUCCEEDED, done.error
+    assert (done.status is JobStatus.SUCCEEDED) is ok, done.error
     return done
 
 
@@ -217,6 +217,20 @@ def test_a_feedback_push_without_the_model_on_the_hub_makes_no_model_repo(api: A
         _run(api, db, f"/api/projects/{pid}/jobs/push", model, push_job)
         card = server.repos["tester/later"].commits[-1][2]["README.md"].decode()
         assert "- tester/later-feedback" in card and f"{server.url}/datasets/tester/later-feedback" in card
+
+
+def test_a_feedback_push_with_a_rejected_token_says_so_in_words(api: Api, project, db, monkeypatch):
+    """The Hub's refusal reads as the model push's does: what to do, not the client's exception."""
+    _annotate(api, project, db)
+    with HubServer(tokens={TOKEN: "tester"}) as server:
+        monkeypatch.setenv("HF_ENDPOINT", server.url)
+        monkeypatch.setattr(hf_constants, "HF_HUB_OFFLINE", False)
+        monkeypatch.setattr(hf_constants, "is_offline_mode", lambda: False)
+        fb = {"repo_id": "tester/m", "token": "hf_not_a_token_of_this_hub"}
+        done = _run(api, db, f"/api/projects/{project['id']}/jobs/push-feedback", fb, push_feedback_job, ok=False)
+    assert "token was rejected" in done.error and "nothing was pushed" in done.error, done.error
+    assert "HfHubHTTPError" not in done.error and "Traceback" not in done.error, done.error
+    assert server.datasets == {}
 
 
 def test_an_export_by_the_reviewed_policy_carries_the_reviewers_decisions(api: Api, project, db, tmp_path: Path):

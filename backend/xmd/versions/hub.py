@@ -14,7 +14,6 @@ it is passed to ``HfApi`` explicitly and scrubbed from any error text.
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import threading
@@ -25,8 +24,8 @@ from typing import Any, TypeVar
 from sqlalchemy.orm import Session
 
 from xmd.core import followup
+from xmd.core.hub_errors import HubError, explain_http_error, unreachable, unreachable_errors
 from xmd.core.modelcard import CARD_PLACEHOLDER, link_feedback_dataset, render_base_card, render_model_card
-from xmd.core.types import XMDError
 from xmd.jobs import kinds
 from xmd.jobs import service as jobs_store
 from xmd.jobs.context import JobCancelled, JobContext
@@ -44,10 +43,6 @@ T = TypeVar("T")
 PUSH = "push"
 """The job kind that pushes a version to the Hub (registered below)."""
 HF_URL = "https://huggingface.co"
-
-
-class HubError(XMDError):
-    """A push failed for a reason the user can fix (token, permissions, repo name, endpoint)."""
 
 
 def _metrics_before(db: Session, version: ModelVersion) -> dict | None:
@@ -100,61 +95,11 @@ def model_card(
     return card if feedback is None else link_feedback_dataset(card, feedback, f"{endpoint}/datasets/{feedback}")
 
 
-def _explain_http_error(exc: Exception, endpoint: str) -> HubError:
-    status = getattr(getattr(exc, "response", None), "status_code", None)
-    if status == 401:
-        return HubError(
-            f"the Hugging Face token was rejected by {endpoint} (HTTP 401): give a valid token with write access "
-            f"(in the push request, or HF_TOKEN on the worker); nothing was pushed"
-        )
-    if status == 403:
-        return HubError(
-            f"the Hugging Face token may not write to this repository at {endpoint} (HTTP 403); nothing was pushed"
-        )
-    first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    return HubError(f"push to {endpoint} failed ({status or 'no response'}): {first}")
-
-
 NO_TOKEN = (
     "no Hugging Face token, so nothing was pushed: enter a write token in the push form (create one at "
     "https://huggingface.co/settings/tokens with the 'write' role; it is used once and never stored), or "
     "set HF_TOKEN for the worker and restart it"
 )
-
-
-def unreachable_errors() -> tuple[type[BaseException], ...]:
-    """What the Hub client raises when a request gets no answer at all (refused, DNS, TLS, timeout):
-    ``OSError``, and the transport errors of the HTTP library ``huggingface_hub`` uses (``httpx2`` in
-    huggingface_hub 1.x and later, ``httpx``), none of which is an ``OSError``."""
-    found: list[type[BaseException]] = [OSError]
-    for name in ("httpx2", "httpx"):
-        try:
-            found.append(importlib.import_module(name).TransportError)
-        except (ImportError, AttributeError):
-            continue
-    return tuple(found)
-
-
-def _unreachable(exc: BaseException, endpoint: str) -> HubError:
-    """The push error for a Hub that did not answer: in words, never the client's exception class."""
-    kind = type(exc).__name__.lower()
-    if kind == "offlinemodeisenabled":  # huggingface_hub refuses every request under HF_HUB_OFFLINE
-        return HubError(
-            "the Hugging Face Hub is switched off for this worker (HF_HUB_OFFLINE is set), so nothing was "
-            "pushed: unset HF_HUB_OFFLINE for the worker and restart it to push"
-        )
-    if "timeout" in kind:
-        why = "it did not answer in time"
-    elif "ssl" in kind or "certificate" in str(exc).lower():
-        why = "its TLS certificate was not accepted"
-    elif "name" in str(exc).lower() and "resolution" in str(exc).lower():
-        why = "its name does not resolve"
-    else:
-        why = "the connection was refused or cut"
-    return HubError(
-        f"could not reach the Hugging Face Hub at {endpoint} ({why}); nothing was pushed. Check this "
-        "server's network (or HF_ENDPOINT) and push again"
-    )
 
 
 def _while_not_cancelled(ctx: JobContext, call: Callable[[threading.Event], T], poll_s: float = 0.5) -> T:
@@ -244,9 +189,9 @@ def push_job(ctx: JobContext) -> dict[str, Any]:
     except HFValidationError as exc:
         raise HubError(f"invalid repository id {repo_id!r}: {exc}") from None
     except HfHubHTTPError as exc:
-        raise _explain_http_error(exc, endpoint) from None
+        raise explain_http_error(exc, endpoint) from None
     except unreachable_errors() as exc:  # refused, DNS, TLS, timeout: the endpoint did not answer
-        raise _unreachable(exc, endpoint) from None
+        raise unreachable(exc, endpoint) from None
     return {"repo_id": repo_url.repo_id, "url": str(repo_url), "commit": info.oid}
 
 
