@@ -4,6 +4,8 @@ rejected or may not write, a Hub that did not answer, never the client's excepti
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from xmd.core.types import XMDError
 
@@ -60,3 +62,19 @@ def unreachable(exc: BaseException, endpoint: str) -> HubError:
         f"could not reach the Hugging Face Hub at {endpoint} ({why}); nothing was pushed. Check this "
         "server's network (or HF_ENDPOINT) and push again"
     )
+
+
+@contextmanager
+def in_words(endpoint: str, repo_id: str) -> Iterator[None]:
+    """Turn the Hub client's failures inside the block into a :class:`HubError` that says what to do
+    (a bad repo id, a rejected token, a Hub that did not answer); one place for every kind of push."""
+    from huggingface_hub.errors import HfHubHTTPError, HFValidationError
+
+    try:
+        yield
+    except HFValidationError as exc:
+        raise HubError(f"invalid repository id {repo_id!r}: {exc}") from None
+    except HfHubHTTPError as exc:
+        raise explain_http_error(exc, endpoint) from None
+    except unreachable_errors() as exc:  # refused, DNS, TLS, timeout: the endpoint did not answer
+        raise unreachable(exc, endpoint) from None

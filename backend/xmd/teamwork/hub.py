@@ -27,7 +27,7 @@ from sqlalchemy.orm import Session
 
 from xmd.core.consensus import Policy, consensus, parse_policy
 from xmd.core.feedback import FeedbackSet, task_key
-from xmd.core.hub_errors import HubError, explain_http_error, unreachable, unreachable_errors
+from xmd.core.hub_errors import in_words
 from xmd.core.modelcard import link_feedback_dataset, render_feedback_card
 from xmd.core.types import Action, DataError, FeedbackError, InstanceFeedback, Scope, TaskFeedback
 from xmd.core.words import split_words
@@ -356,7 +356,6 @@ def push_feedback_job(ctx: JobContext) -> dict[str, Any]:
     (created if missing) in one commit, then a link from the model's card. The model repository gets
     its README only: a data file there is what the Hub warns about (and a model repo is no dataset)."""
     from huggingface_hub import HfApi
-    from huggingface_hub.errors import HfHubHTTPError, HFValidationError
 
     db, params = ctx.db, ctx.params
     assert ctx.job.project_id is not None
@@ -367,14 +366,8 @@ def push_feedback_job(ctx: JobContext) -> dict[str, Any]:
         raise FeedbackError("no Hugging Face token: send one with the push request or set HF_TOKEN on the worker")
     endpoint = (ctx.settings.hf_endpoint or os.environ.get("HF_ENDPOINT") or "https://huggingface.co").rstrip("/")
     api = HfApi(endpoint=endpoint, token=token)
-    try:
+    with in_words(endpoint, str(params["repo_id"])):
         return _push(api, dd, db, project, params, endpoint)
-    except HFValidationError as exc:
-        raise HubError(f"invalid repository id {params['repo_id']!r}: {exc}") from None
-    except HfHubHTTPError as exc:
-        raise explain_http_error(exc, endpoint) from None
-    except unreachable_errors() as exc:  # refused, DNS, TLS, timeout: the endpoint did not answer
-        raise unreachable(exc, endpoint) from None
 
 
 def _push(api: Any, dd: Any, db: Session, project: Project, params: dict[str, Any], endpoint: str) -> dict[str, Any]:

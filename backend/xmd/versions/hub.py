@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 from sqlalchemy.orm import Session
 
 from xmd.core import followup
-from xmd.core.hub_errors import HubError, explain_http_error, unreachable, unreachable_errors
+from xmd.core.hub_errors import HubError, in_words
 from xmd.core.modelcard import CARD_PLACEHOLDER, link_feedback_dataset, render_base_card, render_model_card
 from xmd.jobs import kinds
 from xmd.jobs import service as jobs_store
@@ -154,7 +154,6 @@ def start_push(db: Session, enqueue: Enqueue, project: Project, body: PushIn) ->
 def push_job(ctx: JobContext) -> dict[str, Any]:
     """Body of ``xmd.push``: create the repo if needed, upload the version's folder in one commit."""
     from huggingface_hub import CommitOperationAdd, HfApi
-    from huggingface_hub.errors import HfHubHTTPError, HFValidationError
 
     db, params = ctx.db, ctx.params
     version = models.get_or_raise(db_session=db, model_version_id=int(params["version_id"]))
@@ -176,7 +175,7 @@ def push_job(ctx: JobContext) -> dict[str, Any]:
     operations.append(CommitOperationAdd(path_in_repo="README.md", path_or_fileobj=card.encode()))
     db.commit()  # no transaction stays open during the upload
     api = HfApi(endpoint=endpoint, token=token)
-    try:
+    with in_words(endpoint, repo_id):
         ctx.check_cancel()
         repo_url = api.create_repo(repo_id, private=bool(params.get("private", False)), exist_ok=True)
         if ctx.progress(10.0):
@@ -186,12 +185,6 @@ def push_job(ctx: JobContext) -> dict[str, Any]:
         info = _while_not_cancelled(ctx, _upload(api, repo_id, operations, message, description))
         if info is None:
             raise JobCancelled("cancelled on request during the upload (nothing was committed)")
-    except HFValidationError as exc:
-        raise HubError(f"invalid repository id {repo_id!r}: {exc}") from None
-    except HfHubHTTPError as exc:
-        raise explain_http_error(exc, endpoint) from None
-    except unreachable_errors() as exc:  # refused, DNS, TLS, timeout: the endpoint did not answer
-        raise unreachable(exc, endpoint) from None
     return {"repo_id": repo_url.repo_id, "url": str(repo_url), "commit": info.oid}
 
 
