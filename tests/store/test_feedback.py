@@ -170,3 +170,23 @@ def test_concurrent_writers_on_one_key(db, setup, session_factory, level):
     else:
         assert len(current) == 1
         assert current[0].last_event_id == events[-1].id and current[0].action is events[-1].action
+
+
+def test_the_people_count_probes_owners_and_matches_a_distinct_count(db, setup):
+    """The Words page's majority denominator (a skip scan on (project_id, owner)) counts what
+    ``count(DISTINCT owner)`` counts: each person once, however many rows they have, this project only."""
+    from xmd.feedback.words import count_people
+
+    project, _ds, (r1, r2), user = setup
+    other = projects.create(db_session=db, name="q", labels=["neg", "pos"], model_source="m")
+    assert count_people(db, project.id) == 0
+    people = [user] + [users.create_user(db_session=db, name=f"a{i}", role="annotator") for i in range(3)]
+    for i, person in enumerate(people):
+        for word in ("spielberg", "boring", "plot")[: i + 1]:
+            feedback.set_feedback(db_session=db, project=project, action="remove", word=word, user_id=person.id)
+    feedback.set_feedback(db_session=db, project=project, action="remove", example=r1, word_index=0, user_id=user.id)
+    feedback.set_feedback(db_session=db, project=other, action="remove", word="x", user_id=people[1].id)
+    feedback.set_feedback(db_session=db, project=project, action="remove", word="acting")  # no user: the default owner
+    distinct = db.scalar(select(func.count(func.distinct(Feedback.owner))).where(Feedback.project_id == project.id))
+    assert count_people(db, project.id) == distinct == 5
+    assert count_people(db, other.id) == 1

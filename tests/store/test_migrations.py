@@ -45,7 +45,7 @@ def _tables(engine) -> set[str]:
 def test_migrations_dir_is_found_next_to_the_package():
     d = migrations_dir()
     assert (d / "env.py").is_file() and (d / "versions").is_dir()
-    assert head_revisions() == {"0013"}
+    assert head_revisions() == {"0014"}
 
 
 def test_upgrade_downgrade_upgrade(db_url):
