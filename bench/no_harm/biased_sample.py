@@ -64,14 +64,20 @@ def biased(posts: Sequence[hx.Post], keys: set[str], p_toxic: float, seed: int) 
     return out, stats
 
 
-def build(p_toxic: float, seed: int, dev_frac: float = 0.2) -> dict:
-    """The protocol's splits (examples) and the record of how they were drawn."""
+def build(p_toxic: float | None, seed: int, dev_frac: float = 0.2) -> dict:
+    """The protocol's splits (examples) and the record of how they were drawn; ``p_toxic`` None keeps the
+    train and dev splits as HateXplain has them (the natural protocol)."""
     src = hx.data_dir()
     train_all, dev_all = hx.stratified_split(hx.load_posts(src / "val.csv"), dev_frac, seed=seed)
     words, derivation = hx.derive_identity_words(train_all)
     keys = set(words)
-    train, train_stats = biased(train_all, keys, p_toxic, seed)
-    dev, dev_stats = biased(dev_all, keys, p_toxic, seed + 1)
+    if p_toxic is None:
+        train, dev = train_all, dev_all
+        train_stats = {**hx.identity_analysis(train, words), "posts": len(train)}
+        dev_stats = {**hx.identity_analysis(dev, words), "posts": len(dev)}
+    else:
+        train, train_stats = biased(train_all, keys, p_toxic, seed)
+        dev, dev_stats = biased(dev_all, keys, p_toxic, seed + 1)
     test = hx.load_posts(src / "test.csv")
     test_stats = {**hx.identity_analysis(test, words), "posts": len(test)}
     return {

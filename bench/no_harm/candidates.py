@@ -47,6 +47,8 @@ CANDIDATES: dict[str, dict] = {
     "short": {"epochs": 1},
     "gentle": {"lr": 1e-5},
     "short_gentle": {"epochs": 1, "lr": 1e-5},
+    # the rows without feedback keep the parent's predictions (RetrainConfig.parent_kl), in every arm
+    "anchor": {"parent_kl": 1.0},
 }
 METRICS = ("accuracy", "macro_f1", "fpr_words", "fpr_other", "fnr_words")
 
@@ -66,12 +68,12 @@ def summarise(comparison: dict) -> dict:
     return out
 
 
-def parent_model(proto: dict, workdir: Path, quick: bool) -> Path:
-    """The biased-sample parent (``biased_sample.py``'s recipe), fine-tuned once and cached."""
+def parent_model(proto: dict, workdir: Path, quick: bool, natural: bool = False) -> Path:
+    """The protocol's parent (``biased_sample.py``'s recipe), fine-tuned once and cached."""
     cfg = TrainConfig(**{**PARENT, "max_length": 64 if quick else 128, "epochs": 1 if quick else 3})
-    path = workdir / f"parent-p0.9-s0{'-quick' if quick else ''}"
+    path = workdir / f"parent-{'natural' if natural else 'p0.9'}-s0{'-quick' if quick else ''}"
     if not (path / "xmd.json").exists():
-        log(f"fine-tuning the parent on {len(proto['train'])} biased posts -> {path}")
+        log(f"fine-tuning the parent on {len(proto['train'])} posts -> {path}")
         fine_tune(minilm_path(), proto["train"], path, labels=hx.LABELS, config=cfg, device="cpu", progress=True)
     return path
 
@@ -85,17 +87,21 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--parent", default=None, help="a parent model folder instead of the biased-sample fine-tune")
     ap.add_argument("--limit", type=int, default=None, help="at most this many posts per split (a smoke run)")
     ap.add_argument("--out", default=None)
+    ap.add_argument(
+        "--natural", action="store_true", help="HateXplain's own train/dev split, no keyword sampling (issue 33)"
+    )
     args = ap.parse_args(argv)
     load_start = load_average()
-    proto = build(0.9, 0)
+    proto = build(None if args.natural else 0.9, 0)
     if args.quick:
         proto["test"] = proto["test"][:300]
     if args.limit:
         proto.update({k: proto[k][: args.limit] for k in ("train", "dev", "test")})
     workdir = Path(args.workdir)
-    parent = Path(args.parent) if args.parent else parent_model(proto, workdir, args.quick)
+    parent = Path(args.parent) if args.parent else parent_model(proto, workdir, args.quick, args.natural)
     max_length = 64 if args.quick else 128
-    out = Path(args.out or HERE / "results" / f"candidates{'_quick' if args.quick else ''}.json")
+    stem = f"candidates{'_natural' if args.natural else ''}{'_quick' if args.quick else ''}"
+    out = Path(args.out or HERE / "results" / f"{stem}.json")
     doc = json.loads(out.read_text()) if out.exists() else {"candidates": {}}
     feedback = task_feedback(proto["words"])
     if "forecast" not in doc or args.limit:
@@ -108,7 +114,7 @@ def main(argv: list[str] | None = None) -> None:
         del loaded
     for name in args.only.split(","):
         recipe = {**CANDIDATES[name], "max_length": max_length, "mixed_precision": False}
-        run_dir = workdir / f"cand-{name}{'-quick' if args.quick else ''}"
+        run_dir = workdir / f"cand-{name}{'-natural' if args.natural else ''}{'-quick' if args.quick else ''}"
         shutil.rmtree(run_dir, ignore_errors=True)
         log(f"candidate {name}: {recipe}, {args.seeds} seeds")
         t0 = time.perf_counter()
@@ -137,7 +143,12 @@ def main(argv: list[str] | None = None) -> None:
             "verdicts": {n: s.get("verdicts") for n, s in comparison["sets"].items()},
             "notes": comparison["notes"],
         }
-        doc["protocol"] = {"p_toxic": 0.9, "words": proto["words"], "parent": str(parent.name), "quick": args.quick}
+        doc["protocol"] = {
+            "p_toxic": None if args.natural else 0.9,
+            "words": proto["words"],
+            "parent": str(parent.name),
+            "quick": args.quick,
+        }
         doc["environment"] = environment(torch.device("cpu"), load_start)
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(doc, indent=2, default=str) + "\n", encoding="utf-8")
