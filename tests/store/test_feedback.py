@@ -177,7 +177,7 @@ def test_the_people_count_probes_owners_and_matches_a_distinct_count(db, setup):
     ``count(DISTINCT owner)`` counts: each person once, however many rows they have, this project only."""
     from xmd.feedback.words import count_people
 
-    project, _ds, (r1, r2), user = setup
+    project, _ds, (r1, _r2), user = setup
     other = projects.create(db_session=db, name="q", labels=["neg", "pos"], model_source="m")
     assert count_people(db, project.id) == 0
     people = [user] + [users.create_user(db_session=db, name=f"a{i}", role="annotator") for i in range(3)]

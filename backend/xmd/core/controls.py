@@ -150,9 +150,8 @@ def base_recipe(
     model_dir: str | os.PathLike, fallback: TrainConfig, given: Mapping[str, Any] | None = None
 ) -> TrainConfig:
     """The recipe of ``deletion_base``: the fields ``given`` (a project's recorded recipe), over the
-    parent's recorded fine-tune settings when xmd made it, over ``fallback`` (the debug run's). A fine-tune
-    from the base has no parent to keep: ``parent_kl`` is 0 there."""
-    out = replace(fallback, parent_kl=0.0) if getattr(fallback, "parent_kl", 0.0) else fallback
+    parent's recorded fine-tune settings when xmd made it, over ``fallback`` (the debug run's)."""
+    out = fallback
     try:
         meta = json.loads((Path(model_dir) / "xmd.json").read_text())
     except (OSError, ValueError):
@@ -308,7 +307,6 @@ def run_comparison(
                 progress=progress,
                 batch_hook=hook,
                 order_lengths=lengths,
-                anchor_skip=set(targets),  # parent_kl holds the same rows in every arm
             )
             arm_pred = _predict(loaded, sets, config.max_length)
             wants_strip = "strip" in arms and arm == strip_from == "lambda0"

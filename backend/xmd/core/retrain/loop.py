@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 
 import torch
 from torch.profiler import record_function
 from tqdm.auto import tqdm
 
 from xmd.core.modeling import LoadedModel, seed_everything, use_bf16
-from xmd.core.predict import predict_proba
 from xmd.core.retrain.batching import FeedbackTargets, batch_order, count_steps, token_lengths
 from xmd.core.retrain.history import BatchHook, ProgressCallback, StepInfo, TrainHistory, TrainingCancelled
 from xmd.core.retrain.optim import param_groups, schedule
@@ -27,21 +26,6 @@ from xmd.core.words import encode
 
 ER_SEED_OFFSET = 7919
 """The ER sampling's generator is seeded apart from the data order's, so no ER setting moves the batches."""
-
-
-def parent_anchor(
-    loaded: LoadedModel, examples: Sequence[Example], max_length: int, skip: Collection[str]
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """``(log-probabilities [N, C], weight [N])`` of the model as it is (the parent, before any step) on the
-    examples whose id is not in ``skip``; weight 0 and zeros elsewhere. Computed once and held fixed."""
-    rows = [i for i, ex in enumerate(examples) if ex.id not in skip]
-    logp = torch.zeros(len(examples), loaded.num_labels)
-    weight = torch.zeros(len(examples))
-    if rows:
-        probs = predict_proba(loaded, [examples[i].text for i in rows], max_length=max_length)
-        logp[rows] = torch.from_numpy(probs).clamp_min(1e-12).log()
-        weight[rows] = 1.0
-    return logp, weight
 
 
 def train_loop(
@@ -56,7 +40,6 @@ def train_loop(
     batch_hook: BatchHook | None = None,
     order_lengths: Sequence[int] | None = None,
     joint: bool | None = None,
-    anchor_skip: Collection[str] | None = None,
 ) -> TrainHistory:
     """Train ``loaded.model`` in place on ``examples``; ``er`` + ``targets`` add the ER term.
 
@@ -64,9 +47,7 @@ def train_loop(
     :class:`TrainingCancelled`. The data order depends only on ``config.seed``, the number of examples
     and, with length bucketing, their token counts (never on λ); ``order_lengths`` overrides those counts
     so that runs on edited texts (the deletion control) keep the debug run's batches. ``joint`` forces the
-    eager ER step's form (None: by device; the loss is the same either way). With
-    ``RetrainConfig.parent_kl``, the rows whose id is not in ``anchor_skip`` (default: the examples with
-    feedback in ``targets``) keep the predictions the model had when the run started (:func:`parent_anchor`).
+    eager ER step's form (None: by device; the loss is the same either way).
     """
     if not examples:
         raise DataError("no training examples")
@@ -74,8 +55,6 @@ def train_loop(
         raise DataError("every training example needs a label")
     use_er = er is not None and er.lam > 0 and bool(targets)
     model, device = loaded.model, loaded.device
-    keep = float(getattr(config, "parent_kl", 0.0))
-    anchor = parent_anchor(loaded, examples, config.max_length, anchor_skip or set(targets or {})) if keep else None
     seed_everything(config.seed)
     gen = torch.Generator().manual_seed(config.seed)
     er_gen = torch.Generator().manual_seed(config.seed + ER_SEED_OFFSET)
@@ -107,8 +86,7 @@ def train_loop(
                 # The attribution term runs on every k-th batch (ERConfig.attribution_every), counted over
                 # the whole run so that it does not depend on epoch boundaries.
                 skip = use_er and (epoch * batches_per_epoch + bi) % er.attribution_every != 0
-                held = None if anchor is None else (anchor[0][rows], anchor[1][rows], keep)
-                parts = step_fn.run(enc, batch, skip, held)
+                parts = step_fn.run(enc, batch, skip)
                 for key, value in zip(("loss", "task", "er"), parts, strict=False):
                     acc[key] += value / config.grad_accum
                 acc["n_fb"] += round(parts[3])

@@ -50,14 +50,6 @@ def task_loss(logits: torch.Tensor, labels: torch.Tensor, weight: torch.Tensor |
     return masked_mean(F.cross_entropy(wide(logits), labels, reduction="none"), weight)
 
 
-def parent_kl(logits: torch.Tensor, parent_logp: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
-    """KL(parent ‖ model) per row, the parent's log-probabilities held fixed, averaged over the rows of
-    weight 1 (``RetrainConfig.parent_kl``: the rows without feedback keep the parent's predictions)."""
-    logp = F.log_softmax(wide(logits), dim=-1)
-    ref = parent_logp.to(logp.dtype)
-    return masked_mean((ref.exp() * (ref - logp)).sum(dim=-1), weight.to(logp.dtype))
-
-
 def signed_shares(word_scores: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
     """``score / Σ|scores|`` per example: :func:`xmd.core.normalize.shares` with the sign kept, so a
     word pushing toward the explained class (the gold label in training) is positive, against it negative."""

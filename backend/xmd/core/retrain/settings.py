@@ -75,16 +75,6 @@ class RetrainConfig(TrainConfig):
     epochs: int = redefault(TrainConfig, "epochs", 2)
     lr: float = redefault(TrainConfig, "lr", 3e-5)
     batch_size: int = redefault(TrainConfig, "batch_size", 32)
-    parent_kl: float = field(
-        default=0.0,
-        metadata=opt(
-            "weight of KL(parent ‖ model) on the training rows without feedback, the parent's predictions "
-            "computed once before training and held fixed, so the model changes only where feedback asks; "
-            "every control arm takes it too; 0 = off",
-            ge=0,
-            le=100,
-        ),
-    )
 
 
 @dataclass

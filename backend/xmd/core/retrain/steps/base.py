@@ -26,19 +26,13 @@ Erased = dict[int, tuple[torch.Tensor, torch.Tensor]]
 ``(logits of the hit rows, hit rows [B] bool)``."""
 
 
-Anchor = tuple[torch.Tensor, torch.Tensor, float]
-"""``RetrainConfig.parent_kl`` for one batch: the parent's log-probabilities ``[B, C]``, which rows it holds
-(``[B]`` 0/1) and the term's weight."""
-
-
 class Step(Protocol):
     """One training step of a retrain (see the module doc)."""
 
     optim: torch.optim.Optimizer
 
-    def run(self, enc, batch: Sequence[Example], skip_attribution: bool, anchor: Anchor | None = None) -> list[float]:
-        """Forward, loss and backward of one batch; ``[loss, task loss, ER term, feedback words]``. ``anchor``:
-        the parent's log-probabilities of the batch, the rows' weights and ``parent_kl`` (the eager steps)."""
+    def run(self, enc, batch: Sequence[Example], skip_attribution: bool) -> list[float]:
+        """Forward, loss and backward of one batch; ``[loss, task loss, ER term, feedback words]``."""
         ...
 
     def update(self) -> None:

@@ -15,7 +15,7 @@ from xmd.core.retrain import objective
 from xmd.core.retrain.batching import FeedbackTargets, FeedbackTensors, feedback_tensors, pick_attribution_rows
 from xmd.core.retrain.optim import adamw
 from xmd.core.retrain.settings import ERConfig, TrainConfig
-from xmd.core.retrain.steps.base import Anchor, Erased, er_term, erased_copies
+from xmd.core.retrain.steps.base import Erased, er_term, erased_copies
 from xmd.core.types import Example
 
 
@@ -98,7 +98,7 @@ class EagerStep:
             erased = erased_copies(self.model, enc, fb[1], objective.erased_kinds(self.er))
         return logits, word_scores, erased
 
-    def run(self, enc, batch: Sequence[Example], skip_attribution: bool, anchor: Anchor | None = None) -> list[float]:
+    def run(self, enc, batch: Sequence[Example], skip_attribution: bool) -> list[float]:
         er, device = self.er, self.device
         enc = enc.to(device)
         labels = torch.tensor([ex.label for ex in batch], device=device)
@@ -115,9 +115,6 @@ class EagerStep:
             if fb is not None:
                 term = er_term(self.model, enc, labels, logits, word_scores, fb, er, attr_rows, erased)
             loss = objective.total_loss(task, term, er)
-            if anchor is not None:
-                ref, rows, weight = anchor
-                loss = loss + weight * objective.parent_kl(logits, ref.to(device), rows.to(device))
         with record_function("xmd.backward"):
             (loss / self.config.grad_accum).backward()
         # One device-to-host copy per batch: each is a sync, which a GPU step bound by launches feels.

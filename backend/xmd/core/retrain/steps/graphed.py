@@ -23,7 +23,6 @@ from xmd.core.retrain.batching import FeedbackTargets, feedback_tensors, pick_at
 from xmd.core.retrain.optim import adamw, graph_optimizer
 from xmd.core.retrain.settings import ERConfig, TrainConfig
 from xmd.core.retrain.steps import static
-from xmd.core.retrain.steps.base import Anchor
 from xmd.core.types import Example
 
 WARMUP = 2
@@ -36,8 +35,6 @@ def unsupported(config: TrainConfig, er: ERConfig | None) -> str | None:
     """Why a run cannot take graphed steps (None: it can)."""
     if config.grad_accum != 1:
         return "gradient accumulation"
-    if getattr(config, "parent_kl", 0.0):
-        return "parent_kl (eager steps only)"
     return None
 
 
@@ -118,9 +115,7 @@ class GraphedStep:
         self.record["replays"] += 1
         return entry["out"].clone()
 
-    def run(self, enc, batch: Sequence[Example], skip_attribution: bool, anchor: Anchor | None = None) -> list[float]:
-        if anchor is not None:
-            raise ValueError("parent_kl takes eager steps (graphed.unsupported)")
+    def run(self, enc, batch: Sequence[Example], skip_attribution: bool) -> list[float]:
         er, config = self.er, self.config
         labels = torch.tensor([ex.label for ex in batch])
         fb = feedback_tensors(batch, self.targets, enc.max_words, torch.device("cpu")) if er is not None else None
