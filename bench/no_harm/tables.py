@@ -93,6 +93,17 @@ def default_headline(doc: dict[str, Any] | None) -> dict[str, Any]:
     return out
 
 
+def verdict_rows(doc: dict[str, Any] | None, name: str = "default") -> list[list[Any]]:
+    """The product's verdicts of candidate ``name`` (debug arm against each control) on the headline metrics."""
+    verdicts = (doc or {}).get("candidates", {}).get(name, {}).get("verdicts") or {}
+    return [
+        [split, metric, v["text"], "; ".join(f"{c}: {x}" for c, x in (v.get("per_control") or {}).items())]
+        for split, vs in verdicts.items()
+        for metric, v in (vs or {}).items()
+        if metric in ("accuracy", "macro_f1", "fpr_words", "fnr_words")
+    ]
+
+
 def context(results: Path) -> dict[str, Any]:
     doc = load(results, "biased_sample")
     proto = doc["protocol"]
@@ -151,14 +162,12 @@ def context(results: Path) -> dict[str, Any]:
         "cand_test": candidate_rows(load(results, "candidates"), "test"),
         "forecast_rows": forecast_rows(load(results, "candidates")),
         "d": default_headline(load(results, "candidates")),
-        "verdict_rows": [
-            [split, metric, v["text"], "; ".join(f"{c}: {x}" for c, x in (v.get("per_control") or {}).items())]
-            for split, vs in (
-                (load(results, "candidates") or {}).get("candidates", {}).get("default", {}).get("verdicts") or {}
-            ).items()
-            for metric, v in (vs or {}).items()
-            if metric in ("accuracy", "macro_f1", "fpr_words", "fnr_words")
-        ],
+        "verdict_rows": verdict_rows(load(results, "candidates")),
+        "nat": load(results, "candidates_natural"),
+        "nd": default_headline(load(results, "candidates_natural")),
+        "nat_dev": candidate_rows(load(results, "candidates_natural"), "dev"),
+        "nat_test": candidate_rows(load(results, "candidates_natural"), "test"),
+        "nat_verdicts": {n: verdict_rows(load(results, "candidates_natural"), n) for n in ("default", "anchor")},
         "cand_seeds": ", ".join(
             str(x)
             for x in next(iter((load(results, "candidates") or {}).get("candidates", {}).values()), {}).get("seeds", [])
