@@ -160,3 +160,28 @@ def test_in_blind_mode_an_annotators_words_do_not_reveal_the_others_marks(two: A
         "mine": [],
         "votes": {"add": 0, "remove": 1},
     }
+
+
+def test_a_page_reads_its_own_words_and_shows_what_the_whole_ranking_shows(two: Api, project, db):
+    """The page reads only its words' task rows; a word's consensus, head count and the majority's people
+    are those of the whole ranking (the rows of other words do not enter a word's consensus)."""
+    api = two
+    exs, (one, two_, three) = _ranked(api, project)
+    r = api.put(f"/api/examples/{exs[0]['id']}/feedback", role="reviewer", json={"word_index": 0, "action": "remove"})
+    assert r.status_code == 200, r.text
+    for word, role in ((one, "annotator"), (two_, "annotator"), (two_, "annotator2"), (three, "annotator2")):
+        _task(api, project, word, "remove", role)
+    for policy in ({"policy": "union"}, {"policy": "majority"}, {"policy": "at_least_k", "k": 2}):
+        _settings(api, project, **policy)
+        whole = _page(api, project, "annotator")
+        r = api.get(
+            f"/api/projects/{project['id']}/words",
+            role="annotator",
+            params={"min_count": 1, "limit": 500, "search": two_},
+        )
+        assert r.status_code == 200, r.text
+        alone = r.json()
+        assert one not in {w["word"] for w in alone["items"]}  # a page without the other marked words
+        assert alone["marks"] == whole["marks"], policy
+        assert _shown(alone, [two_]) == _shown(whole, [two_]), policy
+    assert whole["marks"]["k"] == 2 and _shown(whole, [two_])[two_]["feedback"] == [("remove", 2)]

@@ -104,7 +104,7 @@ def list_words(
         limit=limit,
     )
     # the consensus by the project's policy and the reader's own apart; blind: an annotator's own only
-    tw = feedback_words.task_words(db_session=db, project=project, user=user)
+    tw = feedback_words.task_words(db_session=db, project=project, user=user, words=[ws.word for ws in page.rows])
     return json_of(
         WordPage(
             items=[word_out(ws, tw) for ws in page.rows],

@@ -9,24 +9,25 @@ their reset clears. Showing every row (anyone's *remove* painting the word remov
 In blind mode an annotator gets their own marks only, counts included: a task word belongs to no
 example one can mark done, so the others' never show (the rule of :func:`xmd.feedback.team.visible_to`).
 
-Cost: the task rows the route already read (every task row of the project, or the reader's own), plus
+Cost: the task rows of the page's words (everyone's, or the reader's own), plus
 only where the policy needs them: the task-level review decisions (``reviewed``) and the number of
 people with feedback (``majority``'s denominator: a skip scan, one index probe per person).
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Literal
 
-from sqlalchemy import select, text
+from sqlalchemy import and_, select, text
 from sqlalchemy.orm import Session
 
 from xmd.core.consensus import Policy, consensus
 from xmd.core.feedback import FeedbackSet
 from xmd.core.types import Action, Scope, TaskFeedback
 from xmd.feedback import team
-from xmd.feedback.models import FeedbackLevel, FeedbackReview, ReviewDecision
+from xmd.feedback.models import Feedback, FeedbackLevel, FeedbackReview, ReviewDecision
 from xmd.feedback.service import list_feedback, owner_of
 from xmd.projects.models import Project
 from xmd.users.models import User
@@ -116,13 +117,17 @@ def _kept(
     return [((f.word, f.label, Scope(f.scope)), Action(f.action)) for f in out], n
 
 
-def task_words(*, db_session: Session, project: Project, user: User) -> TaskWords:
+def task_words(*, db_session: Session, project: Project, user: User, words: Collection[str] | None = None) -> TaskWords:
     """The task feedback of each word as ``user`` may see it: the consensus (or, blind, their own), their
-    own marks, and the head count per action."""
+    own marks, and the head count per action. ``words`` (word keys: a page's) reads only those words' rows,
+    so a page costs its own words, not every task word of the project; a word's consensus depends only on
+    its own rows (and the project's head count, :func:`count_people`), so it is the same either way."""
     ts = team.team_settings(project)
-    rows = list_feedback(
-        db_session=db_session, project_id=project.id, level=FeedbackLevel.TASK, where=team.visible_to(project, user)
-    )
+    where = team.visible_to(project, user)
+    if words is not None:
+        on_page = Feedback.word.in_(sorted(set(words)))
+        where = on_page if where is None else and_(where, on_page)
+    rows = list_feedback(db_session=db_session, project_id=project.id, level=FeedbackLevel.TASK, where=where)
     marks: dict[str, dict[Unit, Action]] = {}
     for fb in rows:
         if fb.word is not None and fb.action is not Action.RESET:
