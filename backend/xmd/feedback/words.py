@@ -135,12 +135,14 @@ def task_words(*, db_session: Session, project: Project, user: User, words: Coll
     tally: dict[Unit, dict[Action, int]] = {}
     out = TaskWords(shown="own", policy=ts.policy, k=ts.k, people=None)
     for units in marks.values():
+        chosen: dict[str, set[Action]] = {}  # this person's actions per word, any label or scope
         for unit, action in units.items():
             counts = tally.setdefault(unit, {})
             counts[action] = counts.get(action, 0) + 1
-        for word in {u[0] for u in units}:
+            chosen.setdefault(unit[0], set()).add(action)
+        for word, actions in chosen.items():
             per_word = out.votes.setdefault(word, {})
-            for action in {a for u, a in units.items() if u[0] == word}:
+            for action in actions:
                 per_word[action] = per_word.get(action, 0) + 1
     for (word, label, scope), action in marks.get(owner_of(user.id), {}).items():
         out.mine.setdefault(word, []).append(WordEntry(action, label, scope, tally[(word, label, scope)][action]))
