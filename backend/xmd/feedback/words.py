@@ -10,7 +10,7 @@ In blind mode an annotator gets their own marks only, counts included: a task wo
 example one can mark done, so the others' never show (the rule of :func:`xmd.feedback.team.visible_to`).
 
 Cost: the task rows of the page's words (everyone's, or the reader's own), plus
-only where the policy needs them: the task-level review decisions (``reviewed``) and the number of
+only where the policy needs them: the page's task-level review decisions (``reviewed``) and the number of
 people with feedback (``majority``'s denominator: a skip scan, one index probe per person).
 """
 
@@ -84,13 +84,16 @@ def count_people(db_session: Session, project_id: int) -> int:
     return int(db_session.execute(_PEOPLE, {"p": project_id}).scalar() or 0)
 
 
-def _task_review(db_session: Session, project_id: int) -> FeedbackSet:
-    """The reviewers' accepted and edited task-level decisions, in the order they were made."""
+def _task_review(db_session: Session, project_id: int, words: Collection[str] | None) -> FeedbackSet:
+    """The reviewers' accepted and edited task-level decisions (on ``words`` only, when given), in the order
+    they were made."""
     stmt = select(FeedbackReview).where(
         FeedbackReview.project_id == project_id,
         FeedbackReview.level == FeedbackLevel.TASK,
         FeedbackReview.decision != ReviewDecision.REJECT,
     )
+    if words is not None:
+        stmt = stmt.where(FeedbackReview.word.in_(sorted(set(words))))
     out = FeedbackSet()
     for rv in db_session.scalars(stmt.order_by(FeedbackReview.event_id)):
         if rv.word is not None and rv.action is not None:
@@ -99,7 +102,7 @@ def _task_review(db_session: Session, project_id: int) -> FeedbackSet:
 
 
 def _kept(
-    db_session: Session, project: Project, marks: dict[str, dict[Unit, Action]]
+    db_session: Session, project: Project, marks: dict[str, dict[Unit, Action]], words: Collection[str] | None
 ) -> tuple[list[tuple[Unit, Action]], int | None]:
     """The consensus of everyone's task marks under the project's policy, and the majority's head count."""
     ts = team.team_settings(project)
@@ -112,7 +115,7 @@ def _kept(
         # those with instance marks only are people too: they left the word alone
         n = max(count_people(db_session, project.id), len(people))
         people.update({f"\0silent:{i}": FeedbackSet() for i in range(n - len(people))})
-    review = _task_review(db_session, project.id) if ts.policy is Policy.REVIEWED else None
+    review = _task_review(db_session, project.id, words) if ts.policy is Policy.REVIEWED else None
     out = consensus(people, ts.policy, k=ts.k, review=review).feedback.task
     return [((f.word, f.label, Scope(f.scope)), Action(f.action)) for f in out], n
 
@@ -149,7 +152,7 @@ def task_words(*, db_session: Session, project: Project, user: User, words: Coll
     if not team.sees_everyone(project, user):
         out.feedback = out.mine  # only one's own rows were read
         return out
-    kept, out.people = _kept(db_session, project, marks)
+    kept, out.people = _kept(db_session, project, marks, words)
     out.shown = "consensus"
     for (word, label, scope), action in kept:
         votes = tally.get((word, label, scope), {}).get(action, 0)
