@@ -11,12 +11,20 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+# Under xdist each test process started torch with a thread per core: `-n 2` on two cores ran four threads
+# that wait on each other (the MiniLM story took 275 s in the suite, 122 s alone). Each process, and the
+# servers and workers it starts (they inherit the variable), gets its share of the cores instead.
+_PROCESSES = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT") or 1)
+if _PROCESSES > 1:
+    _share = str(max(1, len(os.sched_getaffinity(0)) // _PROCESSES))
+    for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(_var, _share)
 # Test helpers (store/store_helpers) are plain modules next to the tests; with
 # --import-mode=importlib the test folders are not on sys.path by themselves.
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).parent / "store"))
 
-from xmd.core.tinymodel import build_tiny_model
+from xmd.core.tinymodel import build_tiny_model  # noqa: E402 (after the thread share above)
 
 # Real HateXplain rows (../shared/data/hatexplain, read-only beside the checkout): the tests that read them and
 # bench/real_data/hatexplain.py find the same folder, wherever the checkout was cloned on this machine.
