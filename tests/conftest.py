@@ -114,6 +114,21 @@ def _cost_rank(rel: Path) -> int:
     return len(FIRST) + (0 if any(key.startswith(path + "::") for key in LONG) else 1)
 
 
+SERIAL_FILES = frozenset(key.split("::")[0] for key in SERIAL)
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """`-m serial` (make test's second run) imports only the files that hold timing tests: collecting the
+    whole suite again took half a minute."""
+    if config.getoption("markexpr") != "serial" or collection_path.suffix != ".py":
+        return None
+    here = Path(__file__).resolve().parent
+    path = collection_path.resolve()
+    if here not in path.parents or not path.name.startswith("test_"):
+        return None
+    return path.relative_to(here).as_posix() not in SERIAL_FILES or None
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     here = Path(__file__).resolve().parent
     ranks: dict[str, int] = {}

@@ -64,7 +64,10 @@ def pg_schema_url() -> Iterator[str]:
     with admin.connect() as conn:
         conn.execute(text(f'CREATE SCHEMA "{schema}"'))
     try:
-        url = make_url(PG_URL).update_query_dict({"options": f"-csearch_path={schema}"})
+        # A commit need not wait for the WAL on disk here (7.8 ms a commit against 0.4 ms): the tests kill
+        # workers and servers, never PostgreSQL, so nothing they check depends on it.
+        options = f"-csearch_path={schema} -csynchronous_commit=off"
+        url = make_url(PG_URL).update_query_dict({"options": options})
         yield url.render_as_string(hide_password=False)
     finally:
         with admin.connect() as conn:
@@ -91,15 +94,20 @@ def session_factory(engine: Engine) -> sessionmaker[Session]:
 
 
 def _empty_all_tables(engine: Engine) -> None:
+    """Every row deleted (children first) and, on PostgreSQL, every id sequence restarted, as a fresh
+    database has them. (TRUNCATE did the same in 600 ms a test on PostgreSQL; these deletes take 3 ms.)"""
     import xmd.tables as models
 
     tables = list(reversed(models.metadata.sorted_tables))
     with engine.begin() as conn:
+        for t in tables:
+            conn.execute(t.delete())
         if engine.dialect.name == "postgresql":
-            conn.execute(text(f"TRUNCATE {', '.join(t.name for t in tables)} RESTART IDENTITY CASCADE"))
-        else:
-            for t in tables:
-                conn.execute(t.delete())
+            sequences = conn.execute(
+                text("SELECT sequence_name FROM information_schema.sequences WHERE sequence_schema = current_schema()")
+            ).scalars()
+            for name in sequences:
+                conn.execute(text(f'ALTER SEQUENCE "{name}" RESTART'))
 
 
 @pytest.fixture()

@@ -7,7 +7,8 @@
 // `--check FILE` compares with FILE instead (the test's stale control).
 //
 // The schema comes from the FastAPI app itself (no server, no database): the project's Python imports
-// the app factory and prints app.openapi(). Python is $XMD_PYTHON, else the repo's .venv, else python3.
+// the app factory and prints app.openapi(). Python is $XMD_PYTHON, else the repo's .venv, else python3;
+// $XMD_OPENAPI_JSON names a file with the schema already dumped instead.
 import { execFileSync } from 'node:child_process'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { delimiter, dirname, join, resolve } from 'node:path'
@@ -35,6 +36,8 @@ function python() {
 }
 
 function dumpSchema() {
+  // a schema already dumped by the caller (the test, whose process has the app imported) saves a Python start
+  if (process.env.XMD_OPENAPI_JSON) return JSON.parse(readFileSync(process.env.XMD_OPENAPI_JSON, 'utf8'))
   // this tree's sources first, so a worktree or a checkout without an editable install uses its own code
   const paths = [join(root, 'backend'), root, process.env.PYTHONPATH].filter(Boolean)
   const out = execFileSync(python(), ['-c', DUMP], {

@@ -44,4 +44,5 @@ def stack(db_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sta
     try:
         yield st
     finally:
-        st.stop_all()
+        # the module's tests are over: no warm shutdown to wait for (an idle worker takes 3-6 s to stop)
+        st.stop_all(grace=0)

@@ -210,7 +210,7 @@ def test_short_jobs_do_not_wait_behind_a_retrain(stack: Stack, seeded: dict) -> 
     """``xmd serve``'s layout: one worker for the retrain queue, one for the rest. A queued job says
     where it stands and whom it waits behind."""
     st = stack
-    st.stop_all()
+    st.stop_all(grace=0)  # the module's idle workers
     st.start_workers(["long"], queues=[st.settings.retrain_queue])
     st.start_workers(["short"], queues=[st.settings.default_queue])
     params = {**RETRAIN, **LONG_RUN, "version_id": seeded["version_id"]}

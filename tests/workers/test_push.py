@@ -42,7 +42,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory, hub: HubServer) -> Iterator[
     try:
         yield st
     finally:
-        st.stop_all()
+        st.stop_all(grace=0)
 
 
 @pytest.fixture(scope="module")

@@ -39,7 +39,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory, slow_hub: HubServer) -> Iter
     try:
         yield st
     finally:
-        st.stop_all()
+        st.stop_all(grace=0)
 
 
 def _until(cond, timeout: float) -> bool:  # type: ignore[no-untyped-def]

@@ -120,5 +120,5 @@ def test_a_version_a_worker_writes_to_the_bucket_is_downloaded_through_the_api(
         assert f"p{pid}+v1" in cached and cached <= {f"p{pid}+v1", f"p{pid}+v2"}, cached
         assert VersionCache(api_settings.storage.cache_dir, 1).entries() == []  # the download streamed
     finally:
-        stack.stop_all()
+        stack.stop_all(grace=0)
         engine.dispose()
