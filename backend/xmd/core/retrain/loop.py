@@ -18,7 +18,7 @@ from tqdm.auto import tqdm
 from xmd.core.modeling import LoadedModel, seed_everything, use_bf16
 from xmd.core.retrain.batching import FeedbackTargets, batch_order, count_steps, token_lengths
 from xmd.core.retrain.history import BatchHook, ProgressCallback, StepInfo, TrainHistory, TrainingCancelled
-from xmd.core.retrain.optim import param_groups, pull_back, schedule
+from xmd.core.retrain.optim import param_groups, schedule
 from xmd.core.retrain.settings import ERConfig, TrainConfig
 from xmd.core.retrain.steps import make_step
 from xmd.core.types import DataError, Example
@@ -64,8 +64,6 @@ def train_loop(
         lengths = list(order_lengths) if given else token_lengths(loaded, examples, config.max_length)
     bf16 = use_bf16(config.mixed_precision, device)
     params = param_groups(model, config.weight_decay)
-    pull = float(getattr(config, "l2sp", 0.0))  # RetrainConfig only
-    start = [p.detach().clone() for p in model.parameters()] if pull else None
     step_fn, graphs = make_step(loaded, params, config, er if use_er else None, targets or {}, er_gen, bf16, joint)
     batches_per_epoch = math.ceil(len(examples) / config.batch_size)
     total_steps = count_steps(len(examples), config)
@@ -95,10 +93,7 @@ def train_loop(
                 if (bi + 1) % config.grad_accum and bi != batches_per_epoch - 1:
                     continue
                 with record_function("xmd.optimizer"):
-                    lr_now = float(sched.get_last_lr()[0])  # this update's rate
                     step_fn.update()
-                    if start is not None:
-                        pull_back(model, start, lr_now * pull)
                     sched.step()
                 step += 1
                 info = StepInfo(

@@ -33,15 +33,6 @@ def graph_optimizer(params: list[dict], lr: float, device: torch.device) -> torc
     return torch.optim.AdamW(params, lr=torch.tensor(lr, device=device), fused=True, capturable=True)
 
 
-@torch.no_grad()
-def pull_back(model: torch.nn.Module, start: list[torch.Tensor], share: float) -> None:
-    """L2-SP, decoupled from the gradient like AdamW's decay: every parameter moves ``share`` of the way back
-    to its value at the start of the run (capped at the whole way), so a retrain stays near its parent."""
-    weight = min(1.0, share)
-    for p, p0 in zip(model.parameters(), start, strict=True):
-        p.lerp_(p0, weight)
-
-
 def schedule(optim: torch.optim.Optimizer, total_steps: int, warmup_ratio: float) -> torch.optim.lr_scheduler.LambdaLR:
     """Linear warm-up over ``warmup_ratio`` of the steps, then linear decay to 0 at ``total_steps``."""
     warmup = int(warmup_ratio * total_steps)

@@ -75,16 +75,6 @@ class RetrainConfig(TrainConfig):
     epochs: int = redefault(TrainConfig, "epochs", 2)
     lr: float = redefault(TrainConfig, "lr", 3e-5)
     batch_size: int = redefault(TrainConfig, "batch_size", 32)
-    l2sp: float = field(
-        default=0.0,
-        metadata=opt(
-            "pull toward the weights the run starts from (L2-SP, decoupled like AdamW's decay): after each "
-            "optimiser step every parameter moves learning rate × l2sp of the way back; every control arm "
-            "takes it too; 0 = off",
-            ge=0,
-            le=1e6,
-        ),
-    )
 
 
 @dataclass
