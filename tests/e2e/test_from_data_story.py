@@ -55,7 +55,7 @@ def test_a_csv_becomes_an_explained_project(page, service, demo_standin_dir: Pat
     expect(form.get_by_label(re.compile("^Label column"))).to_have_value("sentiment")
     form.get_by_label("Directory on the server").check()
     form.get_by_label("Model directory", exact=True).fill(str(demo_standin_dir))
-    form.get_by_label(re.compile("^Epochs")).fill("2")
+    form.get_by_label(re.compile("^Epochs")).fill("8")  # 40 steps: long enough to be seen on a quiet machine
     assert unlabelled(page) == []
     shot(page, "from-data-01-form")
     form.get_by_role("button", name="Fine-tune and create project").click()
@@ -63,7 +63,7 @@ def test_a_csv_becomes_an_explained_project(page, service, demo_standin_dir: Pat
     # the fine-tune, step by step, with its time left and a Cancel button
     card = page.get_by_test_id("from-data-job")
     expect(card).to_contain_text(f"Fine-tuning a model for “{NAME}”")
-    expect(card.get_by_test_id("job-phase")).to_contain_text(re.compile(r"[1-9]\d* / 10 steps"), timeout=180_000)
+    expect(card.get_by_test_id("job-phase")).to_contain_text(re.compile(r"[1-9]\d* / 40 steps"), timeout=180_000)
     expect(card.get_by_test_id("job-times")).to_contain_text(re.compile(r"about \d+ (s|min)[\w ]* left|left"))
     expect(card.get_by_role("button", name="Cancel")).to_be_visible()
     shot(page, "from-data-02-fine-tuning")
@@ -81,5 +81,5 @@ def test_a_csv_becomes_an_explained_project(page, service, demo_standin_dir: Pat
     project = _get(service, f"/api/projects/{pid}")
     assert project["labels"] == ["negative", "positive"]
     assert project["base_model"]["kind"] == "path" and project["base_model"]["source"] == str(demo_standin_dir)
-    assert project["base_model"]["recipe"]["epochs"] == 2
+    assert project["base_model"]["recipe"]["epochs"] == 8
     assert page.errors == []  # type: ignore[attr-defined]
