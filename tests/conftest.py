@@ -114,6 +114,21 @@ def _cost_rank(rel: Path) -> int:
     return len(FIRST) + (0 if any(key.startswith(path + "::") for key in LONG) else 1)
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
+    """`--dist loadfile`, except that the browser stories go to one process together: every process that
+    runs one starts its own server, worker and Hub for the session (20-50 s on two cores)."""
+    if config.getoption("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class OneBrowserProcess(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return "tests/e2e" if nodeid.startswith("tests/e2e/") else super()._split_scope(nodeid)
+
+    return OneBrowserProcess(config, log)  # type: ignore[arg-type]
+
+
 SERIAL_FILES = frozenset(key.split("::")[0] for key in SERIAL)
 
 
