@@ -32,6 +32,10 @@ async def _scenario(base: str, token: str, job_id: str, n: int, move: Any) -> di
             *(client.send(client.build_request("GET", url, params={"token": token}), stream=True) for _ in range(n))
         )
         try:
+            refused = [r for r in opened if r.status_code != 200]
+            if refused:  # say what came back instead of "the stream ended without an event"
+                body = (await refused[0].aread()).decode(errors="replace")[:300]
+                raise AssertionError(f"{len(refused)} of {n} streams refused: {refused[0].status_code} {body}")
             first = await asyncio.gather(*(_next_event(r) for r in opened))
             extra = await client.get(url, params={"token": token})
             times = [await _time_me(client, token) for _ in range(40)]
