@@ -93,7 +93,7 @@ def _task_review(db_session: Session, project_id: int, words: Collection[str] | 
         FeedbackReview.decision != ReviewDecision.REJECT,
     )
     if words is not None:
-        stmt = stmt.where(FeedbackReview.word.in_(sorted(set(words))))
+        stmt = stmt.where(FeedbackReview.word.in_(words))
     out = FeedbackSet()
     for rv in db_session.scalars(stmt.order_by(FeedbackReview.event_id)):
         if rv.word is not None and rv.action is not None:
@@ -128,7 +128,8 @@ def task_words(*, db_session: Session, project: Project, user: User, words: Coll
     ts = team.team_settings(project)
     where = team.visible_to(project, user)
     if words is not None:
-        on_page = Feedback.word.in_(sorted(set(words)))
+        words = sorted(set(words))  # once, for both reads
+        on_page = Feedback.word.in_(words)
         where = on_page if where is None else and_(where, on_page)
     rows = list_feedback(db_session=db_session, project_id=project.id, level=FeedbackLevel.TASK, where=where)
     marks: dict[str, dict[Unit, Action]] = {}
