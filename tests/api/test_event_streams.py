@@ -11,6 +11,7 @@ import os
 import signal
 import statistics
 import time
+from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
@@ -36,11 +37,12 @@ async def _scenario(base: str, token: str, job_id: str, n: int, move: Any) -> di
             if refused:  # say what came back instead of "the stream ended without an event"
                 body = (await refused[0].aread()).decode(errors="replace")[:300]
                 raise AssertionError(f"{len(refused)} of {n} streams refused: {refused[0].status_code} {body}")
-            first = await asyncio.gather(*(_next_event(r) for r in opened))
+            lines = [r.aiter_lines() for r in opened]  # one line iterator per response: a stream is read once
+            first = await asyncio.gather(*(_next_event(it) for it in lines))
             extra = await client.get(url, params={"token": token})
             times = [await _time_me(client, token) for _ in range(40)]
             move()
-            moved = await asyncio.wait_for(asyncio.gather(*(_next_event(r) for r in opened)), 20)
+            moved = await asyncio.wait_for(asyncio.gather(*(_next_event(it) for it in lines)), 20)
         finally:
             await asyncio.gather(*(r.aclose() for r in opened))
         return {
@@ -63,12 +65,12 @@ async def _time_me(client: httpx.AsyncClient, token: str) -> float:
     return took
 
 
-_LINES: dict[int, Any] = {}
+async def _next_event(lines: AsyncIterator[str]) -> tuple[str, dict]:
+    """The next event from a stream's line iterator.
 
-
-async def _next_event(resp: httpx.Response) -> tuple[str, dict]:
-    """The next event of a stream (one line iterator per response: a stream is read only once)."""
-    lines = _LINES.setdefault(id(resp), resp.aiter_lines())
+    The iterators belong to one scenario: a module-wide cache keyed by ``id(response)`` once handed the
+    [postgresql] run a finished iterator of the [sqlite] run's response whose id had been reused, and the
+    stream looked as if it had ended without an event."""
     name = ""
     async for line in lines:
         if line.startswith("event: "):
