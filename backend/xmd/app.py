@@ -41,6 +41,7 @@ from xmd.http.deps import Viewer, current_user
 from xmd.http.health import HealthOut, HealthProbe
 from xmd.http.inputs import InputGuard
 from xmd.http.redact import redact_url_secrets
+from xmd.http.slots import SessionSlots
 from xmd.http.strict import refuse_bool_numbers
 from xmd.http.tempfiles import clean_stale_uploads
 from xmd.http.uploads import BodyLimit, max_bytes
@@ -163,6 +164,7 @@ def create_app(
         clean_stale_uploads(settings.uploads_dir)
         app.state.engine = eng
         app.state.session_factory = make_session_factory(eng)
+        app.state.db_slots = SessionSlots.for_engine(eng)
         app.state.settings = settings
         app.state.models = ModelCache(size=2, device="cpu", locate=versions_service.locator(settings))
         app.state.enqueue = enqueue or sender(settings)

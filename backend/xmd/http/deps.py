@@ -34,18 +34,20 @@ async def get_db(request: Request) -> AsyncIterator[Session]:
     the session: opening does no I/O (the connection is checked out at the first statement), and closing
     does none once the view committed. Only a session still in a transaction (a read, a failed view)
     goes back to a worker thread to roll back, since that is a round trip the event loop must not wait on.
+    The session is opened in one of the pool's slots (:mod:`xmd.http.slots`), waited for on the loop.
     """
-    session: Session = request.app.state.session_factory()
-    try:
-        yield session
-    except Exception:
-        await run_in_threadpool(_rollback_and_close, session)
-        raise
-    finally:  # also when the request is cancelled (FastAPI shields a dependency's exit, so awaiting is safe)
-        if session.in_transaction():
-            await run_in_threadpool(session.close)
-        else:
-            session.close()
+    async with request.app.state.db_slots.slot():
+        session: Session = request.app.state.session_factory()
+        try:
+            yield session
+        except Exception:
+            await run_in_threadpool(_rollback_and_close, session)
+            raise
+        finally:  # also when the request is cancelled (FastAPI shields a dependency's exit, so awaiting is safe)
+            if session.in_transaction():
+                await run_in_threadpool(session.close)
+            else:
+                session.close()
 
 
 def _rollback_and_close(session: Session) -> None:
