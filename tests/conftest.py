@@ -72,7 +72,7 @@ LONG = frozenset(
         "api/test_api_types.py": ("test_generated_api_types_are_current",),  # node generates the types
         "api/test_feedback_bulk_import.py": ("test_import_of_100k_task_entries_in_one_request",),
         "api/test_limits.py": ("test_catastrophic_regex_does_not_stall_other_requests",),
-        "api/test_disconnect.py": ("test_health_answers_at_once_with_every_thread_and_connection_busy",),
+        "api/test_disconnect.py": ("test_health_answers_at_once_and_waiting_requests_resume_when_the_pool_frees",),
         "api/test_event_streams.py": ("test_hundred_streams_share_one_poller_and_leave_the_api_responsive",),
         "api/test_retrain_vs_parent.py": (  # real retrains through the job body
             "test_a_retrain_version_carries_its_numbers_against_the_parent",
@@ -91,7 +91,7 @@ SERIAL = frozenset(
         "api/test_health_probe.py::test_the_route_says_degraded_when_the_database_is_slow",
         "api/test_health_under_load.py::test_a_late_health_answer_says_degraded",
         "api/test_event_streams.py::test_hundred_streams_share_one_poller_and_leave_the_api_responsive",
-        "api/test_disconnect.py::test_health_answers_at_once_with_every_thread_and_connection_busy",
+        "api/test_disconnect.py::test_health_answers_at_once_and_waiting_requests_resume_when_the_pool_frees",
         "api/test_limits.py::test_catastrophic_regex_does_not_stall_other_requests",
         "api/test_limits.py::test_statement_past_its_budget_is_stopped_with_408",
     }
