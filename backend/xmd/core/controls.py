@@ -348,7 +348,6 @@ def run_comparison(
                 "steps": len(history.steps),
                 "seconds": history.seconds,
                 "final_loss": history.steps[-1].loss if history.steps else None,
-                "kept_step": history.kept_step,
                 "data_order": order.hexdigest(),
                 "shares_after": shares_after,
             }

@@ -46,14 +46,9 @@ class TrainHistory:
     bf16: bool = False
     #: With ``TrainConfig.cuda_graphs``: graphs recorded, eager steps and replays, or why none ran.
     graphs: dict | None = None
-    #: With ``TrainConfig.early_stop_share``: (step, held-out task loss) per check, and the step kept.
-    held_out: list[tuple[int, float]] = field(default_factory=list)
-    kept_step: int | None = None
 
     def to_dict(self) -> dict:
         out = {"seconds": self.seconds, "steps": [asdict(s) for s in self.steps], "bf16": self.bf16}
-        if self.held_out:
-            out["held_out"], out["kept_step"] = self.held_out, self.kept_step
         if self.graphs is not None:
             out["graphs"] = self.graphs
         return out

@@ -24,10 +24,6 @@ from xmd.core.retrain.steps import make_step
 from xmd.core.types import DataError, Example
 from xmd.core.words import encode
 
-HOLDOUT_SEED_OFFSET = 104729
-"""The held-out rows of ``early_stop_share`` are drawn apart from the data order."""
-CHECKS = 8
-"""Held-out task-loss checks per run with ``early_stop_share``; two without a new low stop it."""
 ER_SEED_OFFSET = 7919
 """The ER sampling's generator is seeded apart from the data order's, so no ER setting moves the batches."""
 
@@ -59,15 +55,6 @@ def train_loop(
         raise DataError("every training example needs a label")
     use_er = er is not None and er.lam > 0 and bool(targets)
     model, device = loaded.model, loaded.device
-    held: list[Example] = []
-    if config.early_stop_share > 0:
-        perm = torch.randperm(len(examples), generator=torch.Generator().manual_seed(config.seed + HOLDOUT_SEED_OFFSET))
-        n_held = max(1, round(len(examples) * config.early_stop_share))
-        keep = sorted(perm[n_held:].tolist())
-        held = [examples[i] for i in sorted(perm[:n_held].tolist())]
-        examples = [examples[i] for i in keep]
-        if order_lengths is not None:
-            order_lengths = [order_lengths[i] for i in keep]
     seed_everything(config.seed)
     gen = torch.Generator().manual_seed(config.seed)
     er_gen = torch.Generator().manual_seed(config.seed + ER_SEED_OFFSET)
@@ -87,12 +74,6 @@ def train_loop(
     model.train()
     bar = tqdm(total=total_steps, desc="train" + (" (ER)" if use_er else ""), disable=not progress, unit="step")
     acc = {"loss": 0.0, "task": 0.0, "er": 0.0, "n_fb": 0}
-    check_every = max(1, total_steps // CHECKS)
-    best: tuple[float, int, dict[str, torch.Tensor]] = (0.0, 0, {})
-    if held:  # the starting weights are the first candidate: a run that only makes it worse changes nothing
-        best = (_held_loss(loaded, held, config), 0, _weights(model))
-        model.train()
-    since_best = 0
     try:
         for epoch in range(config.epochs):
             for bi, rows in enumerate(
@@ -132,42 +113,8 @@ def train_loop(
                 bar.set_postfix(loss=f"{info.loss:.4f}", er=f"{info.er_loss:.4f}")
                 if callback is not None and callback(info) is False:
                     raise TrainingCancelled(f"training cancelled at step {step}/{total_steps}")
-                if held and (step % check_every == 0 or step == total_steps):
-                    loss = _held_loss(loaded, held, config)
-                    model.train()
-                    history.held_out.append((step, loss))
-                    if loss < best[0]:
-                        best, since_best = (loss, step, _weights(model)), 0
-                    else:
-                        since_best += 1
-                    if since_best >= 2:
-                        break
-            else:
-                continue
-            break
-        if held:
-            model.load_state_dict(best[2])
-            history.kept_step = best[1]
     finally:
         bar.close()
         model.eval()
         history.seconds = time.perf_counter() - t0
     return history
-
-
-def _weights(model: torch.nn.Module) -> dict[str, torch.Tensor]:
-    return {k: v.detach().clone() for k, v in model.state_dict().items()}
-
-
-@torch.no_grad()
-def _held_loss(loaded: LoadedModel, held: Sequence[Example], config: TrainConfig) -> float:
-    """Mean task loss of the held-out rows, in eval mode."""
-    loaded.model.eval()
-    total = 0.0
-    for i in range(0, len(held), config.batch_size):
-        chunk = held[i : i + config.batch_size]
-        enc = encode(loaded.tokenizer, [ex.text for ex in chunk], max_length=config.max_length).to(loaded.device)
-        logits = loaded.model(**enc.model_inputs()).logits
-        labels = torch.tensor([ex.label for ex in chunk], device=loaded.device)
-        total += float(torch.nn.functional.cross_entropy(logits.float(), labels, reduction="sum"))
-    return total / len(held)

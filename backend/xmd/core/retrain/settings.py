@@ -54,15 +54,6 @@ class TrainConfig(Settings):
             "tokens. Not with gradient accumulation; the run records whether it was used"
         ),
     )
-    early_stop_share: float = field(
-        default=0.0,
-        metadata=opt(
-            "hold out this share of the training rows (seeded); eight times in the run measure their task "
-            "loss, keep the weights where it was lowest and stop after two checks without a new low; 0 = off",
-            ge=0,
-            le=0.5,
-        ),
-    )
     length_bucketing: bool = field(
         default=True,
         metadata=opt(
