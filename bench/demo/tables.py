@@ -21,6 +21,8 @@ ARMS = (
     ("float32 (AVX512-BF16 host)", "demo_speed_fp32_stop26_seed"),
     ("bf16 (AVX512-BF16 host)", "demo_speed_bf16_stop26_seed"),
     ("auto (bf16 there)", "demo_speed_auto_stop27_seed"),
+    ("every batch (default), session C", "demo_speed_sessC_default_seed"),
+    ("`attribution_every=2`, session C", "demo_speed_every2_seed"),
 )
 """Retrain settings compared on the demo from one baseline per session, seeds 0-2 (suffix ``_stop29`` where the
 runs were taken in that session; its eager runs are kept with the graphs study, which compares them too)."""
