@@ -36,7 +36,8 @@ async def get_db(request: Request) -> AsyncIterator[Session]:
     goes back to a worker thread to roll back, since that is a round trip the event loop must not wait on.
     The session is opened in one of the pool's slots (:mod:`xmd.http.slots`), waited for on the loop.
     """
-    async with request.app.state.db_slots.slot():
+    async with request.app.state.db_slots.slot() as held:
+        request.state.db_slot = held
         session: Session = request.app.state.session_factory()
         try:
             yield session
@@ -48,6 +49,17 @@ async def get_db(request: Request) -> AsyncIterator[Session]:
                 await run_in_threadpool(session.close)
             else:
                 session.close()
+
+
+def end_session(request: Request, session: Session) -> None:
+    """Close the request's session and give back its slot now, not after the response: a view whose
+    answer streams for as long as the client reads (a download) must not hold a connection meanwhile.
+    Its objects stay readable (detached); the dependency's own close is then a no-op. A round trip when
+    the session is in a transaction, so an ``async`` view calls it through the thread pool."""
+    session.close()
+    held = getattr(request.state, "db_slot", None)
+    if held is not None:
+        held.release()
 
 
 def _rollback_and_close(session: Session) -> None:

@@ -21,7 +21,7 @@ from xmd.core.types import DataError
 from xmd.datasets.models import Example
 from xmd.db.base import utcnow
 from xmd.feedback import team
-from xmd.http.deps import DB, Admin, Annotator, Viewer, enqueue_of, settings_of
+from xmd.http.deps import DB, Admin, Annotator, Viewer, end_session, enqueue_of, settings_of
 from xmd.http.pagination import Limit, Offset, Page, page
 from xmd.http.params import MAX_ID, Id, OptId
 from xmd.http.responses import json_of
@@ -200,8 +200,9 @@ def export_dataset(
     project = projects_service.get_or_raise(db_session=db, project_id=project_id)
     dd = hub.feedback_dataset(db, project, policy=policy, k=k)
     work = temp_dir(settings_of(request))
-    path = hub.save_archive(dd, work / "feedback.tar.gz")
     name = f"{project.name}-feedback.tar.gz"
+    end_session(request, db)  # packing and sending take as long as the client is slow: hold no connection
+    path = hub.save_archive(dd, work / "feedback.tar.gz")
     return FileResponse(path, media_type="application/gzip", filename=name, background=BackgroundTask(remove, work))
 
 

@@ -18,7 +18,17 @@ from sqlalchemy.orm import Session
 from xmd.config import Settings
 from xmd.core.types import DataError
 from xmd.http import links
-from xmd.http.deps import DB, Admin, Annotator, Viewer, bearer, enqueue_of, link_or_token_user, settings_of
+from xmd.http.deps import (
+    DB,
+    Admin,
+    Annotator,
+    Viewer,
+    bearer,
+    end_session,
+    enqueue_of,
+    link_or_token_user,
+    settings_of,
+)
 from xmd.http.pagination import Limit, Offset, Page, page_of
 from xmd.http.params import Id
 from xmd.http.tempfiles import owner_prefix
@@ -134,6 +144,8 @@ async def download(
     project = projects_service.get_or_raise(db_session=db, project_id=mv.project_id)
     # a folder name every system accepts (no ':', '/', '\\', spaces ...): it is the archive's top folder
     name = re.sub(r"[^A-Za-z0-9._-]+", "_", f"{project.name}-v{mv.version}").strip("._") or f"model-v{mv.version}"
+    # archiving and sending take as long as the model is large and the client slow: hold no connection
+    await run_in_threadpool(end_session, request, db)
     path = await run_in_threadpool(_archive, settings, mv, name)
     background.add_task(path.unlink, missing_ok=True)
     return FileResponse(path, media_type="application/gzip", filename=f"{name}.tar.gz")
