@@ -11,6 +11,7 @@ from bench.report.fmt import load, sig, target_row
 RUNS = (
     ("demo_speed_seed", "default, float32 (Xeon)"),
     ("demo_speed_auto_stop27_seed", "default, auto = bf16 (AVX512-BF16 host)"),
+    ("demo_speed_rows8_seed", "default since `attribution_rows=8`, auto = bf16 (AMX host), session D"),
 )
 ARMS = (
     ("every row (default), session A", "demo_speed_default_stop25_seed"),
@@ -23,6 +24,8 @@ ARMS = (
     ("auto (bf16 there)", "demo_speed_auto_stop27_seed"),
     ("every batch (default), session C", "demo_speed_sessC_default_seed"),
     ("`attribution_every=2`, session C", "demo_speed_every2_seed"),
+    ("every row (default then), session D", "demo_speed_sessD_default_seed"),
+    ("`attribution_rows=8` (the default now), session D", "demo_speed_rows8_seed"),
 )
 """Retrain settings compared on the demo from one baseline per session, seeds 0-2 (suffix ``_stop29`` where the
 runs were taken in that session; its eager runs are kept with the graphs study, which compares them too)."""

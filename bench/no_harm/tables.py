@@ -74,9 +74,10 @@ def forecast_rows(doc: dict[str, Any] | None) -> list[list[Any]]:
     return rows
 
 
-def default_headline(doc: dict[str, Any] | None) -> dict[str, Any]:
-    """The default recipe's numbers the reading quotes (empty before candidates.py has run)."""
-    cand = (doc or {}).get("candidates", {}).get("default")
+def default_headline(doc: dict[str, Any] | None, name: str = "default") -> dict[str, Any]:
+    """A candidate's numbers the reading quotes (empty before candidates.py has run it); ``default`` is the
+    recipe with every feedback row taking the attribution term, ``rows8`` the default since issue 33 §4."""
+    cand = (doc or {}).get("candidates", {}).get(name)
     if not cand:
         return {}
     out: dict[str, Any] = {}
@@ -102,6 +103,29 @@ def verdict_rows(doc: dict[str, Any] | None, name: str = "default") -> list[list
         for metric, v in (vs or {}).items()
         if metric in ("accuracy", "macro_f1", "fpr_words", "fnr_words")
     ]
+
+
+def seeds_rows(doc: dict[str, Any] | None) -> list[list[Any]]:
+    """``seeds.py merge``: per setting and split, the debug arm over all seeds and its verdicts on identity FPR
+    and accuracy against each control."""
+    rows: list[list[Any]] = []
+    for name, setting in (doc or {}).get("settings", {}).items():
+        for split, s in setting["sets"].items():
+            debug, v = s["arms"]["debug"], s["verdicts"]
+            per = {m: "; ".join(f"{c}: {x}" for c, x in (v[m].get("per_control") or {}).items()) for m in v}
+            rows.append(
+                [
+                    name,
+                    split,
+                    len(s["seeds"]),
+                    _ms(debug["accuracy"]),
+                    _ms(debug["fpr_words"]),
+                    _ms(s["arms"]["strip"]["fpr_words"]),
+                    per["fpr_words"],
+                    per["accuracy"],
+                ]
+            )
+    return rows
 
 
 def context(results: Path) -> dict[str, Any]:
@@ -167,7 +191,14 @@ def context(results: Path) -> dict[str, Any]:
         "nd": default_headline(load(results, "candidates_natural")),
         "nat_dev": candidate_rows(load(results, "candidates_natural"), "dev"),
         "nat_test": candidate_rows(load(results, "candidates_natural"), "test"),
-        "nat_verdicts": {n: verdict_rows(load(results, "candidates_natural"), n) for n in ("default", "anchor")},
+        "nat_verdicts": {
+            n: verdict_rows(load(results, "candidates_natural"), n) for n in ("default", "anchor", "rows8")
+        },
+        "rows8_verdicts": verdict_rows(load(results, "candidates"), "rows8"),
+        "r8": default_headline(load(results, "candidates"), "rows8"),
+        "nr8": default_headline(load(results, "candidates_natural"), "rows8"),
+        "seeds5": load(results, "seeds5"),
+        "seeds_rows": seeds_rows(load(results, "seeds5")),
         "cand_seeds": ", ".join(
             str(x)
             for x in next(iter((load(results, "candidates") or {}).get("candidates", {}).values()), {}).get("seeds", [])

@@ -81,8 +81,11 @@ def variants(name: str) -> tuple[ERConfig | None, dict[str, Any]]:
         return ERConfig(), {"joint": True}
     if name.startswith("er_rows"):
         return ERConfig(attribution_rows=int(name.removeprefix("er_rows"))), {}
+    if name == "er_allrows":
+        return ERConfig(attribution_rows=0), {}
     if name.startswith("er_every"):
-        return ERConfig(attribution_every=int(name.removeprefix("er_every"))), {}
+        # every feedback row, as when these arms were run (attribution_rows was 0 then)
+        return ERConfig(attribution_every=int(name.removeprefix("er_every")), attribution_rows=0), {}
     raise SystemExit(f"unknown arm {name!r}")
 
 
