@@ -13,7 +13,7 @@ from xmd.retrain.plan import needs_predictions, retrain_plan
 ADVANCED = {
     "attribution_weight": 2.0,
     "attribution_every": 4,
-    "attribution_rows": 8,
+    "attribution_rows": 6,  # not the default (8)
     "cuda_graphs": True,
     "grad_accum": 2,
 }

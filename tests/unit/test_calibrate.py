@@ -45,7 +45,17 @@ def test_every_kind_is_timed_on_a_copy_and_the_model_is_left_as_it_was(tiny, mon
     before = {k: v.clone() for k, v in tiny.model.state_dict().items()}
     impl = getattr(tiny.model.config, "_attn_implementation", None)
     seen: list[str] = []
+    loops: list[ERConfig | None] = []
+    real_loop = calibrate.train_loop
+    monkeypatch.setattr(
+        calibrate, "train_loop", lambda *a, er=None, **kw: (loops.append(er), real_loop(*a, er=er, **kw))[1]
+    )
     out = time_retrain_work(tiny, shortcut_data(80), config=SMALL, er=ERConfig(), on_kind=seen.append)
+    # the ER step is timed at its dearest (every feedback row, every batch), whatever the retrain's speed settings
+    assert {(e.objective, e.attribution_rows, e.attribution_every) for e in loops if e} == {
+        ("both", 0, 1),
+        ("erasure", 0, 1),
+    }
     assert [t.kind for t in out] == list(KINDS[:3]) + list(other) + list(KINDS[3:])
     assert all(t.seconds > 0 for t in out)
     by_kind = {t.kind: t for t in out}
@@ -122,13 +132,16 @@ def test_training_is_priced_for_the_retrains_er_settings():
     the attribution term's 0.16 is paid by the share of feedback rows that take it."""
     cal = {"train_plain": 0.1, "train_feedback": 0.3, "train_erasure": 0.14, "measure": 0.05}
     price = lambda share, **kw: calibrated_rates(cal, share, ERConfig(**kw), batch_size=32)["train"]  # noqa: E731
-    assert price(0.5) == pytest.approx(calibrated_rates(cal, 0.5)["train"]) == pytest.approx(0.2)  # defaults
-    assert price(0.5, attribution_every=4) == pytest.approx(0.1 + 0.5 * (0.04 + 0.16 / 4))
-    # 16 feedback rows a batch at share 0.5, at most 4 of them with the attribution term
+    every = {"attribution_rows": 0}  # every feedback row takes the attribution term: the step as timed
+    assert price(0.5, **every) == pytest.approx(calibrated_rates(cal, 0.5)["train"]) == pytest.approx(0.2)
+    # the defaults: 16 feedback rows a batch at share 0.5, at most 8 of them with the attribution term
+    assert ERConfig().attribution_rows == 8
+    assert price(0.5) == pytest.approx(0.1 + 0.5 * (0.04 + 0.16 * 8 / 16))
+    assert price(0.5, attribution_every=4, **every) == pytest.approx(0.1 + 0.5 * (0.04 + 0.16 / 4))
     assert price(0.5, attribution_rows=4) == pytest.approx(0.1 + 0.5 * (0.04 + 0.16 * 4 / 16))
     assert price(0.1, attribution_rows=4) == pytest.approx(0.1 + 0.1 * 0.2)  # 3.2 rows a batch: all of them
     assert price(0.5, objective="erasure") == pytest.approx(0.1 + 0.5 * 0.04)
-    assert price(0.5, objective="attribution") == pytest.approx(0.1 + 0.5 * 0.16)
+    assert price(0.5, objective="attribution", **every) == pytest.approx(0.1 + 0.5 * 0.16)
     assert price(0.5, lam=0.0) == pytest.approx(0.1)
     # a calibration from before the erasure step was timed prices every setting like the default
     old = {k: v for k, v in cal.items() if k != "train_erasure"}

@@ -94,7 +94,9 @@ def time_retrain_work(
     config = dataclasses.replace(
         config or RetrainConfig(), epochs=1, grad_accum=1, length_bucketing=True, mixed_precision=None
     )
-    er = er or ERConfig()
+    # The ER step at its dearest, every feedback row taking the attribution term on every batch: the estimate
+    # scales that term down for the retrain's attribution_rows and attribution_every (retrain.plan).
+    er = dataclasses.replace(er or ERConfig(), attribution_rows=0, attribution_every=1)
     labelled = [ex for ex in examples if ex.label is not None]
     if not labelled:
         return []
