@@ -139,7 +139,10 @@ def test_a_run_through_the_static_step_repeats_the_eager_run(tiny_model_dir, mon
     assert len(static.steps) == len(eager.steps) == 8
     a = [v for st in eager.steps for v in (st.task_loss, st.er_loss, st.lr)]
     b = [v for st in static.steps for v in (st.task_loss, st.er_loss, st.lr)]
-    assert a == pytest.approx(b, rel=1e-4, abs=1e-7)
+    # float32 rounding through 8 Adam steps, as for the weights below: the last ER loss, about 5e-4, once read
+    # 5.4760e-4 against 5.4747e-4 (rel 2.3e-4) in the full suite and agreed to 1e-7 alone; a mask or row error
+    # moves a loss by far more than 1e-3 of itself.
+    assert a == pytest.approx(b, rel=1e-3, abs=1e-6)
     assert any(st.er_loss > 0 for st in static.steps)
     # Attention's key bias shifts every score of a query alike, so softmax makes its gradient 0 up to rounding,
     # which Adam scales to full-size steps: its values are rounding noise in both runs, not compared. The
