@@ -113,17 +113,9 @@ def seeds_rows(doc: dict[str, Any] | None) -> list[list[Any]]:
         for split, s in setting["sets"].items():
             debug, v = s["arms"]["debug"], s["verdicts"]
             per = {m: "; ".join(f"{c}: {x}" for c, x in (v[m].get("per_control") or {}).items()) for m in v}
+            measured = [_ms(a["fpr_words"]) for a in (debug, s["arms"]["strip"])]
             rows.append(
-                [
-                    name,
-                    split,
-                    len(s["seeds"]),
-                    _ms(debug["accuracy"]),
-                    _ms(debug["fpr_words"]),
-                    _ms(s["arms"]["strip"]["fpr_words"]),
-                    per["fpr_words"],
-                    per["accuracy"],
-                ]
+                [name, split, len(s["seeds"]), _ms(debug["accuracy"]), *measured, per["fpr_words"], per["accuracy"]]
             )
     return rows
 
