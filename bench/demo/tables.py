@@ -26,6 +26,8 @@ ARMS = (
     ("`attribution_every=2`, session C", "demo_speed_every2_seed"),
     ("every row (default then), session D", "demo_speed_sessD_default_seed"),
     ("`attribution_rows=8` (the default now), session D", "demo_speed_rows8_seed"),
+    ("every row, float32, session D", "demo_speed_allrows_fp32_seed"),
+    ("`attribution_rows=8`, float32, session D", "demo_speed_rows8_fp32_seed"),
 )
 """Retrain settings compared on the demo from one baseline per session, seeds 0-2 (suffix ``_stop29`` where the
 runs were taken in that session; its eager runs are kept with the graphs study, which compares them too)."""
