@@ -87,6 +87,36 @@ def parent_model(proto: dict, workdir: Path, quick: bool, natural: bool = False)
     return path
 
 
+def compare(
+    parent: Path,
+    proto: dict,
+    run_dir: Path,
+    config: RetrainConfig,
+    er: ERConfig,
+    seeds: int,
+    arms: tuple[str, ...] = ("lambda0", "deletion", "strip"),
+) -> dict:
+    """The debug arm and ``arms`` for ``seeds`` seeds from ``config.seed``, on the protocol's dev and test
+    splits (``xmd debug --controls``'s code); ``comparison.json`` is also written to ``run_dir``."""
+    return run_comparison(
+        parent,
+        proto["train"],
+        task_feedback(proto["words"]),
+        run_dir,
+        config=config,
+        er=er,
+        eval_sets={"dev": proto["dev"], "test": proto["test"]},
+        controls=ControlsConfig(
+            arms=arms,
+            seeds=seeds,
+            share_methods=("grad_x_input",),
+            max_share_examples=128,
+            positive_label=hx.LABELS[hx.TOXIC],
+        ),
+        device="cpu",
+    ).to_dict()
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seeds", type=int, default=3)
@@ -112,7 +142,6 @@ def main(argv: list[str] | None = None) -> None:
     stem = f"candidates{'_natural' if args.natural else ''}{'_quick' if args.quick else ''}"
     out = Path(args.out or HERE / "results" / f"{stem}.json")
     doc = json.loads(out.read_text()) if out.exists() else {"candidates": {}}
-    feedback = task_feedback(proto["words"])
     if "forecast" not in doc or args.limit:
         # The forecast shown before a retrain (issue 30 §2): the parent with the words erased, held against
         # what the debug arms then achieve.
@@ -129,23 +158,7 @@ def main(argv: list[str] | None = None) -> None:
         shutil.rmtree(run_dir, ignore_errors=True)
         log(f"candidate {name}: {recipe}, {args.seeds} seeds")
         t0 = time.perf_counter()
-        comparison = run_comparison(
-            parent,
-            proto["train"],
-            feedback,
-            run_dir,
-            config=RetrainConfig(**recipe),
-            er=ERConfig(**er_fields),
-            eval_sets={"dev": proto["dev"], "test": proto["test"]},
-            controls=ControlsConfig(
-                arms=("lambda0", "deletion", "strip"),
-                seeds=args.seeds,
-                share_methods=("grad_x_input",),
-                max_share_examples=128,
-                positive_label=hx.LABELS[hx.TOXIC],
-            ),
-            device="cpu",
-        ).to_dict()
+        comparison = compare(parent, proto, run_dir, RetrainConfig(**recipe), ERConfig(**er_fields), args.seeds)
         doc["candidates"][name] = {
             "recipe": {**recipe, **({"er": er_fields} if er_fields else {})},
             "seconds": round(time.perf_counter() - t0, 1),

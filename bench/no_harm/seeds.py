@@ -28,14 +28,11 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 import numpy as np
 import torch
 from xmd.core.compare import compare_predictions
-from xmd.core.controls import ControlsConfig, run_comparison
 from xmd.core.retrain import ERConfig, RetrainConfig
 
 from bench.benchlib import environment, load_average, log
 from bench.no_harm.biased_sample import build
-from bench.no_harm.candidates import METRICS, parent_model
-from bench.real_data import hatexplain as hx
-from bench.real_data.real_data import task_feedback
+from bench.no_harm.candidates import METRICS, compare, parent_model
 
 HERE = Path(__file__).resolve().parent
 
@@ -48,23 +45,9 @@ def run(args: argparse.Namespace) -> None:
     out = workdir / f"seeds-{args.name}-{args.start}"
     shutil.rmtree(out, ignore_errors=True)
     log(f"{args.name}: seeds {args.start}..{args.start + args.seeds - 1} -> {out}")
-    run_comparison(
-        parent,
-        proto["train"],
-        task_feedback(proto["words"]),
-        out,
-        config=RetrainConfig(max_length=128, mixed_precision=False, seed=args.start),
-        er=ERConfig(**json.loads(args.er)),
-        eval_sets={"dev": proto["dev"], "test": proto["test"]},
-        controls=ControlsConfig(
-            arms=() if args.debug_only else ("lambda0", "deletion", "strip"),
-            seeds=args.seeds,
-            share_methods=("grad_x_input",),
-            max_share_examples=16,
-            positive_label=hx.LABELS[hx.TOXIC],
-        ),
-        device="cpu",
-    )
+    config = RetrainConfig(max_length=128, mixed_precision=False, seed=args.start)
+    arms = () if args.debug_only else ("lambda0", "deletion", "strip")
+    compare(parent, proto, out, config, ERConfig(**json.loads(args.er)), args.seeds, arms)
 
 
 def _stack(docs: list[dict], split: str, arm: str) -> tuple[list[int], np.ndarray]:
